@@ -1,0 +1,44 @@
+# PaperLab. Two commands do everything on a fresh Debian machine that has Go:
+#   make reproduce   install what is missing, run every experiment at default scale into figures/,
+#                    then execute the notebooks with their outputs saved
+#   make test        install what is missing, go vet, go test, and execute every notebook at smoke scale
+SHELL := /bin/bash
+GOBIN := $(shell go env GOPATH)/bin
+export PATH := $(GOBIN):$(PATH)
+# The engine agreement test must not skip in `make test`.
+export PAPERLAB_REQUIRE_ONNX ?= 1
+
+.PHONY: setup test unit notebooks reproduce experiments lab bench fuzz clean
+
+setup:
+	@bash scripts/setup.sh
+	@if [ ! -s "$$HOME/.local/lib/onnxruntime/libonnxruntime.so.1" ] && [ -z "$$ONNXRUNTIME_SHARED_LIBRARY_PATH" ]; then \
+	  echo "setup: no ONNX Runtime library; tests run on the pure-Go engine"; fi
+
+test: setup
+	@if [ ! -s "$$HOME/.local/lib/onnxruntime/libonnxruntime.so.1" ] && [ -z "$$ONNXRUNTIME_SHARED_LIBRARY_PATH" ]; then export PAPERLAB_REQUIRE_ONNX=0; fi; \
+	go vet ./... && go test ./... && bash scripts/notebooks.sh smoke
+
+unit:
+	go vet ./... && go test ./...
+
+notebooks: setup
+	bash scripts/notebooks.sh smoke
+
+experiments: setup
+	go run ./toolkit/cmd/paperlab all -scale default
+
+reproduce: setup experiments
+	PAPERLAB_SCALE=default bash scripts/notebooks.sh inplace
+
+lab: setup
+	jupyter notebook --notebook-dir=notebooks
+
+bench: setup
+	bash bench/run.sh
+
+fuzz:
+	go test -fuzz FuzzDecodeJSONL -fuzztime 30s ./datasets/arith
+
+clean:
+	rm -rf /tmp/paperlab-smoke

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Executes every notebook under notebooks/ headlessly with the gonb kernel and fails on any error cell.
+#   scripts/notebooks.sh smoke      run at smoke scale into a temporary folder (make test)
+#   scripts/notebooks.sh inplace    run at $PAPERLAB_SCALE (default: default) and save outputs in place (make reproduce)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$(go env GOPATH)/bin:${PATH}"
+mode="${1:-smoke}"
+timeout="${NOTEBOOK_TIMEOUT:-3600}"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+go build -o "$out/nbcheck" ./toolkit/cmd/nbcheck
+status=0
+for nb in notebooks/*.ipynb; do
+  name=$(basename "$nb" .ipynb)
+  start=$(date +%s)
+  if [ "$mode" = inplace ]; then
+    args=(--inplace)
+    result="$nb"
+  else
+    export PAPERLAB_SCALE=smoke
+    args=(--output-dir "$out")
+    result="$out/$name.ipynb"
+  fi
+  echo "notebook $nb (scale ${PAPERLAB_SCALE:-default})"
+  if ! jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout="$timeout" \
+        --ExecutePreprocessor.kernel_name=gonb "${args[@]}" "$nb" >"$out/$name.log" 2>&1; then
+    echo "FAILED: $nb — the failing cell:"; grep -v '^[IWE][0-9]\{4\} ' "$out/$name.log" | tail -40
+    status=1
+    continue
+  fi
+  if ! "$out/nbcheck" "$result"; then status=1; continue; fi
+  echo "  ok in $(( $(date +%s) - start ))s"
+done
+exit $status

@@ -1,0 +1,5 @@
+//go:build !cgo || noonnx
+
+package backend
+
+const onnxCompiledIn = false

@@ -1,0 +1,168 @@
+// Command paperlab runs PaperLab's experiments headless, the same functions the notebooks call.
+//
+//	paperlab list
+//	paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR]
+//	paperlab all [-scale …]                 every registered experiment into figures/<name>
+//	paperlab data arith [-n N] [-seed S] [-out FILE]
+//	paperlab engine                         print the engine that would run
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/paperlab/paperlab/datasets/arith"
+	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/exp"
+	_ "github.com/paperlab/paperlab/toolkit/exp/all"
+)
+
+func usage() {
+	fmt.Fprint(os.Stderr, `usage:
+  paperlab list                                   list experiments
+  paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR]
+  paperlab all [-scale smoke|default]             run every experiment into figures/<name>
+  paperlab data arith [-n N] [-seed S] [-out FILE]
+  paperlab engine                                 print the compute engine that would run
+`)
+}
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "paperlab:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage()
+		if len(args) == 0 {
+			return fmt.Errorf("no command given")
+		}
+		return nil
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "list":
+		for _, e := range exp.List() {
+			fmt.Printf("%-10s %s (seeds: smoke %d, default %d)\n", e.Name, e.Description, e.Seeds[exp.Smoke], e.Seeds[exp.Default])
+		}
+		return nil
+	case "engine":
+		fmt.Println(backend.Describe())
+		return nil
+	case "data":
+		return data(rest)
+	case "all":
+		fs, scale, seeds, _ := runFlags("all")
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		for _, e := range exp.List() {
+			if err := runOne(e, *scale, *seeds, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	default:
+		e, err := exp.Lookup(cmd)
+		if err != nil {
+			usage()
+			return err
+		}
+		fs, scale, seeds, out := runFlags(cmd)
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		if fs.NArg() > 0 {
+			return fmt.Errorf("%s: unexpected arguments %q", cmd, strings.Join(fs.Args(), " "))
+		}
+		return runOne(e, *scale, *seeds, *out)
+	}
+}
+
+func runFlags(name string) (*flag.FlagSet, *string, *int, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	scale := fs.String("scale", string(exp.Default), "smoke or default")
+	seeds := fs.Int("seeds", 0, "number of seeds (0: the experiment's default for the scale)")
+	out := fs.String("out", "", "output directory (default: figures/<experiment> at default scale, a temp folder at smoke scale)")
+	return fs, scale, seeds, out
+}
+
+func runOne(e exp.Experiment, scaleStr string, seeds int, out string) error {
+	scale, err := exp.ParseScale(scaleStr)
+	if err != nil {
+		return err
+	}
+	if seeds < 0 {
+		return fmt.Errorf("-seeds %d: must be ≥ 0", seeds)
+	}
+	if out == "" {
+		if out, err = exp.OutDir(e.Name, scale); err != nil {
+			return err
+		}
+	}
+	res, err := exp.Execute(e, exp.Options{Scale: scale, Seeds: seeds, Out: out})
+	if err != nil {
+		return err
+	}
+	printSummary(res)
+	return nil
+}
+
+func printSummary(res *exp.Result) {
+	for _, m := range res.Methods() {
+		var parts []string
+		for _, k := range sortedKeys(res.Summary[m]) {
+			s := res.Summary[m][k]
+			parts = append(parts, fmt.Sprintf("%s %.3f±%.3f", k, s.Mean, s.Std))
+		}
+		fmt.Printf("  %-14s %s\n", m, strings.Join(parts, "  "))
+	}
+	fmt.Printf("  total %.1fs\n", res.Timing["total"])
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var k []string
+	for s := range m {
+		k = append(k, s)
+	}
+	for i := 1; i < len(k); i++ {
+		for j := i; j > 0 && k[j] < k[j-1]; j-- {
+			k[j], k[j-1] = k[j-1], k[j]
+		}
+	}
+	return k
+}
+
+func data(args []string) error {
+	if len(args) == 0 || args[0] != "arith" {
+		return fmt.Errorf("data: want `data arith` (the only generator so far)")
+	}
+	fs := flag.NewFlagSet("data arith", flag.ContinueOnError)
+	n := fs.Int("n", arith.SampleSize, "number of problems")
+	seed := fs.Uint64("seed", arith.SampleSeed, "generator seed")
+	out := fs.String("out", "", "output JSONL file (default: datasets/arith/sample.jsonl in the checkout)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *out == "" {
+		root, err := exp.RepoRoot()
+		if err != nil {
+			return err
+		}
+		*out = filepath.Join(root, "datasets", "arith", "sample.jsonl")
+	}
+	ps, err := arith.Generate(arith.Default(), *seed, *n, 0)
+	if err != nil {
+		return err
+	}
+	if err := arith.WriteJSONL(*out, ps); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %d problems (seed %d) to %s\n", len(ps), *seed, *out)
+	return nil
+}

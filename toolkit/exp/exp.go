@@ -1,0 +1,296 @@
+// Package exp is PaperLab's experiment registry. An experiment is a function from options (scale,
+// seeds, output directory) to a Result — per-method, per-seed final metrics and curves plus a
+// mean/std/n summary — and a second function that draws the figures from a Result alone. The CLI
+// (`paperlab <experiment>`) and the notebooks call the same two functions, so a figure in figures/
+// and the one in a notebook come from the same code path.
+package exp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/fsx"
+)
+
+// Scale is the size of a run: "smoke" (seconds to a minute, for tests and CI) or "default" (the
+// reproduction, minutes on 2 CPU cores).
+type Scale string
+
+const (
+	Smoke   Scale = "smoke"
+	Default Scale = "default"
+)
+
+// ParseScale accepts "smoke" and "default".
+func ParseScale(s string) (Scale, error) {
+	switch Scale(s) {
+	case Smoke, Default:
+		return Scale(s), nil
+	}
+	return "", fmt.Errorf("unknown scale %q (want smoke or default)", s)
+}
+
+// EnvScale is the environment variable notebooks read their scale from.
+const EnvScale = "PAPERLAB_SCALE"
+
+// ScaleFromEnv returns $PAPERLAB_SCALE, or Default when it is unset.
+func ScaleFromEnv() (Scale, error) {
+	s := os.Getenv(EnvScale)
+	if s == "" {
+		return Default, nil
+	}
+	return ParseScale(s)
+}
+
+// Options control one run of an experiment.
+type Options struct {
+	Scale Scale
+	// Seeds is the number of seeds (0: the experiment's default for the scale). Seeds are 1..Seeds.
+	Seeds int
+	// Out is the directory for metrics.json and figures ("" writes nothing).
+	Out string
+	// Log receives progress lines (nil: stderr).
+	Log io.Writer
+}
+
+// Experiment is a registered experiment.
+type Experiment struct {
+	Name        string
+	Description string
+	// Seeds is the default number of seeds per scale.
+	Seeds map[Scale]int
+	// Config returns the experiment's full configuration at a scale (recorded in metrics.json and
+	// used by RunOrLoad to decide whether a stored result is still valid).
+	Config func(Scale) any
+	// Run computes the result. It must not draw figures.
+	Run func(opt Options) (*Result, error)
+	// Figures draws every figure of the experiment from a result into dir ("" only displays) and
+	// returns the paths written.
+	Figures func(res *Result, dir string) ([]string, error)
+}
+
+var (
+	regMu    sync.Mutex
+	registry = map[string]Experiment{}
+)
+
+// Register adds an experiment; it panics on a duplicate or incomplete registration (a programming error).
+func Register(e Experiment) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if e.Name == "" || e.Run == nil || e.Figures == nil || e.Config == nil {
+		panic(fmt.Sprintf("exp.Register: incomplete experiment %q", e.Name))
+	}
+	if _, dup := registry[e.Name]; dup {
+		panic(fmt.Sprintf("exp.Register: duplicate experiment %q", e.Name))
+	}
+	registry[e.Name] = e
+}
+
+// Lookup returns the named experiment or an error listing the known ones.
+func Lookup(name string) (Experiment, error) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if e, ok := registry[name]; ok {
+		return e, nil
+	}
+	return Experiment{}, fmt.Errorf("unknown experiment %q (known: %s)", name, strings.Join(namesLocked(), ", "))
+}
+
+// List returns the registered experiments sorted by name.
+func List() []Experiment {
+	regMu.Lock()
+	defer regMu.Unlock()
+	var out []Experiment
+	for _, n := range namesLocked() {
+		out = append(out, registry[n])
+	}
+	return out
+}
+
+func namesLocked() []string {
+	var n []string
+	for k := range registry {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// Curve is a named series of points, e.g. a metric against the training step.
+type Curve struct {
+	X []float64 `json:"x"`
+	Y []float64 `json:"y"`
+}
+
+// Run is one method trained or evaluated with one seed.
+type Run struct {
+	Method string             `json:"method"`
+	Seed   uint64             `json:"seed"`
+	Final  map[string]float64 `json:"final"`
+	Curves map[string]Curve   `json:"curves,omitempty"`
+	// Seconds is the wall time of this run.
+	Seconds float64 `json:"seconds"`
+}
+
+// Stat is a metric's mean and (population) standard deviation over n seeds.
+type Stat struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+	N    int     `json:"n"`
+}
+
+func (s Stat) String() string { return fmt.Sprintf("%.3f ± %.3f (n=%d)", s.Mean, s.Std, s.N) }
+
+// Result is what an experiment returns and what metrics.json holds.
+type Result struct {
+	Experiment string   `json:"experiment"`
+	Scale      Scale    `json:"scale"`
+	Backend    string   `json:"backend"`
+	Seeds      []uint64 `json:"seeds"`
+	// Config is the experiment's full configuration at this scale.
+	Config json.RawMessage `json:"config,omitempty"`
+	Runs   []Run           `json:"runs"`
+	// Summary maps method → metric → statistics over seeds of the runs' final metrics.
+	Summary map[string]map[string]Stat `json:"summary"`
+	// Tables holds extra per-method data that is not a per-seed scalar (e.g. a cross-play matrix).
+	Tables map[string][][]float64 `json:"tables,omitempty"`
+	// Timing is wall time in seconds per part of the experiment (and "total").
+	Timing  map[string]float64 `json:"timing"`
+	Figures []string           `json:"figures,omitempty"`
+	// Notes are human-readable remarks recorded by the experiment (e.g. thresholds chosen).
+	Notes   []string `json:"notes,omitempty"`
+	Started string   `json:"started"`
+}
+
+// NewResult starts a result for experiment name with the given options and configuration.
+func NewResult(name string, opt Options, seeds []uint64, config any) (*Result, error) {
+	cfg, err := json.Marshal(config)
+	if err != nil {
+		return nil, fmt.Errorf("%s: config: %w", name, err)
+	}
+	_, info, err := backend.Get()
+	be := info.Config
+	if err != nil {
+		be = "unavailable: " + err.Error()
+	}
+	return &Result{Experiment: name, Scale: opt.Scale, Backend: be, Seeds: seeds, Config: cfg,
+		Timing: map[string]float64{}, Started: time.Now().UTC().Format(time.RFC3339)}, nil
+}
+
+// SeedList returns seeds 1..n.
+func SeedList(n int) []uint64 {
+	s := make([]uint64, n)
+	for i := range s {
+		s[i] = uint64(i + 1)
+	}
+	return s
+}
+
+// Summarize fills Summary from the runs' final metrics (NaN values are left out of a metric's n).
+func (r *Result) Summarize() {
+	vals := map[string]map[string][]float64{}
+	for _, run := range r.Runs {
+		if vals[run.Method] == nil {
+			vals[run.Method] = map[string][]float64{}
+		}
+		for k, v := range run.Final {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				vals[run.Method][k] = append(vals[run.Method][k], v)
+			} else if _, ok := vals[run.Method][k]; !ok {
+				vals[run.Method][k] = nil
+			}
+		}
+	}
+	r.Summary = map[string]map[string]Stat{}
+	for m, metrics := range vals {
+		r.Summary[m] = map[string]Stat{}
+		for k, xs := range metrics {
+			r.Summary[m][k] = MeanStd(xs)
+		}
+	}
+}
+
+// MeanStd returns the mean and population standard deviation of xs (NaN mean for no values).
+func MeanStd(xs []float64) Stat {
+	if len(xs) == 0 {
+		return Stat{Mean: math.NaN(), Std: math.NaN()}
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	m := s / float64(len(xs))
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return Stat{Mean: m, Std: math.Sqrt(ss / float64(len(xs))), N: len(xs)}
+}
+
+// RunsOf returns the runs of one method, in seed order.
+func (r *Result) RunsOf(method string) []Run {
+	var out []Run
+	for _, run := range r.Runs {
+		if run.Method == method {
+			out = append(out, run)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seed < out[j].Seed })
+	return out
+}
+
+// Methods returns the methods in the order they first appear in Runs.
+func (r *Result) Methods() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, run := range r.Runs {
+		if !seen[run.Method] {
+			seen[run.Method] = true
+			out = append(out, run.Method)
+		}
+	}
+	return out
+}
+
+// MetricsFile is the name of the result file in an output directory.
+const MetricsFile = "metrics.json"
+
+// Write writes dir/metrics.json atomically. NaN and Inf are not valid JSON and are rejected with
+// the method, seed and metric named.
+func (r *Result) Write(dir string) error {
+	for _, run := range r.Runs {
+		for k, v := range run.Final {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%s: method %s seed %d: metric %s is %v", r.Experiment, run.Method, run.Seed, k, v)
+			}
+		}
+	}
+	return fsx.WriteJSON(filepath.Join(dir, MetricsFile), r)
+}
+
+// Load reads dir/metrics.json.
+func Load(dir string) (*Result, error) {
+	b, err := os.ReadFile(filepath.Join(dir, MetricsFile))
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, MetricsFile), err)
+	}
+	return &r, nil
+}
+
+// ErrNoFigures is returned by an experiment's Figures when a result lacks what a figure needs.
+var ErrNoFigures = errors.New("result lacks the data for this figure")
