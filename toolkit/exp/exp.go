@@ -20,6 +20,7 @@ import (
 
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/fsx"
+	"github.com/paperlab/paperlab/toolkit/track"
 )
 
 // Scale is the size of a run: "smoke" (seconds to a minute, for tests and CI) or "default" (the
@@ -128,10 +129,7 @@ func namesLocked() []string {
 }
 
 // Curve is a named series of points, e.g. a metric against the training step.
-type Curve struct {
-	X []float64 `json:"x"`
-	Y []float64 `json:"y"`
-}
+type Curve = track.Curve
 
 // Run is one method trained or evaluated with one seed.
 type Run struct {

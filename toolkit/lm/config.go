@@ -1,0 +1,82 @@
+// Package lm is PaperLab's tiny decoder-only transformer: model, tokenizer, SFT trainer, KV-cache
+// sampling with per-token log-probabilities, scoring of given continuations, and checkpoints.
+//
+// Layout (GoMLX style, kept apart):
+//   - config.go, tokenizer.go: what the model is and what it reads;
+//   - params.go: the model state — all weights in one flat float32 vector with a named layout;
+//   - graph.go: pure graph functions (forward pass, KV-cache decode, losses) on *graph.Node;
+//   - optim.go: Adam/AdamW on the flat vector, gradient clipping, warmup+cosine schedule;
+//   - train.go: the SFT loop (progress, eval, curves, NaN check); sample.go, score.go: inference;
+//   - checkpoint.go: atomic save and exact load.
+//
+// Keeping every weight in one flat vector makes the optimizer a handful of graph ops instead of a
+// dozen per weight tensor, makes a reference model just another vector fed to the same compiled
+// graph, and makes checkpoints exact byte copies.
+package lm
+
+import (
+	"fmt"
+)
+
+// Config describes the transformer.
+type Config struct {
+	// Vocab is the number of token ids (the tokenizer's size).
+	Vocab int `json:"vocab"`
+	// Context is the longest sequence the model handles (positions 0..Context-1).
+	Context int `json:"context"`
+	// Layers, Dim and Heads: depth, width and attention heads (Dim must be a multiple of Heads).
+	Layers int `json:"layers"`
+	Dim    int `json:"dim"`
+	Heads  int `json:"heads"`
+	// FF is the feed-forward hidden width (0: 4·Dim).
+	FF int `json:"ff"`
+	// Positions is "learned" (absolute embeddings) or "rotary" (RoPE on queries and keys).
+	Positions string `json:"positions"`
+	// Activation is "gelu" (exact, erf), "gelu_tanh" (tanh approximation) or "relu".
+	Activation string `json:"activation"`
+	// InitStd is the standard deviation of the normal initialisation (GPT-2: 0.02); residual output
+	// projections are scaled by 1/sqrt(2·Layers).
+	InitStd float64 `json:"init_std"`
+}
+
+// ConfigR is the reference configuration R of the benchmarks: 2 layers, d=64, 4 heads, vocabulary
+// 20, context 24, FF 4·d, GELU, learned positions.
+func ConfigR() Config {
+	return Config{Vocab: 20, Context: 24, Layers: 2, Dim: 64, Heads: 4, FF: 256, Positions: "learned", Activation: "gelu", InitStd: 0.02}
+}
+
+// FFDim returns the feed-forward width.
+func (c Config) FFDim() int {
+	if c.FF > 0 {
+		return c.FF
+	}
+	return 4 * c.Dim
+}
+
+// HeadDim is Dim/Heads.
+func (c Config) HeadDim() int { return c.Dim / c.Heads }
+
+// Validate returns an error naming the first invalid field.
+func (c Config) Validate() error {
+	switch {
+	case c.Vocab < 4:
+		return fmt.Errorf("lm config: vocab = %d, need ≥ 4 (3 special tokens and one symbol)", c.Vocab)
+	case c.Context < 2:
+		return fmt.Errorf("lm config: context = %d, need ≥ 2", c.Context)
+	case c.Layers < 1:
+		return fmt.Errorf("lm config: layers = %d, need ≥ 1", c.Layers)
+	case c.Dim < 1 || c.Heads < 1 || c.Dim%c.Heads != 0:
+		return fmt.Errorf("lm config: dim = %d must be a positive multiple of heads = %d", c.Dim, c.Heads)
+	case c.FF < 0:
+		return fmt.Errorf("lm config: ff = %d", c.FF)
+	case c.Positions != "learned" && c.Positions != "rotary":
+		return fmt.Errorf("lm config: positions = %q, want learned or rotary", c.Positions)
+	case c.Positions == "rotary" && c.HeadDim()%2 != 0:
+		return fmt.Errorf("lm config: rotary positions need an even head dimension, got %d", c.HeadDim())
+	case c.Activation != "gelu" && c.Activation != "gelu_tanh" && c.Activation != "relu":
+		return fmt.Errorf("lm config: activation = %q, want gelu, gelu_tanh or relu", c.Activation)
+	case !(c.InitStd > 0):
+		return fmt.Errorf("lm config: init_std = %v, need > 0", c.InitStd)
+	}
+	return nil
+}

@@ -1,0 +1,294 @@
+package lm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+)
+
+// SampleBatch is the largest number of prompts generated in one batch; smaller batches are padded
+// up to a power of two (≥ 8) so that few shapes are compiled.
+const SampleBatch = 128
+
+// SampleConfig configures generation.
+type SampleConfig struct {
+	// MaxNew is the most tokens generated per prompt (EOS included).
+	MaxNew int `json:"max_new"`
+	// Temperature divides the logits before sampling; 0 means greedy (argmax).
+	Temperature float64 `json:"temperature"`
+	// TopK > 0 samples among the K most likely tokens only.
+	TopK int `json:"top_k"`
+	// Seed of the host-side sampling generator: the same seed gives the same samples.
+	Seed uint64 `json:"seed"`
+}
+
+// Generation is one sampled completion.
+type Generation struct {
+	// Tokens are the generated ids, ending with EOS when the model stopped by itself.
+	Tokens []int32
+	// LogProbs[i] is log p(Tokens[i]) under the model at temperature 1.
+	LogProbs []float32
+	// LPM is the mean of LogProbs (−log perplexity), the confidence score CAPO calibrates.
+	LPM float64
+	// Finished reports that the completion ended with EOS (not cut off by MaxNew or the context).
+	Finished bool
+}
+
+// Text decodes the completion (without EOS).
+func (g Generation) Text(tok *Tokenizer) string { return tok.Decode(g.Tokens) }
+
+func (m *Model) prefillExec() *Exec {
+	c, l := m.Config, m.Layout
+	return m.rt.exec("prefill", func() *Exec {
+		return MustNewExec(m.rt.backend, func(g *Graph, in []*Node) []*Node {
+			w := NewViews(l, in[0])
+			tokens, pos, keyMaskFull := in[1], in[2], in[3]
+			b, p := tokens.Shape().Dimensions[0], tokens.Shape().Dimensions[1]
+			tmax := keyMaskFull.Shape().Dimensions[1]
+			logits, ks, vs := Forward(c, w, tokens, pos, SliceAxis(keyMaskFull, 1, AxisRange(0, p)))
+			last := Reshape(SliceAxis(logits, 1, AxisElem(p-1)), b, c.Vocab)
+			stack := func(xs []*Node) *Node {
+				all := make([]*Node, len(xs))
+				for i, x := range xs {
+					all[i] = InsertAxes(x, 0) // [1,B,H,P,Dh]
+				}
+				cache := Concatenate(all, 0) // [L,B,H,P,Dh]
+				if tmax > p { // room for the generated tokens (no Pad op on ORT: concatenate zeros)
+					zeros := Zeros(g, shapes.Make(dtypes.Float32, c.Layers, b, c.Heads, tmax-p, c.HeadDim()))
+					cache = Concatenate([]*Node{cache, zeros}, 3)
+				}
+				return cache
+			}
+			return []*Node{last, stack(ks), stack(vs)}
+		}).WithName("lm-prefill")
+	})
+}
+
+func (m *Model) decodeExec() *Exec {
+	c, l := m.Config, m.Layout
+	return m.rt.exec("decode", func() *Exec {
+		return MustNewExec(m.rt.backend, func(g *Graph, in []*Node) []*Node {
+			w := NewViews(l, in[0])
+			logits, k, v := DecodeStep(c, w, in[1], in[2], in[3], in[4], in[5], in[6])
+			return []*Node{logits, k, v}
+		}).WithName("lm-decode")
+	})
+}
+
+// Sample generates completions for prompts (token ids without BOS) with a KV cache: one prefill
+// call on the left-padded prompts, then one decode call per new token. Sampling happens on the host
+// from the returned logits with a seeded generator, so it is reproducible and engine-independent up
+// to float rounding of the logits.
+func (m *Model) Sample(prompts [][]int32, sc SampleConfig) ([]Generation, error) {
+	if sc.MaxNew < 1 {
+		return nil, fmt.Errorf("lm: sample max_new = %d, need ≥ 1", sc.MaxNew)
+	}
+	if sc.Temperature < 0 || sc.TopK < 0 {
+		return nil, fmt.Errorf("lm: sample temperature %v and top_k %d must be ≥ 0", sc.Temperature, sc.TopK)
+	}
+	out := make([]Generation, 0, len(prompts))
+	for lo, chunk := 0, 0; lo < len(prompts); lo, chunk = lo+SampleBatch, chunk+1 {
+		hi := min(lo+SampleBatch, len(prompts))
+		gens, err := m.sampleChunk(prompts[lo:hi], sc, rand.New(rand.NewPCG(sc.Seed, uint64(chunk))))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, gens...)
+	}
+	return out, nil
+}
+
+func bucket(n int) int {
+	b := 8
+	for b < n {
+		b *= 2
+	}
+	return b
+}
+
+func (m *Model) sampleChunk(prompts [][]int32, sc SampleConfig, r *rand.Rand) ([]Generation, error) {
+	c := m.Config
+	n := len(prompts)
+	b := bucket(n)
+	plen := make([]int, b) // prompt length with BOS
+	p := 0
+	for i, pr := range prompts {
+		plen[i] = len(pr) + 1
+		p = max(p, plen[i])
+	}
+	for i := n; i < b; i++ {
+		plen[i] = 1 // padding rows: just BOS
+	}
+	p = min(roundUp(p, 4), c.Context)
+	if p >= c.Context {
+		return nil, fmt.Errorf("lm: a prompt of %d tokens (with BOS) leaves no room in the context %d", p, c.Context)
+	}
+	tmax := min(p+sc.MaxNew, c.Context)
+	tokens := make([]int32, b*p)
+	pos := make([]int32, b*p)
+	keyMask := make([]float32, b*tmax)
+	for i := 0; i < b; i++ {
+		pad := p - plen[i]
+		for j := 0; j < p; j++ {
+			if j >= pad {
+				k := j - pad
+				if k == 0 {
+					tokens[i*p+j] = BOS
+				} else {
+					tokens[i*p+j] = prompts[i][k-1]
+				}
+				pos[i*p+j] = int32(k)
+				keyMask[i*tmax+j] = 1
+			}
+		}
+	}
+	res, err := call(m.prefillExec(), m.Params,
+		tensors.FromFlatDataAndDimensions(tokens, b, p),
+		tensors.FromFlatDataAndDimensions(pos, b, p),
+		tensors.FromFlatDataAndDimensions(keyMask, b, tmax))
+	if err != nil {
+		return nil, err
+	}
+	logits, cacheK, cacheV := res[0], res[1], res[2]
+	gens := make([]Generation, n)
+	done := make([]bool, b)
+	for i := n; i < b; i++ {
+		done[i] = true
+	}
+	next := make([]int32, b)
+	nextPos := make([]int32, b)
+	for t := 0; ; t++ {
+		lg, err := tensors.CopyFlatData[float32](logits)
+		logits.FinalizeAll()
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < n; i++ {
+			if done[i] {
+				continue
+			}
+			row := lg[i*c.Vocab : (i+1)*c.Vocab]
+			tok, lp := pick(row, sc, r)
+			gens[i].Tokens = append(gens[i].Tokens, tok)
+			gens[i].LogProbs = append(gens[i].LogProbs, lp)
+			next[i] = tok
+			nextPos[i] = int32(plen[i] + t)
+			switch {
+			case tok == EOS:
+				done[i], gens[i].Finished = true, true
+			case len(gens[i].Tokens) >= sc.MaxNew || plen[i]+t+1 >= c.Context || p+t+1 >= tmax:
+				done[i] = true // cut off
+			}
+		}
+		if allTrue(done) {
+			break
+		}
+		col := p + t
+		for i := 0; i < b; i++ {
+			keyMask[i*tmax+col] = 1
+			if done[i] {
+				next[i], nextPos[i] = PAD, 0
+			}
+		}
+		res, err = call(m.decodeExec(), m.Params,
+			tensors.FromFlatDataAndDimensions(append([]int32(nil), next...), b),
+			tensors.FromFlatDataAndDimensions(append([]int32(nil), nextPos...), b),
+			int32(col),
+			tensors.FromFlatDataAndDimensions(append([]float32(nil), keyMask...), b, tmax),
+			cacheK, cacheV)
+		cacheK.FinalizeAll()
+		cacheV.FinalizeAll()
+		if err != nil {
+			return nil, err
+		}
+		logits, cacheK, cacheV = res[0], res[1], res[2]
+	}
+	cacheK.FinalizeAll()
+	cacheV.FinalizeAll()
+	for i := range gens {
+		s := 0.0
+		for _, lp := range gens[i].LogProbs {
+			s += float64(lp)
+		}
+		gens[i].LPM = s / float64(len(gens[i].LogProbs))
+	}
+	return gens, nil
+}
+
+func allTrue(x []bool) bool {
+	for _, v := range x {
+		if !v {
+			return false
+		}
+	}
+	return true
+}
+
+// pick chooses the next token from one row of logits and returns it with its log-probability at
+// temperature 1. PAD and BOS are never produced.
+func pick(row []float32, sc SampleConfig, r *rand.Rand) (int32, float32) {
+	v := len(row)
+	logp := make([]float64, v)
+	mx := math.Inf(-1)
+	for i := NumSpecial - 1; i < v; i++ { // EOS and symbols only
+		mx = math.Max(mx, float64(row[i]))
+	}
+	var z float64
+	for i := range row {
+		if i == PAD || i == BOS {
+			logp[i] = math.Inf(-1)
+			continue
+		}
+		z += math.Exp(float64(row[i]) - mx)
+	}
+	lz := math.Log(z) + mx
+	for i := range row {
+		if i != PAD && i != BOS {
+			logp[i] = float64(row[i]) - lz
+		}
+	}
+	var tok int
+	if sc.Temperature == 0 {
+		tok = EOS
+		for i := EOS; i < v; i++ {
+			if logp[i] > logp[tok] {
+				tok = i
+			}
+		}
+		return int32(tok), float32(logp[tok])
+	}
+	cand := make([]int, 0, v)
+	for i := EOS; i < v; i++ {
+		cand = append(cand, i)
+	}
+	if sc.TopK > 0 && sc.TopK < len(cand) {
+		sort.SliceStable(cand, func(a, b int) bool { return logp[cand[a]] > logp[cand[b]] })
+		cand = cand[:sc.TopK]
+	}
+	w := make([]float64, len(cand))
+	var sum float64
+	best := math.Inf(-1)
+	for _, i := range cand {
+		best = math.Max(best, logp[i]/sc.Temperature)
+	}
+	for k, i := range cand {
+		w[k] = math.Exp(logp[i]/sc.Temperature - best)
+		sum += w[k]
+	}
+	u := r.Float64() * sum
+	tok = cand[len(cand)-1]
+	for k, i := range cand {
+		u -= w[k]
+		if u < 0 {
+			tok = i
+			break
+		}
+	}
+	return int32(tok), float32(logp[tok])
+}
