@@ -5,6 +5,9 @@
 SHELL := /bin/bash
 GOBIN := $(shell go env GOPATH)/bin
 export PATH := $(GOBIN):$(PATH)
+# GoMLX's pure-Go engine reaches its AVX2/AVX-512 matmul kernels only under this experiment (measured:
+# 2x faster training on it, see BENCHMARKS.md); it does not change the ONNX Runtime engine.
+export GOEXPERIMENT ?= simd
 # The engine agreement test must not skip in `make test`.
 export PAPERLAB_REQUIRE_ONNX ?= 1
 

@@ -163,6 +163,8 @@ type Result struct {
 	Summary map[string]map[string]Stat `json:"summary"`
 	// Tables holds extra per-method data that is not a per-seed scalar (e.g. a cross-play matrix).
 	Tables map[string][][]float64 `json:"tables,omitempty"`
+	// Extra holds experiment-specific data a figure or a notebook table needs (e.g. sample texts).
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 	// Timing is wall time in seconds per part of the experiment (and "total").
 	Timing  map[string]float64 `json:"timing"`
 	Figures []string           `json:"figures,omitempty"`
@@ -288,6 +290,28 @@ func Load(dir string) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, MetricsFile), err)
 	}
 	return &r, nil
+}
+
+// SetExtra stores v as JSON under key in Extra.
+func (r *Result) SetExtra(key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("%s: extra %s: %w", r.Experiment, key, err)
+	}
+	if r.Extra == nil {
+		r.Extra = map[string]json.RawMessage{}
+	}
+	r.Extra[key] = b
+	return nil
+}
+
+// GetExtra decodes Extra[key] into v; a missing key is ErrNoFigures.
+func (r *Result) GetExtra(key string, v any) error {
+	b, ok := r.Extra[key]
+	if !ok {
+		return fmt.Errorf("%s: no %q in the result: %w", r.Experiment, key, ErrNoFigures)
+	}
+	return json.Unmarshal(b, v)
 }
 
 // ErrNoFigures is returned by an experiment's Figures when a result lacks what a figure needs.

@@ -65,6 +65,22 @@ func Pack(examples []Example, t int, withEOS bool) (*Batch, error) {
 	return p, nil
 }
 
+// FitWidth returns the batch width for examples: the longest input (BOS·prompt·completion, with
+// EOS when withEOS, minus the last token) rounded up to a multiple of 8 and capped by the context.
+// Rounding keeps the number of compiled shapes small (3 for context 24) while short tasks do not pay
+// for the full context.
+func FitWidth(examples []Example, context int, withEOS bool) int {
+	longest := 1
+	for _, ex := range examples {
+		n := 1 + len(ex.Prompt) + len(ex.Completion) // BOS + tokens, minus the final target
+		if !withEOS {
+			n--
+		}
+		longest = max(longest, n)
+	}
+	return min(roundUp(longest, 8), context)
+}
+
 // Tensors returns tokens, positions, key mask, targets and loss mask as [B,T] tensors, the input
 // order of SFTLoss.
 func (p *Batch) Tensors() []any {

@@ -11,8 +11,9 @@ import (
 // This file holds the pure graph functions of the model. Shapes are noted as [B,T,…]; all weights
 // come from a *Views of the flat parameter vector.
 //
-// Engine notes (see shared/engines.md): embeddings are one-hot × table matmuls, because the gradient
-// of an embedding Gather becomes a ScatterND with int32 indices that ONNX Runtime rejects; the KV
+// Engine notes (see shared/engines.md): embeddings are Gathers with int64 ids, because the gradient
+// of a Gather becomes a ScatterND whose int32 indices ONNX Runtime rejects (int64 was measured ~5%
+// faster than a one-hot × table matmul on ORT, equal on the pure-Go engine); the KV
 // cache is written with a one-hot blend, because DynamicUpdateSlice exists on neither the pure-Go
 // nor the ONNX Runtime engine; 1/sqrt is Inverse(Sqrt), because ORT lacks Rsqrt.
 
@@ -57,74 +58,81 @@ func activate(kind string, x *Node) *Node {
 // dense is x·w + b for x [N, in].
 func dense(x, w, b *Node) *Node { return Add(MatMul(x, w), lead(b, 2)) }
 
-// oneHotRows turns ids [N] (int32) into one-hot rows [N, depth] (float32).
-func oneHotRows(ids *Node, depth int) *Node {
-	return OneHot(ids, depth, dtypes.Float32)
+// rows gathers table rows [N, D] for ids [N] (int32 in the graph, widened to int64 for ORT).
+func rows(table, ids *Node) *Node {
+	return Gather(table, InsertAxes(ConvertDType(ids, dtypes.Int64), -1))
 }
 
 // embed returns the input embeddings [N, D] of token ids [N] at positions [N].
 func embed(c Config, w *Views, ids, pos *Node) *Node {
-	x := MatMul(oneHotRows(ids, c.Vocab), w.W("embed/tokens"))
+	x := rows(w.W("embed/tokens"), ids)
 	if c.Positions == "learned" {
-		x = Add(x, MatMul(oneHotRows(pos, c.Context), w.W("embed/positions")))
+		x = Add(x, rows(w.W("embed/positions"), pos))
 	}
 	return x
 }
 
-// rotaryTables returns cos and sin of the rotary angles for positions [N] as [N, Dh/2].
+// rotaryTables returns cos and sin of the rotary angles for positions [N] as [N, Dh], the
+// Dh/2 frequencies repeated for both halves.
 func rotaryTables(c Config, pos *Node) (cos, sin *Node) {
 	g := pos.Graph()
-	half := c.HeadDim() / 2
+	dh, half := c.HeadDim(), c.HeadDim()/2
 	cosT := make([][]float32, c.Context)
 	sinT := make([][]float32, c.Context)
 	for p := 0; p < c.Context; p++ {
-		cosT[p] = make([]float32, half)
-		sinT[p] = make([]float32, half)
+		cosT[p] = make([]float32, dh)
+		sinT[p] = make([]float32, dh)
 		for j := 0; j < half; j++ {
-			a := float64(p) * math.Pow(10000, -2*float64(j)/float64(c.HeadDim()))
+			a := float64(p) * math.Pow(10000, -2*float64(j)/float64(dh))
 			cosT[p][j], sinT[p][j] = float32(math.Cos(a)), float32(math.Sin(a))
+			cosT[p][j+half], sinT[p][j+half] = cosT[p][j], sinT[p][j]
 		}
 	}
-	oh := oneHotRows(pos, c.Context)
-	return MatMul(oh, Const(g, cosT)), MatMul(oh, Const(g, sinT))
+	return rows(Const(g, cosT), pos), rows(Const(g, sinT), pos)
 }
 
-// rotate applies RoPE (GPT-NeoX layout: the two halves of each head are rotated as pairs) to x
-// [B, H, T, Dh] with cos, sin [B, 1, T, Dh/2].
+// rotate applies RoPE (GPT-NeoX layout: dimension j is paired with j+Dh/2) to x [B,T,H,Dh] with
+// cos, sin [B,T,1,Dh] (each half repeated): x·cos + rotateHalf(x)·sin. rotateHalf is a matmul with
+// a fixed signed permutation, since slicing x would need Pad in the gradient (missing on ORT).
 func rotate(x, cos, sin *Node) *Node {
-	half := x.Shape().Dimensions[3] / 2
-	x1 := SliceAxis(x, 3, AxisRange(0, half))
-	x2 := SliceAxis(x, 3, AxisRange(half, 2*half))
-	return Concatenate([]*Node{
-		Sub(Mul(x1, cos), Mul(x2, sin)),
-		Add(Mul(x2, cos), Mul(x1, sin)),
-	}, 3)
+	dh := x.Shape().Dimensions[3]
+	half := dh / 2
+	r := make([][]float32, dh) // x·r = [−x2, x1]
+	for i := range r {
+		r[i] = make([]float32, dh)
+	}
+	for j := 0; j < half; j++ {
+		r[j+half][j] = -1
+		r[j][j+half] = 1
+	}
+	rot := MatMul(x, Reshape(Const(x.Graph(), r), 1, 1, dh, dh))
+	return Add(Mul(x, cos), Mul(rot, sin))
 }
 
-// splitHeads turns qkv rows [B·T, 3D] into q, k, v of shape [B, H, T, Dh].
-func splitHeads(c Config, qkv *Node, b, t int) (q, k, v *Node) {
-	h, dh := c.Heads, c.HeadDim()
-	x := Reshape(qkv, b, t, 3, h, dh)
-	x = TransposeAllAxes(x, 2, 0, 3, 1, 4) // [3, B, H, T, Dh]
-	q = Reshape(SliceAxis(x, 0, AxisElem(0)), b, h, t, dh)
-	k = Reshape(SliceAxis(x, 0, AxisElem(1)), b, h, t, dh)
-	v = Reshape(SliceAxis(x, 0, AxisElem(2)), b, h, t, dh)
-	return
+// qkv projects rows x [B·T, D] to queries, keys and values of shape [B, T, H, Dh] (no transpose:
+// attention contracts over the head layout directly). The three projections are separate matmuls:
+// splitting one fused output would need a Slice, whose gradient (Pad) ONNX Runtime lacks.
+func qkv(c Config, w *Views, p string, x *Node, b, t int) (q, k, v *Node) {
+	heads := func(name string) *Node {
+		return Reshape(dense(x, w.W(p+"attn/"+name), w.W(p+"attn/"+name+"_bias")), b, t, c.Heads, c.HeadDim())
+	}
+	return heads("q"), heads("k"), heads("v")
 }
 
-// attend computes softmax(q·kᵀ/√Dh + bias)·v for q [B,H,Tq,Dh], k, v [B,H,Tk,Dh] and an additive
-// bias broadcastable to [B,H,Tq,Tk]; it returns [B,H,Tq,Dh].
+// attend computes softmax(q·kᵀ/√Dh + bias)·v for q [B,Tq,H,Dh], k, v [B,Tk,H,Dh] and an additive
+// bias broadcastable to [B,H,Tq,Tk]; it returns [B,Tq,H,Dh].
 func attend(q, k, v, bias *Node) *Node {
 	dh := q.Shape().Dimensions[3]
-	scores := MulScalar(MatMul(q, Transpose(k, 2, 3)), 1/math.Sqrt(float64(dh)))
-	scores = Add(scores, bias)
-	return MatMul(Softmax(scores, -1), v)
+	scores := DotGeneral(q, []int{3}, []int{0, 2}, k, []int{3}, []int{0, 2}) // [B,H,Tq,Tk]
+	scores = Add(MulScalar(scores, 1/math.Sqrt(float64(dh))), bias)
+	out := DotGeneral(Softmax(scores, -1), []int{3}, []int{0, 1}, v, []int{1}, []int{0, 2}) // [B,H,Tq,Dh]
+	return TransposeAllAxes(out, 0, 2, 1, 3)
 }
 
 // Forward runs the transformer on tokens [B,T] (int32) at positions pos [B,T] (int32), where
 // keyMask [B,T] (float32, 1 = real token, 0 = padding) says which positions may be attended to
 // (attention is also causal). It returns logits [B,T,V] and each layer's keys and values
-// [B,H,T,Dh] (to fill a KV cache).
+// [B,T,H,Dh] (to fill a KV cache).
 func Forward(c Config, w *Views, tokens, pos, keyMask *Node) (logits *Node, keys, values []*Node) {
 	g := tokens.Graph()
 	dims := tokens.Shape().Dimensions
@@ -148,19 +156,18 @@ func Forward(c Config, w *Views, tokens, pos, keyMask *Node) (logits *Node, keys
 	var cos, sin *Node
 	if c.Positions == "rotary" {
 		cos, sin = rotaryTables(c, Reshape(pos, n))
-		cos = Reshape(cos, b, 1, t, c.HeadDim()/2)
-		sin = Reshape(sin, b, 1, t, c.HeadDim()/2)
+		cos = Reshape(cos, b, t, 1, c.HeadDim())
+		sin = Reshape(sin, b, t, 1, c.HeadDim())
 	}
 	for l := 0; l < c.Layers; l++ {
 		p := layerPrefix(l)
 		h := layerNorm(x, w.W(p+"ln1/gain"), w.W(p+"ln1/bias"))
-		q, k, v := splitHeads(c, dense(h, w.W(p+"attn/qkv"), w.W(p+"attn/qkv_bias")), b, t)
+		q, k, v := qkv(c, w, p, h, b, t)
 		if cos != nil {
 			q, k = rotate(q, cos, sin), rotate(k, cos, sin)
 		}
 		keys, values = append(keys, k), append(values, v)
-		a := attend(q, k, v, bias)                                 // [B,H,T,Dh]
-		a = Reshape(TransposeAllAxes(a, 0, 2, 1, 3), n, c.Dim) // [N, D]
+		a := Reshape(attend(q, k, v, bias), n, c.Dim) // [N, D]
 		x = Add(x, dense(a, w.W(p+"attn/out"), w.W(p+"attn/out_bias")))
 		h = layerNorm(x, w.W(p+"ln2/gain"), w.W(p+"ln2/bias"))
 		h = activate(c.Activation, dense(h, w.W(p+"ff/in"), w.W(p+"ff/in_bias")))
@@ -175,34 +182,34 @@ func layerPrefix(l int) string { return "layer" + strconv.Itoa(l) + "/" }
 
 // DecodeStep runs one token per row through the model using a KV cache. tokens, pos [B] (int32) are
 // the new tokens and their positions; col (scalar int32) is the cache column they are written to;
-// keyMask [B,Tmax] marks the valid cache columns (col included); cacheK, cacheV [L,B,H,Tmax,Dh].
+// keyMask [B,Tmax] marks the valid cache columns (col included); cacheK, cacheV [L,B,Tmax,H,Dh].
 // It returns logits [B,V] and the updated caches.
 func DecodeStep(c Config, w *Views, tokens, pos, col, keyMask, cacheK, cacheV *Node) (logits, newK, newV *Node) {
 	cd := cacheK.Shape().Dimensions
-	b, tmax := cd[1], cd[3]
+	b, tmax := cd[1], cd[2]
 	h, dh := c.Heads, c.HeadDim()
 	x := embed(c, w, tokens, pos) // [B, D]
-	// one-hot of the written column, [1,1,Tmax,1], for the cache blend.
-	oh := Reshape(OneHot(col, tmax, dtypes.Float32), 1, 1, tmax, 1)
+	// one-hot of the written column, [1,Tmax,1,1], for the cache blend.
+	oh := Reshape(OneHot(col, tmax, dtypes.Float32), 1, tmax, 1, 1)
 	keep := OneMinus(oh)
 	bias := Reshape(MulScalar(OneMinus(keyMask), maskValue), b, 1, 1, tmax)
 	var cos, sin *Node
 	if c.Positions == "rotary" {
 		cos, sin = rotaryTables(c, pos)
-		cos = Reshape(cos, b, 1, 1, dh/2)
-		sin = Reshape(sin, b, 1, 1, dh/2)
+		cos = Reshape(cos, b, 1, 1, dh)
+		sin = Reshape(sin, b, 1, 1, dh)
 	}
 	var ks, vs []*Node
 	for l := 0; l < c.Layers; l++ {
 		p := layerPrefix(l)
 		hh := layerNorm(x, w.W(p+"ln1/gain"), w.W(p+"ln1/bias"))
-		q, k, v := splitHeads(c, dense(hh, w.W(p+"attn/qkv"), w.W(p+"attn/qkv_bias")), b, 1) // [B,H,1,Dh]
+		q, k, v := qkv(c, w, p, hh, b, 1) // [B,1,H,Dh]
 		if cos != nil {
 			q, k = rotate(q, cos, sin), rotate(k, cos, sin)
 		}
-		lk := Reshape(SliceAxis(cacheK, 0, AxisElem(l)), b, h, tmax, dh)
-		lv := Reshape(SliceAxis(cacheV, 0, AxisElem(l)), b, h, tmax, dh)
-		lk = Add(Mul(lk, keep), Mul(k, oh)) // k [B,H,1,Dh] broadcast over Tmax
+		lk := Reshape(SliceAxis(cacheK, 0, AxisElem(l)), b, tmax, h, dh)
+		lv := Reshape(SliceAxis(cacheV, 0, AxisElem(l)), b, tmax, h, dh)
+		lk = Add(Mul(lk, keep), Mul(k, oh)) // k [B,1,H,Dh] broadcast over Tmax
 		lv = Add(Mul(lv, keep), Mul(v, oh))
 		ks, vs = append(ks, InsertAxes(lk, 0)), append(vs, InsertAxes(lv, 0))
 		a := Reshape(attend(q, lk, lv, bias), b, c.Dim)

@@ -53,8 +53,10 @@ func NewLayout(c Config) Layout {
 		p := layerPrefix(i)
 		add(p+"ln1/gain", false, d)
 		add(p+"ln1/bias", false, d)
-		add(p+"attn/qkv", true, d, 3*d)
-		add(p+"attn/qkv_bias", false, 3*d)
+		for _, n := range []string{"q", "k", "v"} {
+			add(p+"attn/"+n, true, d, d)
+			add(p+"attn/"+n+"_bias", false, d)
+		}
 		add(p+"attn/out", true, d, d)
 		add(p+"attn/out_bias", false, d)
 		add(p+"ln2/gain", false, d)

@@ -26,6 +26,9 @@ type SampleConfig struct {
 	TopK int `json:"top_k"`
 	// Seed of the host-side sampling generator: the same seed gives the same samples.
 	Seed uint64 `json:"seed"`
+	// NoEOS never samples EOS, so every completion has MaxNew tokens (benchmarks use it to time a
+	// fixed amount of work).
+	NoEOS bool `json:"no_eos,omitempty"`
 }
 
 // Generation is one sampled completion.
@@ -56,12 +59,12 @@ func (m *Model) prefillExec() *Exec {
 			stack := func(xs []*Node) *Node {
 				all := make([]*Node, len(xs))
 				for i, x := range xs {
-					all[i] = InsertAxes(x, 0) // [1,B,H,P,Dh]
+					all[i] = InsertAxes(x, 0) // [1,B,P,H,Dh]
 				}
-				cache := Concatenate(all, 0) // [L,B,H,P,Dh]
-				if tmax > p { // room for the generated tokens (no Pad op on ORT: concatenate zeros)
-					zeros := Zeros(g, shapes.Make(dtypes.Float32, c.Layers, b, c.Heads, tmax-p, c.HeadDim()))
-					cache = Concatenate([]*Node{cache, zeros}, 3)
+				cache := Concatenate(all, 0) // [L,B,P,H,Dh]
+				if tmax > p {                // room for the generated tokens (no Pad op on ORT: concatenate zeros)
+					zeros := Zeros(g, shapes.Make(dtypes.Float32, c.Layers, b, tmax-p, c.Heads, c.HeadDim()))
+					cache = Concatenate([]*Node{cache, zeros}, 2)
 				}
 				return cache
 			}
@@ -234,6 +237,10 @@ func allTrue(x []bool) bool {
 // temperature 1. PAD and BOS are never produced.
 func pick(row []float32, sc SampleConfig, r *rand.Rand) (int32, float32) {
 	v := len(row)
+	first := EOS
+	if sc.NoEOS {
+		first = NumSpecial
+	}
 	logp := make([]float64, v)
 	mx := math.Inf(-1)
 	for i := NumSpecial - 1; i < v; i++ { // EOS and symbols only
@@ -255,8 +262,8 @@ func pick(row []float32, sc SampleConfig, r *rand.Rand) (int32, float32) {
 	}
 	var tok int
 	if sc.Temperature == 0 {
-		tok = EOS
-		for i := EOS; i < v; i++ {
+		tok = first
+		for i := first; i < v; i++ {
 			if logp[i] > logp[tok] {
 				tok = i
 			}
@@ -264,7 +271,7 @@ func pick(row []float32, sc SampleConfig, r *rand.Rand) (int32, float32) {
 		return int32(tok), float32(logp[tok])
 	}
 	cand := make([]int, 0, v)
-	for i := EOS; i < v; i++ {
+	for i := first; i < v; i++ {
 		cand = append(cand, i)
 	}
 	if sc.TopK > 0 && sc.TopK < len(cand) {

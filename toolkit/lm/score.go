@@ -45,7 +45,7 @@ func (m *Model) Score(examples []Example, withEOS bool) ([]Scored, error) {
 		chunk := examples[lo:hi]
 		padded := make([]Example, roundUp(len(chunk), 8))
 		copy(padded, chunk)
-		b, err := Pack(padded, m.Config.Context, withEOS)
+		b, err := Pack(padded, FitWidth(chunk, m.Config.Context, withEOS), withEOS)
 		if err != nil {
 			return nil, err
 		}

@@ -22,9 +22,9 @@ func SFTLoss(c Config, w *Views, batch []*Node) (*Node, []*Node) {
 type SFTConfig struct {
 	// Steps of Adam; BatchSize sequences per step, drawn with replacement by a generator seeded
 	// with Seed.
-	Steps     int    `json:"steps"`
-	BatchSize int    `json:"batch_size"`
-	Seed      uint64 `json:"seed"`
+	Steps     int       `json:"steps"`
+	BatchSize int       `json:"batch_size"`
+	Seed      uint64    `json:"seed"`
 	Opt       OptConfig `json:"opt"`
 	// EvalEvery > 0 evaluates every EvalEvery steps (and at the end): the loss on the eval set and
 	// whatever OnEval returns.
@@ -104,7 +104,8 @@ func ContinueSFT(tr *Trainer, cfg SFTConfig, train, eval []Example, hooks SFTHoo
 	}
 	for tr.Step < cfg.Steps {
 		step := tr.Step + 1
-		batch, err := Pack(sampleBatch(train, cfg.BatchSize, cfg.Seed, step), m.Config.Context, true)
+		exs := sampleBatch(train, cfg.BatchSize, cfg.Seed, step)
+		batch, err := Pack(exs, FitWidth(exs, m.Config.Context, true), true)
 		if err != nil {
 			return curves, err
 		}

@@ -337,11 +337,17 @@ func (g grid) Y(r int) float64    { return float64(r) }
 // Heatmap draws a matrix with its values written in the cells; rows[i] labels row i (top first) and
 // cols[j] column j.
 func Heatmap(title, xlabel, ylabel string, m [][]float64, rows, cols []string) (*Figure, error) {
-	if len(m) == 0 || len(m[0]) == 0 || len(rows) != len(m) || len(cols) != len(m[0]) {
+	return LabeledHeatmap(title, xlabel, ylabel, m, nil, rows, cols)
+}
+
+// LabeledHeatmap is Heatmap with a text label per cell (labels[i][j]; "" leaves the cell blank).
+// NaN cells are drawn blank (e.g. positions past the end of a sequence).
+func LabeledHeatmap(title, xlabel, ylabel string, m [][]float64, labels [][]string, rows, cols []string) (*Figure, error) {
+	if len(m) == 0 || len(m[0]) == 0 || len(rows) != len(m) || len(cols) != len(m[0]) || (labels != nil && len(labels) != len(m)) {
 		return nil, fmt.Errorf("plot %q: heatmap needs a non-empty matrix with matching labels", title)
 	}
 	for i := range m {
-		if len(m[i]) != len(cols) {
+		if len(m[i]) != len(cols) || (labels != nil && len(labels[i]) != len(cols)) {
 			return nil, fmt.Errorf("plot %q: row %d has %d values, want %d", title, i, len(m[i]), len(cols))
 		}
 	}
@@ -349,23 +355,45 @@ func Heatmap(title, xlabel, ylabel string, m [][]float64, rows, cols []string) (
 	f.Plot = gplot.New()
 	f.Title.Text, f.X.Label.Text, f.Y.Label.Text = title, xlabel, ylabel
 	hm := plotter.NewHeatMap(grid{m}, palette.Heat(32, 1))
+	hm.NaN = color.White
+	hm.Min, hm.Max = math.Inf(1), math.Inf(-1)
+	for i := range m {
+		for _, v := range m[i] {
+			if !math.IsNaN(v) {
+				hm.Min, hm.Max = math.Min(hm.Min, v), math.Max(hm.Max, v)
+			}
+		}
+	}
+	if hm.Min > hm.Max { // all NaN
+		hm.Min, hm.Max = 0, 1
+	}
+	if hm.Min == hm.Max {
+		hm.Max = hm.Min + 1
+	}
 	f.Add(hm)
 	var lab plotter.XYLabels
 	for i := range m {
 		for j := range m[i] {
+			text := fmt.Sprintf("%.3g", m[i][j])
+			if labels != nil {
+				text = labels[i][j]
+			}
+			if math.IsNaN(m[i][j]) || text == "" {
+				continue
+			}
 			lab.XYs = append(lab.XYs, plotter.XY{X: float64(j), Y: float64(len(m) - 1 - i)})
-			lab.Labels = append(lab.Labels, fmt.Sprintf("%.3g", m[i][j]))
+			lab.Labels = append(lab.Labels, text)
 		}
 	}
-	labels, err := plotter.NewLabels(lab)
+	texts, err := plotter.NewLabels(lab)
 	if err != nil {
 		return nil, err
 	}
-	for i := range labels.TextStyle {
-		labels.TextStyle[i].XAlign = draw.XCenter
-		labels.TextStyle[i].YAlign = draw.YCenter
+	for i := range texts.TextStyle {
+		texts.TextStyle[i].XAlign = draw.XCenter
+		texts.TextStyle[i].YAlign = draw.YCenter
 	}
-	f.Add(labels)
+	f.Add(texts)
 	f.NominalX(cols...)
 	rev := append([]string(nil), rows...)
 	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {

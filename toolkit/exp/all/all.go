@@ -2,5 +2,6 @@
 package all
 
 import (
+	_ "github.com/paperlab/paperlab/toolkit/exp/tinylm"
 	_ "github.com/paperlab/paperlab/toolkit/exp/tour"
 )

@@ -1,0 +1,123 @@
+package lm
+
+import (
+	"os"
+	"testing"
+
+	"github.com/paperlab/paperlab/toolkit/backend"
+)
+
+// Benchmarks of configuration R on the engine chosen by toolkit/backend ($GOMLX_BACKEND, else ONNX
+// Runtime when installed, else pure Go). bench/run.sh runs them next to the same model in PyTorch.
+
+func benchModel(b *testing.B) (*Model, []Example) {
+	b.Helper()
+	be, info, err := backend.Get()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s", info)
+	tok := arithTok(b)
+	c := ConfigR()
+	if a := os.Getenv("PAPERLAB_BENCH_ACTIVATION"); a != "" { // for measuring the activation lever
+		c.Activation = a
+	}
+	m, err := NewOn(be, c, tok, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, additionData(b, tok, 1, 4096)
+}
+
+// BenchmarkTrainStep: one Adam step (forward, backward, update) on a batch of 64 sequences of
+// context 24.
+func BenchmarkTrainStep(b *testing.B) {
+	m, data := benchModel(b)
+	tr, err := NewTrainer(m, DefaultOpt(3e-3), "sft", nil, SFTLoss)
+	if err != nil {
+		b.Fatal(err)
+	}
+	batches := make([][]any, 8)
+	for i := range batches {
+		p, err := Pack(data[i*64:(i+1)*64], m.Config.Context, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		batches[i] = p.Tensors()
+	}
+	for i := 0; i < 3; i++ { // compile and warm up
+		if _, err := tr.Update(batches[i]...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := tr.Update(batches[i%len(batches)]...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSample: 64 prompts of 7 tokens (6 characters + BOS), 8 new tokens, KV cache, temperature 1.
+func BenchmarkSample(b *testing.B) {
+	m, data := benchModel(b)
+	prompts := make([][]int32, 64)
+	for i := range prompts {
+		prompts[i] = data[i].Prompt
+	}
+	sc := SampleConfig{MaxNew: 8, Temperature: 1, Seed: 1, NoEOS: true} // exactly 8 new tokens each
+	for i := 0; i < 2; i++ {
+		if _, err := m.Sample(prompts, sc); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	tokens := 0
+	for i := 0; i < b.N; i++ {
+		sc.Seed = uint64(i)
+		gens, err := m.Sample(prompts, sc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, g := range gens {
+			tokens += len(g.Tokens)
+		}
+	}
+	b.ReportMetric(float64(tokens)/float64(b.N)/64, "tokens/prompt")
+}
+
+// BenchmarkRLLoop is what an RL loop sees: 8 sampling calls (64 prompts × 8 tokens) then one
+// train step, alternating graphs (each compiled graph has its own ONNX Runtime thread pool).
+func BenchmarkRLLoop(b *testing.B) {
+	m, data := benchModel(b)
+	tr, err := NewTrainer(m, DefaultOpt(3e-3), "sft", nil, SFTLoss)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := Pack(data[:64], m.Config.Context, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := p.Tensors()
+	prompts := make([][]int32, 64)
+	for i := range prompts {
+		prompts[i] = data[i].Prompt
+	}
+	sc := SampleConfig{MaxNew: 8, Temperature: 1, Seed: 1, NoEOS: true}
+	iter := func(i int) {
+		for k := 0; k < 8; k++ {
+			sc.Seed = uint64(i*8 + k)
+			if _, err := m.Sample(prompts, sc); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := tr.Update(batch...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	iter(-1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		iter(i)
+	}
+}
