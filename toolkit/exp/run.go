@@ -26,16 +26,16 @@ func Execute(e Experiment, opt Options) (*Result, error) {
 	}
 	res.Timing["total"] = time.Since(start).Seconds()
 	res.Summarize()
-	return res, finish(e, res, opt)
+	return res, finish(e, res, opt, true)
 }
 
-// finish draws the figures and writes metrics.json.
-func finish(e Experiment, res *Result, opt Options) error {
+// finish draws the figures and, when write is set, writes metrics.json.
+func finish(e Experiment, res *Result, opt Options, write bool) error {
 	figs, err := e.Figures(res, opt.Out)
 	if err != nil {
 		return fmt.Errorf("experiment %s: figures: %w", e.Name, err)
 	}
-	if opt.Out != "" {
+	if opt.Out != "" && write {
 		res.Figures = nil
 		for _, f := range figs {
 			if rel, err := filepath.Rel(opt.Out, f); err == nil {
@@ -89,7 +89,7 @@ func RunOrLoad(name string, opt Options) (*Result, error) {
 			sameConfig(old.Config, e, opt) {
 			fmt.Fprintf(opt.Log, "%s\nloaded %s (scale %s, %d seeds, made %s on %s); set PAPERLAB_RERUN=1 to train again\n",
 				backend.Describe(), filepath.Join(opt.Out, MetricsFile), old.Scale, len(old.Seeds), old.Started, old.Backend)
-			return old, finish(e, old, opt)
+			return old, finish(e, old, opt, false)
 		}
 	}
 	return Execute(e, opt)
@@ -150,6 +150,20 @@ func OutDir(name string, scale Scale) (string, error) {
 		return "", err
 	}
 	return filepath.Join(root, "figures", name), nil
+}
+
+// NotebookResult loads the result that Notebook(name) wrote at the scale given by $PAPERLAB_SCALE,
+// without running anything or drawing figures (for later cells of a notebook).
+func NotebookResult(name string) (*Result, error) {
+	scale, err := ScaleFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	out, err := OutDir(name, scale)
+	if err != nil {
+		return nil, err
+	}
+	return Load(out)
 }
 
 // Notebook runs (or loads, see RunOrLoad) experiment name at the scale given by $PAPERLAB_SCALE,
