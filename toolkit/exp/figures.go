@@ -1,6 +1,10 @@
 package exp
 
 import (
+	"errors"
+	"fmt"
+
+	"github.com/paperlab/paperlab/toolkit/calib"
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
@@ -58,4 +62,54 @@ func CurveSeries(res *Result, key string, methods []string) []plot.Series {
 		}
 	}
 	return out
+}
+
+// Figs collects the figure files an experiment writes into Dir ("" only displays them).
+type Figs struct {
+	Dir   string
+	Paths []string
+}
+
+// Add saves f as name.svg and name.png (the err of the figure constructor is passed through, so a
+// call reads `figs.Add(plot.Curves(...))` with the name appended).
+func (fs *Figs) Add(f *plot.Figure, err error, name string) error {
+	if err != nil {
+		return fmt.Errorf("figure %s: %w", name, err)
+	}
+	p, err := f.Save(fs.Dir, name)
+	fs.Paths = append(fs.Paths, p...)
+	return err
+}
+
+// CalibrationMetrics returns accuracy, AUC, ECE and Brier of confidences in [0,1] and their
+// reliability curves ("reliability": bin mean confidence → accuracy; "reliability_count": bin
+// centre → count, what ReliabilityBins reads back). AUC is left out when every answer is right (or
+// wrong), where it is undefined, so the summary's n counts the runs where it exists.
+func CalibrationMetrics(conf []float64, correct []bool, bins int) (map[string]float64, map[string]Curve, error) {
+	acc, err := calib.Accuracy(correct)
+	if err != nil {
+		return nil, nil, err
+	}
+	final := map[string]float64{"accuracy": acc}
+	if auc, err := calib.AUC(conf, correct); err == nil {
+		final["auc"] = auc
+	} else if !errors.Is(err, calib.ErrSingleClass) {
+		return nil, nil, err
+	}
+	if final["ece"], err = calib.ECE(conf, correct, bins); err != nil {
+		return nil, nil, err
+	}
+	if final["brier"], err = calib.Brier(conf, correct); err != nil {
+		return nil, nil, err
+	}
+	rb, err := calib.ReliabilityBins(conf, correct, bins)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rel, cnt Curve
+	for _, b := range rb {
+		rel.X, rel.Y = append(rel.X, b.MeanConf), append(rel.Y, b.Accuracy)
+		cnt.X, cnt.Y = append(cnt.X, (b.Lo+b.Hi)/2), append(cnt.Y, float64(b.Count))
+	}
+	return final, map[string]Curve{"reliability": rel, "reliability_count": cnt}, nil
 }

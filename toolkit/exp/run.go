@@ -155,25 +155,27 @@ func OutDir(name string, scale Scale) (string, error) {
 // NotebookResult loads the result that Notebook(name) wrote at the scale given by $PAPERLAB_SCALE,
 // without running anything or drawing figures (for later cells of a notebook).
 func NotebookResult(name string) (*Result, error) {
-	scale, err := ScaleFromEnv()
-	if err != nil {
-		return nil, err
-	}
-	out, err := OutDir(name, scale)
+	_, out, err := notebookOut(name)
 	if err != nil {
 		return nil, err
 	}
 	return Load(out)
 }
 
+// notebookOut is the scale ($PAPERLAB_SCALE) and output folder of a notebook's experiment.
+func notebookOut(name string) (Scale, string, error) {
+	scale, err := ScaleFromEnv()
+	if err != nil {
+		return "", "", err
+	}
+	out, err := OutDir(name, scale)
+	return scale, out, err
+}
+
 // Notebook runs (or loads, see RunOrLoad) experiment name at the scale given by $PAPERLAB_SCALE,
 // writing to OutDir. It is the single call a paper notebook makes.
 func Notebook(name string) (*Result, error) {
-	scale, err := ScaleFromEnv()
-	if err != nil {
-		return nil, err
-	}
-	out, err := OutDir(name, scale)
+	scale, out, err := notebookOut(name)
 	if err != nil {
 		return nil, err
 	}

@@ -11,22 +11,14 @@ import (
 // Figures draws, per task: learning curves (held-out exact match and loss, seed bands), the
 // per-token log-prob heatmap of the first seed's samples, and the reliability diagram.
 func Figures(res *exp.Result, dir string) ([]string, error) {
-	var paths []string
-	save := func(f *plot.Figure, err error, name string) error {
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		p, err := f.Save(dir, name)
-		paths = append(paths, p...)
-		return err
-	}
+	figs := &exp.Figs{Dir: dir}
 	methods := res.Methods()
 	f, err := plot.Curves("held-out greedy exact match", "SFT step", "exact match", exp.CurveSeries(res, "exact_match", methods))
-	if err := save(f, err, "exact_match"); err != nil {
+	if err := figs.Add(f, err, "exact_match"); err != nil {
 		return nil, err
 	}
 	f, err = plot.Curves("held-out loss", "SFT step", "loss per completion token", exp.CurveSeries(res, "eval_loss", methods))
-	if err := save(f, err, "eval_loss"); err != nil {
+	if err := figs.Add(f, err, "eval_loss"); err != nil {
 		return nil, err
 	}
 	for _, m := range methods {
@@ -35,16 +27,16 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			return nil, err
 		}
 		f, err = TokenHeatmap("per-token log-probability: "+m+" (seed 1)", shown)
-		if err := save(f, err, "logprobs_"+m); err != nil {
+		if err := figs.Add(f, err, "logprobs_"+m); err != nil {
 			return nil, err
 		}
 		runs := res.RunsOf(m)
 		f, err = plot.Reliability(fmt.Sprintf("reliability of exp(lpm): %s (seed 1)", m), exp.ReliabilityBins(runs[0]))
-		if err := save(f, err, "reliability_"+m); err != nil {
+		if err := figs.Add(f, err, "reliability_"+m); err != nil {
 			return nil, err
 		}
 	}
-	return paths, nil
+	return figs.Paths, nil
 }
 
 // TokenHeatmap draws sampled completions as rows of tokens coloured by their log-probability.

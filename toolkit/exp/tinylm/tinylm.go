@@ -11,12 +11,12 @@ package tinylm
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"time"
 
 	"github.com/paperlab/paperlab/datasets/arith"
-	"github.com/paperlab/paperlab/toolkit/calib"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/lmtask"
@@ -175,34 +175,16 @@ func runOne(cfg Config, task Task, seed uint64, tok *lm.Tokenizer, opt exp.Optio
 	return out, shown, nil
 }
 
-// calibration adds accuracy, AUC, ECE, Brier and the reliability bins of sampled answers to run.
-// AUC needs both right and wrong answers; when every answer is right (or wrong) it is undefined and
-// the metric is left out of the run (so the summary's n counts the runs where it exists).
+// calibration adds sampled accuracy, AUC, ECE, Brier and the reliability bins to run.
 func calibration(conf []float64, correct []bool, bins int, run *exp.Run) error {
-	acc, err := calib.Accuracy(correct)
+	final, curves, err := exp.CalibrationMetrics(conf, correct, bins)
 	if err != nil {
 		return err
 	}
-	run.Final["sample_accuracy"] = acc
-	if auc, err := calib.AUC(conf, correct); err == nil {
-		run.Final["auc"] = auc
-	}
-	if run.Final["ece"], err = calib.ECE(conf, correct, bins); err != nil {
-		return err
-	}
-	if run.Final["brier"], err = calib.Brier(conf, correct); err != nil {
-		return err
-	}
-	rb, err := calib.ReliabilityBins(conf, correct, bins)
-	if err != nil {
-		return err
-	}
-	var rel, cnt exp.Curve
-	for _, b := range rb {
-		rel.X, rel.Y = append(rel.X, b.MeanConf), append(rel.Y, b.Accuracy)
-		cnt.X, cnt.Y = append(cnt.X, (b.Lo+b.Hi)/2), append(cnt.Y, float64(b.Count))
-	}
-	run.Curves["reliability"], run.Curves["reliability_count"] = rel, cnt
+	final["sample_accuracy"] = final["accuracy"]
+	delete(final, "accuracy")
+	maps.Copy(run.Final, final)
+	maps.Copy(run.Curves, curves)
 	return nil
 }
 

@@ -1,36 +1,20 @@
 package tinylm
 
 import (
-	"io"
 	"path/filepath"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 	"github.com/paperlab/paperlab/toolkit/lm"
 )
 
 // TestSmokeRun runs experiment "lm" at smoke scale and checks that the metrics file is complete, the
 // figures exist, the checkpoint was saved, and the loss fell.
 func TestSmokeRun(t *testing.T) {
-	e, err := exp.Lookup("lm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	res, err := exp.Execute(e, exp.Options{Scale: exp.Smoke, Out: dir, Log: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := exp.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, back, dir := exptest.Smoke(t, "lm")
+	exptest.RequireMetrics(t, back, []string{"addition", "arith"}, []string{"exact_match", "sample_accuracy", "ece", "brier", "eval_loss"}, 1)
 	for _, task := range []string{"addition", "arith"} {
-		for _, k := range []string{"exact_match", "sample_accuracy", "ece", "brier", "eval_loss"} {
-			if _, ok := back.Summary[task][k]; !ok {
-				t.Fatalf("summary lacks %s/%s", task, k)
-			}
-		}
 		var shown []Shown
 		if err := back.GetExtra("samples_"+task, &shown); err != nil || len(shown) == 0 {
 			t.Fatalf("samples of %s: %v (%d)", task, err, len(shown))

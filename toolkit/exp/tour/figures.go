@@ -8,15 +8,7 @@ import (
 // Figures draws the tour's figures from a result: a reliability diagram per method (first seed),
 // precision–coverage curves (first seed), and AUC / ECE bars with seed error bars.
 func Figures(res *exp.Result, dir string) ([]string, error) {
-	var paths []string
-	save := func(f *plot.Figure, err error, name string) error {
-		if err != nil {
-			return err
-		}
-		p, err := f.Save(dir, name)
-		paths = append(paths, p...)
-		return err
-	}
+	figs := &exp.Figs{Dir: dir}
 	var pc []plot.XYCurve
 	for _, m := range res.Methods() {
 		runs := res.RunsOf(m)
@@ -24,7 +16,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			continue
 		}
 		f, err := plot.Reliability("reliability: "+m+" (seed 1)", exp.ReliabilityBins(runs[0]))
-		if err := save(f, err, "reliability_"+m); err != nil {
+		if err := figs.Add(f, err, "reliability_"+m); err != nil {
 			return nil, err
 		}
 		c, ok := runs[0].Curves["precision_coverage"]
@@ -34,12 +26,12 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		pc = append(pc, plot.XYCurve{Name: m, X: c.X, Y: c.Y})
 	}
 	f, err := plot.PrecisionCoverage("precision under abstention (seed 1)", pc)
-	if err := save(f, err, "precision_coverage"); err != nil {
+	if err := figs.Add(f, err, "precision_coverage"); err != nil {
 		return nil, err
 	}
 	f, err = exp.SummaryBars(res, "calibration by confidence score", []string{"auc", "ece", "brier"})
-	if err := save(f, err, "calibration_bars"); err != nil {
+	if err := figs.Add(f, err, "calibration_bars"); err != nil {
 		return nil, err
 	}
-	return paths, nil
+	return figs.Paths, nil
 }

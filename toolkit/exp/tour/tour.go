@@ -105,47 +105,22 @@ func applyMod(a int, op string, b, m int) int {
 	return v
 }
 
-// Metrics returns the final metrics and curves of one method's confidences.
+// Metrics returns the final metrics and curves of one method's confidences: accuracy, AUC, ECE,
+// Brier and AURC, the reliability bins and the precision–coverage curve.
 func Metrics(conf []float64, correct []bool, bins int) (map[string]float64, map[string]exp.Curve, error) {
-	acc, err := calib.Accuracy(correct)
+	final, curves, err := exp.CalibrationMetrics(conf, correct, bins)
 	if err != nil {
 		return nil, nil, err
 	}
-	auc, err := calib.AUC(conf, correct)
-	if err != nil {
-		return nil, nil, err
-	}
-	ece, err := calib.ECE(conf, correct, bins)
-	if err != nil {
-		return nil, nil, err
-	}
-	brier, err := calib.Brier(conf, correct)
-	if err != nil {
-		return nil, nil, err
-	}
-	aurc, err := calib.AURC(conf, correct)
-	if err != nil {
+	if final["aurc"], err = calib.AURC(conf, correct); err != nil {
 		return nil, nil, err
 	}
 	cov, prec, err := calib.PrecisionCoverage(conf, correct)
 	if err != nil {
 		return nil, nil, err
 	}
-	rb, err := calib.ReliabilityBins(conf, correct, bins)
-	if err != nil {
-		return nil, nil, err
-	}
-	curves := map[string]exp.Curve{"precision_coverage": {X: cov, Y: prec}}
-	var rel exp.Curve
-	var cnt exp.Curve
-	for _, b := range rb {
-		rel.X = append(rel.X, b.MeanConf)
-		rel.Y = append(rel.Y, b.Accuracy)
-		cnt.X = append(cnt.X, (b.Lo+b.Hi)/2)
-		cnt.Y = append(cnt.Y, float64(b.Count))
-	}
-	curves["reliability"], curves["reliability_count"] = rel, cnt
-	return map[string]float64{"accuracy": acc, "auc": auc, "ece": ece, "brier": brier, "aurc": aurc}, curves, nil
+	curves["precision_coverage"] = exp.Curve{X: cov, Y: prec}
+	return final, curves, nil
 }
 
 // Run is the experiment.
