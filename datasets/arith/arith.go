@@ -244,3 +244,27 @@ func (p Problem) Check() error {
 	}
 	return nil
 }
+
+// NoisyCompletion is a demonstration with arithmetic slips: each step's sub-result is, with
+// probability stepNoise, replaced by a uniformly drawn wrong value, and later steps continue from
+// the slipped value (a consistent chain with an error in it, so the answer is wrong). A model
+// trained on such demonstrations learns to slip at that rate — a warm start that is uncertain where
+// it errs, i.e. roughly calibrated (shared/papers §1.5: "SFT on noisy demonstrations"). Hidden
+// operands keep their true value, as in the gold completion. Needs a modulus (to draw wrong values).
+func (p Problem) NoisyCompletion(r *rand.Rand, stepNoise float64) string {
+	if p.Modulus < 2 || stepNoise <= 0 {
+		return p.Completion()
+	}
+	q := p
+	q.Steps = make([]int, len(p.Ops))
+	v := p.Start
+	for i, op := range p.Ops {
+		v = apply(v, op, p.Operands[i], p.Modulus)
+		if r.Float64() < stepNoise {
+			v = (v + 1 + r.IntN(p.Modulus-1)) % p.Modulus
+		}
+		q.Steps[i] = v
+	}
+	q.Answer = q.Steps[len(q.Steps)-1]
+	return q.Completion()
+}

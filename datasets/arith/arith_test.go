@@ -2,6 +2,8 @@ package arith
 
 import (
 	"bytes"
+	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -170,8 +172,8 @@ func FuzzDecodeJSONL(f *testing.F) {
 	ps, _ := Generate(Default(), 3, 4, 0)
 	var buf bytes.Buffer
 	for _, p := range ps {
-		b, _ := jsonLine(p)
-		buf.Write(b)
+		b, _ := json.Marshal(p)
+		buf.Write(append(b, '\n'))
 	}
 	f.Add(buf.String())
 	f.Add(`{"id":0}`)
@@ -194,4 +196,35 @@ func FuzzDecodeJSONL(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestNoisyCompletion(t *testing.T) {
+	ps, _ := Generate(Default(), 5, 4000, 0)
+	r := rand.New(rand.NewPCG(1, 2))
+	wrong, steps, slips := 0, 0, 0
+	for _, p := range ps {
+		c := p.NoisyCompletion(r, 0.1)
+		v := Verify(p, c)
+		if !v.Parsed {
+			t.Fatalf("noisy completion %q does not parse", c)
+		}
+		if !v.Correct {
+			wrong++
+		}
+		// The first wrong step is a slip; count it.
+		for i, ok := range v.StepCorrect {
+			steps++
+			if !ok {
+				slips++
+				_ = i
+				break
+			}
+		}
+		if p.NoisyCompletion(rand.New(rand.NewPCG(9, 9)), 0) != p.Completion() {
+			t.Fatal("zero noise must give the gold completion")
+		}
+	}
+	if frac := float64(wrong) / float64(len(ps)); frac < 0.15 || frac > 0.35 {
+		t.Fatalf("%.2f of noisy demonstrations are wrong; with 10%% slips per step over 2–4 steps expect ≈0.27", frac)
+	}
 }

@@ -275,6 +275,13 @@ func (r *Result) Write(dir string) error {
 				return fmt.Errorf("%s: method %s seed %d: metric %s is %v", r.Experiment, run.Method, run.Seed, k, v)
 			}
 		}
+		for k, c := range run.Curves {
+			for i, v := range c.Y {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("%s: method %s seed %d: curve %s at x=%v is %v", r.Experiment, run.Method, run.Seed, k, c.X[i], v)
+				}
+			}
+		}
 	}
 	return fsx.WriteJSON(filepath.Join(dir, MetricsFile), r)
 }

@@ -23,9 +23,23 @@ func ReliabilityBins(run Run) []plot.ReliabilityBin {
 }
 
 // SummaryBars draws the summary's metrics as grouped bars (one group per metric, one bar per method)
-// with ±1 std over seeds as error bars.
+// with ±1 std over seeds as error bars. Only methods that have every metric are drawn.
 func SummaryBars(res *Result, title string, metrics []string) (*plot.Figure, error) {
-	methods := res.Methods()
+	var methods []string
+	for _, m := range res.Methods() {
+		ok := true
+		for _, k := range metrics {
+			if s, has := res.Summary[m][k]; !has || s.N == 0 {
+				ok = false
+			}
+		}
+		if ok {
+			methods = append(methods, m)
+		}
+	}
+	if len(methods) == 0 {
+		return nil, fmt.Errorf("no method has all of %v: %w", metrics, ErrNoFigures)
+	}
 	mean := make([][]float64, len(metrics))
 	errs := make([][]float64, len(metrics))
 	for g, k := range metrics {

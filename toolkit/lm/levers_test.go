@@ -6,6 +6,7 @@ import (
 
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/paperlab/paperlab/toolkit/nn"
 )
 
 // BenchmarkLeverPerTensorAdam measures the flat-vector optimizer lever: the same SFT step with Adam
@@ -21,11 +22,11 @@ func BenchmarkLeverPerTensorAdam(b *testing.B) {
 		flat, mm, vv, lr, bc1, bc2, decay := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
 		w := NewViews(l, flat)
 		loss, _ := SFTLoss(c, w, in[7:])
-		grads := Gradient(loss, w.nodes...)
+		grads := Gradient(loss, w.Nodes()...)
 		var ps, ms, vs []*Node
 		for i, t := range l.Tensors {
 			sl := func(x *Node) *Node { return Slice(x, AxisRange(t.Offset, t.Offset+t.Size())) }
-			np, nm, nv, _ := adamUpdate(opt, sl(flat), sl(mm), sl(vv), Reshape(grads[i], t.Size()), lr, bc1, bc2, sl(decay))
+			np, nm, nv, _ := nn.AdamUpdate(opt, sl(flat), sl(mm), sl(vv), Reshape(grads[i], t.Size()), lr, bc1, bc2, sl(decay))
 			ps, ms, vs = append(ps, np), append(ms, nm), append(vs, nv)
 		}
 		return []*Node{Concatenate(ps, 0), Concatenate(ms, 0), Concatenate(vs, 0), loss}

@@ -2,6 +2,7 @@ package lm
 
 import (
 	"fmt"
+	"github.com/gomlx/compute"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -48,8 +49,8 @@ func (g Generation) Text(tok *Tokenizer) string { return tok.Decode(g.Tokens) }
 
 func (m *Model) prefillExec() *Exec {
 	c, l := m.Config, m.Layout
-	return m.rt.exec("prefill", func() *Exec {
-		return MustNewExec(m.rt.backend, func(g *Graph, in []*Node) []*Node {
+	return m.Exec("lm-prefill", func(b compute.Backend) *Exec {
+		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
 			w := NewViews(l, in[0])
 			tokens, pos, keyMaskFull := in[1], in[2], in[3]
 			b, p := tokens.Shape().Dimensions[0], tokens.Shape().Dimensions[1]
@@ -75,8 +76,8 @@ func (m *Model) prefillExec() *Exec {
 
 func (m *Model) decodeExec() *Exec {
 	c, l := m.Config, m.Layout
-	return m.rt.exec("decode", func() *Exec {
-		return MustNewExec(m.rt.backend, func(g *Graph, in []*Node) []*Node {
+	return m.Exec("lm-decode", func(b compute.Backend) *Exec {
+		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
 			w := NewViews(l, in[0])
 			logits, k, v := DecodeStep(c, w, in[1], in[2], in[3], in[4], in[5], in[6])
 			return []*Node{logits, k, v}

@@ -2,6 +2,7 @@ package lm
 
 import (
 	"fmt"
+	"github.com/gomlx/compute"
 	"math"
 
 	. "github.com/gomlx/gomlx/core/graph"
@@ -27,8 +28,8 @@ func (s Scored) PPL() float64 { return math.Exp(-s.LPM) }
 
 func (m *Model) scoreExec() *Exec {
 	c, l := m.Config, m.Layout
-	return m.rt.exec("score", func() *Exec {
-		return MustNewExec(m.rt.backend, func(g *Graph, in []*Node) []*Node {
+	return m.Exec("lm-score", func(b compute.Backend) *Exec {
+		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
 			w := NewViews(l, in[0])
 			logits, _, _ := Forward(c, w, in[1], in[2], in[3])
 			return []*Node{TokenLogProbs(logits, in[4]), TokenEntropy(logits)}

@@ -1,113 +1,30 @@
 package lm
 
 import (
-	"fmt"
-	"math"
-
 	. "github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/paperlab/paperlab/toolkit/nn"
 )
 
-// LossFn builds a scalar loss (and named scalar metrics) from the weights' views and a batch of
-// input nodes. SFT, PPO/GRPO and DPO are LossFns over the same model and optimizer.
+// LossFn builds a scalar loss (and named scalar metrics) from the model configuration, the weights'
+// views and a batch of input nodes. SFT, PPO/GRPO and DPO are LossFns over the same model and
+// optimizer.
 type LossFn func(c Config, w *Views, batch []*Node) (loss *Node, metrics []*Node)
 
-// Trainer owns the optimizer state of a model and one compiled update step for one LossFn.
+// Trainer is toolkit/nn's optimizer state and update step bound to an LM.
 type Trainer struct {
+	*nn.Trainer
 	Model *Model
-	Opt   OptConfig
-	// M and V are Adam's moment vectors (same layout as the weights); Step counts updates applied.
-	M, V *tensors.Tensor
-	Step int
-
-	name        string
-	metricNames []string
-	lossFn      LossFn
-	decay       *tensors.Tensor
 }
 
-// StepStats reports one update.
-type StepStats struct {
-	Step     int
-	Loss     float64
-	GradNorm float64
-	LR       float64
-	Metrics  map[string]float64
-}
-
-// NewTrainer prepares Adam(W) for m with the given loss; name identifies the compiled graph (one
-// per loss kind), metricNames name the LossFn's metrics in order.
+// NewTrainer prepares Adam(W) for m with the given loss; name identifies the compiled graph (one per
+// loss kind), metricNames name the LossFn's metrics in order.
 func NewTrainer(m *Model, opt OptConfig, name string, metricNames []string, lossFn LossFn) (*Trainer, error) {
-	if err := opt.Validate(); err != nil {
+	c := m.Config
+	t, err := nn.NewTrainer(&m.Model, opt, "lm-"+name, metricNames, func(w *nn.Views, batch []*Node) (*Node, []*Node) {
+		return lossFn(c, w, batch)
+	})
+	if err != nil {
 		return nil, err
 	}
-	zeros := make([]float32, m.Layout.Size)
-	return &Trainer{Model: m, Opt: opt, name: name, metricNames: metricNames, lossFn: lossFn,
-		M:     tensors.FromFlatDataAndDimensions(zeros, len(zeros)),
-		V:     tensors.FromFlatDataAndDimensions(append([]float32(nil), zeros...), len(zeros)),
-		decay: tensors.FromFlatDataAndDimensions(m.Layout.DecayMask(), m.Layout.Size)}, nil
+	return &Trainer{Trainer: t, Model: m}, nil
 }
-
-func (t *Trainer) exec() *Exec {
-	key := fmt.Sprintf("train:%s:%+v", t.name, t.Opt)
-	c, l, opt, lossFn := t.Model.Config, t.Model.Layout, t.Opt, t.lossFn
-	return t.Model.rt.exec(key, func() *Exec {
-		return MustNewExec(t.Model.rt.backend, func(g *Graph, in []*Node) []*Node {
-			flat, m, v, lr, bc1, bc2, decay := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
-			w := NewViews(l, flat)
-			loss, metrics := lossFn(c, w, in[7:])
-			grad := w.FlatGradient(loss)
-			np, nm, nv, gnorm := adamUpdate(opt, flat, m, v, grad, lr, bc1, bc2, decay)
-			return append([]*Node{np, nm, nv, loss, gnorm}, metrics...)
-		}).WithName("lm-train-" + t.name)
-	})
-}
-
-// Update runs one optimizer step on a batch (tensors in the order the LossFn reads them). A NaN or
-// infinite loss or gradient norm stops with an error naming the step, and leaves the weights and
-// optimizer state as they were.
-func (t *Trainer) Update(batch ...any) (StepStats, error) {
-	step := t.Step + 1
-	o := t.Opt
-	lr := o.LRAt(step)
-	bc1 := 1 - math.Pow(o.Beta1, float64(step))
-	bc2 := 1 - math.Pow(o.Beta2, float64(step))
-	args := append([]any{t.Model.Params, t.M, t.V, float32(lr), float32(bc1), float32(bc2), t.decay}, batch...)
-	out, err := call(t.exec(), args...)
-	if err != nil {
-		return StepStats{}, fmt.Errorf("%s step %d: %w", t.name, step, err)
-	}
-	st := StepStats{Step: step, LR: lr, Loss: scalar(out[3]), GradNorm: scalar(out[4]), Metrics: map[string]float64{}}
-	for i, name := range t.metricNames {
-		st.Metrics[name] = scalar(out[5+i])
-	}
-	if bad(st.Loss) || bad(st.GradNorm) {
-		for _, o := range out {
-			o.FinalizeAll()
-		}
-		return st, fmt.Errorf("%s step %d: loss = %v, gradient norm = %v (not finite); weights left as before the step",
-			t.name, step, st.Loss, st.GradNorm)
-	}
-	old := []*tensors.Tensor{t.Model.Params, t.M, t.V}
-	t.Model.Params, t.M, t.V = out[0], out[1], out[2]
-	for _, o := range old {
-		o.FinalizeAll()
-	}
-	for _, o := range out[3:] {
-		o.FinalizeAll()
-	}
-	t.Step = step
-	return st, nil
-}
-
-func scalar(t *tensors.Tensor) float64 {
-	switch v := t.Value().(type) {
-	case float32:
-		return float64(v)
-	case float64:
-		return v
-	}
-	return math.NaN()
-}
-
-func bad(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }

@@ -4,6 +4,7 @@ package lmtask
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/paperlab/paperlab/datasets/arith"
 	"github.com/paperlab/paperlab/toolkit/lm"
@@ -126,4 +127,32 @@ func ExactMatch(m *lm.Model, s *Set, maxNew int) (float64, error) {
 		}
 	}
 	return float64(n) / float64(len(gens)), nil
+}
+
+// NumPrompts, Prompt and Reward make a Set an rl.Task: reward 1 for a verified correct final
+// answer, 0 otherwise (including completions cut off before EOS).
+func (s *Set) NumPrompts() int { return len(s.Prompts) }
+
+// Prompt returns the tokenized prompt i.
+func (s *Set) Prompt(i int) []int32 { return s.Prompts[i] }
+
+// Reward is the verifiable binary reward of generation g for problem i.
+func (s *Set) Reward(i int, g lm.Generation) float64 { return s.Judge(i, g).Reward() }
+
+// Answer is the final answer written in g ("" when the completion does not parse), for voting.
+func (s *Set) Answer(i int, g lm.Generation) string { return s.Judge(i, g).Answer }
+
+// NoisyExamples returns demonstrations with arithmetic slips (arith.Problem.NoisyCompletion): each
+// step slips with probability stepNoise, drawn with a generator seeded by seed.
+func (s *Set) NoisyExamples(stepNoise float64, seed uint64) ([]lm.Example, error) {
+	r := rand.New(rand.NewPCG(seed, 0x6e6f6973))
+	out := make([]lm.Example, len(s.Problems))
+	for i, p := range s.Problems {
+		c, err := s.Tok.Encode(p.NoisyCompletion(r, stepNoise))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = lm.Example{Prompt: s.Prompts[i], Completion: c}
+	}
+	return out, nil
 }

@@ -402,3 +402,36 @@ func LabeledHeatmap(title, xlabel, ylabel string, m [][]float64, labels [][]stri
 	f.NominalY(rev...)
 	return f, nil
 }
+
+// Point is a labelled point with symmetric error bars (e.g. a method's mean ± std over seeds).
+type Point struct {
+	Label      string
+	X, Y       float64
+	XErr, YErr float64
+}
+
+// Points draws labelled points with x and y error bars, e.g. a Pareto plot of two rewards.
+func Points(title, xlabel, ylabel string, pts []Point) (*Figure, error) {
+	if len(pts) == 0 {
+		return nil, errors.New("plot: no points")
+	}
+	f := newFigure(title, xlabel, ylabel)
+	for i, p := range pts {
+		xy := plotter.XYs{{X: p.X, Y: p.Y}}
+		sc, err := plotter.NewScatter(xy)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Color = Color(i)
+		sc.GlyphStyle.Radius = vg.Points(4)
+		sc.GlyphStyle.Shape = draw.CircleGlyph{}
+		f.Add(sc)
+		style := draw.LineStyle{Color: Color(i), Width: vg.Points(1.2)}
+		xe := &plotter.XErrorBars{XYs: xy, XErrors: plotter.XErrors{{Low: p.XErr, High: p.XErr}}, LineStyle: style, CapWidth: vg.Points(5)}
+		ye := &plotter.YErrorBars{XYs: xy, YErrors: plotter.YErrors{{Low: p.YErr, High: p.YErr}}, LineStyle: style, CapWidth: vg.Points(5)}
+		f.Add(xe, ye)
+		f.Legend.Add(p.Label, sc)
+	}
+	f.Legend.Top, f.Legend.Left = false, true
+	return f, nil
+}

@@ -4,6 +4,7 @@
 //	paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR]
 //	paperlab all [-scale …]                 every registered experiment into figures/<name>
 //	paperlab data arith [-n N] [-seed S] [-out FILE]
+//	paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE]
 //	paperlab engine                         print the engine that would run
 package main
 
@@ -26,6 +27,8 @@ func usage() {
   paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR]
   paperlab all [-scale smoke|default]             run every experiment into figures/<name>
   paperlab data arith [-n N] [-seed S] [-out FILE]
+  paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE]
+                                                  one JSON line per step of an Overcooked episode
   paperlab engine                                 print the compute engine that would run
 `)
 }
@@ -56,6 +59,8 @@ func run(args []string) error {
 		return nil
 	case "data":
 		return data(rest)
+	case "trace":
+		return trace(rest, os.Stdout)
 	case "all":
 		fs, scale, seeds, _ := runFlags("all")
 		if err := fs.Parse(rest); err != nil {

@@ -2,6 +2,10 @@
 package all
 
 import (
+	_ "github.com/paperlab/paperlab/toolkit/exp/capo"
+	_ "github.com/paperlab/paperlab/toolkit/exp/e3t"
+	_ "github.com/paperlab/paperlab/toolkit/exp/spo"
+	_ "github.com/paperlab/paperlab/toolkit/exp/tape"
 	_ "github.com/paperlab/paperlab/toolkit/exp/tinylm"
 	_ "github.com/paperlab/paperlab/toolkit/exp/tour"
 )

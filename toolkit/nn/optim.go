@@ -1,4 +1,4 @@
-package lm
+package nn
 
 import (
 	"fmt"
@@ -64,14 +64,14 @@ func (o OptConfig) LRAt(step int) float64 {
 	return o.LR * (o.MinLRFrac + (1-o.MinLRFrac)*cos)
 }
 
-// adamUpdate applies one Adam(W) step on the flat vector, PyTorch's formulation:
+// AdamUpdate applies one Adam(W) step on the flat vector, PyTorch's formulation:
 //
 //	g ← g·min(1, clip/(‖g‖+1e-6));  p ← p·(1 − lr·wd·decayMask)
 //	m ← β1·m + (1−β1)·g;  v ← β2·v + (1−β2)·g²;  p ← p − lr·(m/bc1)/(√(v/bc2) + ε)
 //
 // with bc1 = 1−β1ᵗ and bc2 = 1−β2ᵗ computed on the host. It returns the new p, m, v and the
 // gradient norm before clipping.
-func adamUpdate(o OptConfig, p, m, v, grad, lr, bc1, bc2, decayMask *Node) (np, nm, nv, gradNorm *Node) {
+func AdamUpdate(o OptConfig, p, m, v, grad, lr, bc1, bc2, decayMask *Node) (np, nm, nv, gradNorm *Node) {
 	gradNorm = Sqrt(ReduceAllSum(Square(grad)))
 	if o.ClipNorm > 0 {
 		scale := Min(OnesLike(gradNorm), Div(Scalar(grad.Graph(), grad.DType(), o.ClipNorm), AddScalar(gradNorm, 1e-6)))

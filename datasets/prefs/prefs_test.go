@@ -1,0 +1,90 @@
+package prefs
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestRewards(t *testing.T) {
+	c := Default()
+	h, _ := c.Reward("helpful", "abm>", "aambz")
+	s, _ := c.Reward("harmless", "abm>", "aambm")
+	l, _ := c.Reward("concise", "abm>", "aambm")
+	if h != 4 || s != -2 || l != -5 {
+		t.Fatalf("helpful %v harmless %v concise %v", h, s, l)
+	}
+	if _, err := c.Reward("funny", "a>", "a"); err == nil {
+		t.Fatal("unknown dimension accepted")
+	}
+}
+
+// TestPairsDeterministic: the same seed gives the same prompts and the same Bradley–Terry draws.
+func TestPairsDeterministic(t *testing.T) {
+	c := Default()
+	gen := func(seed uint64) []Pair {
+		ps, err := c.Prompts(seed, 300)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(seed, 1))
+		var out []Pair
+		for i, x := range ps {
+			p, err := c.Label(r, i, "helpful", x, c.RandomResponse(r), c.RandomResponse(r), seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p)
+		}
+		return out
+	}
+	a, b, d := gen(7), gen(7), gen(8)
+	if !reflect.DeepEqual(a, b) || reflect.DeepEqual(a, d) {
+		t.Fatal("pair generation is not a function of the seed")
+	}
+	// Bradley–Terry: the higher-reward response is chosen more often than not.
+	better := 0
+	unsafePrompt := 0
+	for _, p := range a {
+		if p.RChosen > p.RRejected {
+			better++
+		}
+		if strings.ContainsAny(strings.TrimSuffix(p.Prompt, ">"), c.Unsafe) {
+			unsafePrompt++
+		}
+	}
+	if better < 150 {
+		t.Fatalf("only %d of 300 pairs prefer the higher reward", better)
+	}
+	if unsafePrompt < 100 {
+		t.Fatalf("only %d of 300 prompts hold an unsafe letter: no conflict between the dimensions", unsafePrompt)
+	}
+}
+
+func TestJSONL(t *testing.T) {
+	c := Default()
+	r := rand.New(rand.NewPCG(1, 1))
+	p, _ := c.Label(r, 0, "harmless", "abm>", "abab", "mmmm", 1)
+	path := filepath.Join(t.TempDir(), "pairs.jsonl")
+	if err := WriteJSONL(path, []Pair{p}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := c.ReadJSONL(path)
+	if err != nil || !reflect.DeepEqual(back, []Pair{p}) {
+		t.Fatalf("round trip: %v %+v", err, back)
+	}
+	q := p
+	q.RChosen += 3
+	bad, _ := json.Marshal(q)
+	if _, err := c.DecodeJSONL(bytes.NewReader(bad), "pairs.jsonl"); err == nil || !strings.Contains(err.Error(), "pairs.jsonl:1: field r_chosen") {
+		t.Fatalf("tampered reward: %v", err)
+	}
+	if _, err := c.DecodeJSONL(strings.NewReader(`{"prompt":"ab>","chosen":"a?","rejected":"b","dimension":"helpful"}`), "x"); err == nil ||
+		!strings.Contains(err.Error(), "x:1: field chosen") {
+		t.Fatalf("bad character: %v", err)
+	}
+}

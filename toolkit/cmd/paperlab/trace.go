@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+
+	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
+)
+
+// trace prints one JSON line per step of an Overcooked episode: the joint action, each player's
+// position, facing and held object, each pot's onions and cooking tick, objects on counters, and the
+// sparse and shaped rewards. Actions are random (seeded) unless -actions names a file with one joint
+// action per line ("N,INTERACT").
+func trace(args []string, w io.Writer) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return fmt.Errorf("trace: want a scenario first, e.g. `paperlab trace overcooked:cramped_room -steps 20`")
+	}
+	scenario := args[0]
+	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
+	seed := fs.Uint64("seed", 1, "seed of the random actions")
+	steps := fs.Int("steps", 20, "number of steps (with -actions: at most the file's length)")
+	actions := fs.String("actions", "", "file of joint actions, one line per step, e.g. N,INTERACT")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	family, spec, _ := strings.Cut(scenario, ":")
+	if family != "overcooked" {
+		return fmt.Errorf("trace: only overcooked:<layout> scenarios can be traced, got %q", scenario)
+	}
+	cfg, err := overcooked.ParseSpec(spec)
+	if err != nil {
+		return err
+	}
+	e, err := overcooked.New(cfg)
+	if err != nil {
+		return err
+	}
+	var script [][2]int
+	if *actions != "" {
+		f, err := os.Open(*actions)
+		if err != nil {
+			return err
+		}
+		script, err = overcooked.ReadActions(f, *actions)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		*steps = min(*steps, len(script))
+	}
+	if *steps < 0 {
+		return fmt.Errorf("trace: -steps %d", *steps)
+	}
+	r := rand.New(rand.NewPCG(*seed, 0x7472))
+	e.Reset(*seed)
+	enc := json.NewEncoder(w)
+	for t := 0; t < *steps; t++ {
+		joint := [2]int{r.IntN(overcooked.NumActions), r.IntN(overcooked.NumActions)}
+		if script != nil {
+			joint = script[t]
+		}
+		out := e.Game.Step(joint, e.Cfg.Rules)
+		if err := enc.Encode(e.Game.Trace(joint, out, e.Cfg.Rules)); err != nil {
+			return err
+		}
+		if e.Game.Timestep >= e.Cfg.Horizon {
+			break
+		}
+	}
+	return nil
+}

@@ -1,0 +1,39 @@
+package capo
+
+import (
+	"testing"
+
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
+)
+
+// TestSmokeRunMetricsComplete runs experiment "capo" at smoke scale (≤ 1 min) and checks that
+// metrics.json has every method with the metrics the issue names, the curves the figures need, and
+// that every claim can be evaluated.
+func TestSmokeRunMetricsComplete(t *testing.T) {
+	_, back, _ := exptest.Smoke(t, "capo")
+	methods := []string{"sft"}
+	for _, m := range Methods {
+		methods = append(methods, m.Name)
+	}
+	exptest.RequireMetrics(t, back, methods, []string{"accuracy", "auc", "ece", "brier", "pc_accuracy_n16", "majority_accuracy_n16"}, 1)
+	for _, m := range Methods {
+		run := back.RunsOf(m.Name)[0]
+		for _, k := range []string{"train/eval_accuracy", "train/eval_auc", "train/entropy", "train/reward", "train/kl",
+			"train/clip_ratio", "train/frac_reward_zero_std", "precision_coverage", "majority_vs_n", "pc_vs_n", "reliability"} {
+			if c, ok := run.Curves[k]; !ok || len(c.Y) == 0 {
+				t.Fatalf("%s: curve %s missing", m.Name, k)
+			}
+		}
+		if n := len(run.Curves["pc_vs_n"].Y); n != ConfigFor("smoke").FinalSamples {
+			t.Fatalf("%s: voting curve has %d points", m.Name, n)
+		}
+	}
+	for _, c := range Claims(back) {
+		if len(c.Diffs) != 1 {
+			t.Fatalf("claim %q measured on %d seeds, want 1", c.Text, len(c.Diffs))
+		}
+	}
+	if len(back.Notes) == 0 {
+		t.Fatal("mask thresholds not recorded in the notes")
+	}
+}

@@ -1,0 +1,152 @@
+package e3t
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/fsx"
+	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
+	"github.com/paperlab/paperlab/toolkit/nb"
+	"github.com/paperlab/paperlab/toolkit/plot"
+)
+
+// Figures draws: held-out return per method and layout (bars with seed error bars), a cross-play
+// heatmap per layout (method × held-out partner), the return with the noisy-greedy partner against
+// environment steps and against wall time (FCP shifted by its population's cost), and the animation
+// of one E3T episode with the noisy greedy cook.
+func Figures(res *exp.Result, dir string) ([]string, error) {
+	figs := &exp.Figs{Dir: dir}
+	var cfg Config
+	if err := json.Unmarshal(res.Config, &cfg); err != nil {
+		return nil, err
+	}
+	layouts, methods := cfg.Layouts, res.Methods()
+	mean := make([][]float64, len(layouts))
+	errs := make([][]float64, len(layouts))
+	for i, l := range layouts {
+		for _, m := range methods {
+			s := res.Summary[m][l+"/heldout_return"] // zero for a method not run on the layout
+			mean[i] = append(mean[i], s.Mean)
+			errs[i] = append(errs[i], s.Std)
+		}
+	}
+	f, err := plot.Bars("return with held-out partners (mean ± std over seeds)", "sparse return per 400-step episode", layouts, methods, mean, errs)
+	if err := figs.Add(f, err, "heldout_return"); err != nil {
+		return nil, err
+	}
+	var partners []string
+	_ = res.GetExtra("partners", &partners)
+	for _, l := range layouts {
+		var rows []string
+		var m [][]float64
+		for _, meth := range methods {
+			s := res.Summary[meth]
+			if _, ok := s[l+"/heldout_return"]; !ok {
+				continue
+			}
+			row := []float64{}
+			for _, p := range partners {
+				row = append(row, s[l+"/partner/"+p].Mean)
+			}
+			rows, m = append(rows, meth), append(m, row)
+		}
+		if len(m) == 0 || len(partners) == 0 {
+			continue
+		}
+		f, err := plot.Heatmap("cross-play on "+l+": mean return with each held-out partner", "held-out partner", "method", m, rows, partners)
+		if err == nil {
+			f.Width = f.Width * 1.3
+		}
+		if err := figs.Add(f, err, "crossplay_"+l); err != nil {
+			return nil, err
+		}
+		var steps, wall []plot.Series
+		for _, meth := range methods {
+			runs := res.RunsOf(meth)
+			var ss, sw plot.Series
+			ss.Name, sw.Name = meth, meth
+			for _, r := range runs {
+				c, ok := r.Curves[l+"/monitor_return"]
+				if !ok {
+					continue
+				}
+				sec := r.Curves[l+"/seconds"]
+				xs, xw := make([]float64, len(c.X)), make([]float64, len(c.X))
+				for i, x := range c.X {
+					xs[i] = x + r.Final[l+"/offset_steps"]
+					xw[i] = secondsAt(sec, x) + r.Final[l+"/offset_seconds"]
+				}
+				if ss.X == nil {
+					ss.X, sw.X = xs, xw
+				}
+				if len(c.Y) == len(ss.X) {
+					ss.Y, sw.Y = append(ss.Y, c.Y), append(sw.Y, c.Y)
+				}
+			}
+			if len(ss.Y) > 0 {
+				steps, wall = append(steps, ss), append(wall, sw)
+			}
+		}
+		f, err = plot.Curves("return with the noisy greedy partner on "+l, "environment steps (FCP: including its population)", "sparse return", steps)
+		if err := figs.Add(f, err, "efficiency_steps_"+l); err != nil {
+			return nil, err
+		}
+		f, err = plot.Curves("… against wall time on "+l, "seconds of training (FCP: including its population)", "sparse return", wall)
+		if err := figs.Add(f, err, "efficiency_time_"+l); err != nil {
+			return nil, err
+		}
+	}
+	var ep Episode
+	if err := res.GetExtra("episode", &ep); err == nil {
+		paths, err := Animation(ep, dir)
+		if err != nil {
+			return nil, err
+		}
+		figs.Paths = append(figs.Paths, paths...)
+	}
+	return figs.Paths, nil
+}
+
+// secondsAt reads the wall time at environment step x from the "seconds" curve.
+func secondsAt(c exp.Curve, x float64) float64 {
+	i := sort.SearchFloat64s(c.X, x)
+	if i >= len(c.Y) {
+		i = len(c.Y) - 1
+	}
+	if i < 0 {
+		return 0
+	}
+	return c.Y[i]
+}
+
+// Animation replays a recorded episode, writes it as dir/episode.gif (every second step) and shows
+// it in a notebook.
+func Animation(ep Episode, dir string) ([]string, error) {
+	g, err := overcooked.New(ep.Layout)
+	if err != nil {
+		return nil, err
+	}
+	g.Reset(0)
+	states := []*overcooked.State{g.Game.Clone()}
+	for t, j := range ep.Actions {
+		g.Game.Step(j, g.Cfg.Rules)
+		if t%2 == 1 {
+			states = append(states, g.Game.Clone())
+		}
+	}
+	b, err := overcooked.GIF(states, g.Cfg.Rules, 8)
+	if err != nil {
+		return nil, err
+	}
+	nb.HTML(fmt.Sprintf(`<p>E3T (player 1, blue) with the noisy greedy cook on %s: return %.0f</p><img src="data:image/gif;base64,%s"/>`,
+		ep.Layout.Layout, ep.Return, base64.StdEncoding.EncodeToString(b)))
+	if dir == "" {
+		return nil, nil
+	}
+	p := filepath.Join(dir, "episode.gif")
+	return []string{p}, fsx.WriteFile(p, b)
+}

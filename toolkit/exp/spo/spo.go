@@ -1,0 +1,375 @@
+// Package spo is experiment "spo": sequential multi-dimension preference optimisation (SPO) against
+// DPO baselines on the tiny LM (shared/papers §2).
+//
+// Per seed: SFT on random responses (a policy with no preference), preference pairs per dimension
+// drawn by Bradley–Terry from the SFT model's own samples (written as JSONL with their seed), then:
+//
+//	dpo-1      DPO on dimension 1 (helpful) from SFT
+//	seq-dpo    dpo-1, then DPO on dimension 2 (harmless) with dpo-1 as reference (naive sequential)
+//	mixed-dpo  DPO on the union of both dimensions' pairs from SFT (same number of steps as two rounds)
+//	spo        dpo-1, then SPO on dimension 2: DPO with the offset λ·Δr̂_1, where r̂_1 = β·log π_1/π_SFT
+//	spo-λ…     the λ sweep
+//
+// The paper's claim: naive sequential DPO loses dimension 1 while SPO keeps it and gains dimension 2;
+// larger λ trades dimension 2 for dimension 1.
+package spo
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/paperlab/paperlab/datasets/prefs"
+	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/lm"
+	"github.com/paperlab/paperlab/toolkit/nb"
+	"github.com/paperlab/paperlab/toolkit/pref"
+)
+
+// maxNew bounds a response (8 letters + EOS).
+const maxNew = 9
+
+// Config of experiment "spo".
+type Config struct {
+	Model lm.Config    `json:"model"`
+	Task  prefs.Config `json:"task"`
+	// Dims are the dimensions aligned in order (round 1, round 2).
+	Dims []string `json:"dims"`
+	// SFT on SFTSize (prompt, random response) demonstrations.
+	SFTSize int          `json:"sft_size"`
+	SFT     lm.SFTConfig `json:"sft"`
+	// PairsPerDim preference pairs per dimension (one prompt each, two SFT samples).
+	PairsPerDim int `json:"pairs_per_dim"`
+	// Round is the configuration of one DPO/SPO round.
+	Round pref.TrainConfig `json:"round"`
+	// Lambda is SPO's λ; Sweep the extra λ values run as spo-λ<value>.
+	Lambda float64   `json:"lambda"`
+	Sweep  []float64 `json:"sweep"`
+	// EvalPrompts held-out prompts × EvalSamples samples measure the true rewards.
+	EvalPrompts int `json:"eval_prompts"`
+	EvalSamples int `json:"eval_samples"`
+}
+
+// ConfigFor returns the configuration at a scale.
+func ConfigFor(s exp.Scale) Config {
+	sftOpt := lm.DefaultOpt(3e-3)
+	sftOpt.WarmupSteps, sftOpt.TotalSteps, sftOpt.MinLRFrac, sftOpt.ClipNorm = 20, 400, 0.1, 1
+	c := Config{
+		Model: lm.ConfigR(), Task: prefs.Default(), Dims: []string{"helpful", "harmless"},
+		SFTSize: 8000, SFT: lm.SFTConfig{Steps: 400, BatchSize: 64, Opt: sftOpt},
+		PairsPerDim: 2000,
+		Round:       pref.TrainConfig{Beta: 0.2, Steps: 150, BatchSize: 64, Opt: lm.DefaultOpt(1e-3), EvalEvery: 50},
+		Lambda:      4, Sweep: []float64{1, 16},
+		EvalPrompts: 200, EvalSamples: 4,
+	}
+	if s == exp.Smoke {
+		c.SFTSize, c.SFT.Steps, c.SFT.Opt.TotalSteps, c.SFT.Opt.WarmupSteps = 500, 40, 40, 4
+		c.PairsPerDim, c.Round.Steps, c.Round.EvalEvery, c.EvalPrompts = 64, 10, 5, 32
+		c.Sweep = []float64{16}
+	}
+	return c
+}
+
+// setup is what every method of a seed shares.
+type setup struct {
+	cfg      Config
+	tok      *lm.Tokenizer
+	sft      *lm.Model
+	pairs    [][]pref.PairEx // per dimension
+	eval     []string
+	evalIDs  [][]int32
+	seed     uint64
+	opt      exp.Options
+	progress func(label string, total int) *nb.Progress
+}
+
+// Run is the experiment.
+func Run(opt exp.Options) (*exp.Result, error) {
+	cfg := ConfigFor(opt.Scale)
+	seeds := exp.SeedList(opt.Seeds)
+	res, err := exp.NewResult("spo", opt, seeds, cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, seed := range seeds {
+		if err := runSeed(cfg, seed, opt, res); err != nil {
+			return nil, fmt.Errorf("seed %d: %w", seed, err)
+		}
+	}
+	return res, nil
+}
+
+func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
+	t0 := time.Now()
+	tok, err := lm.NewTokenizer(prefs.Alphabet)
+	if err != nil {
+		return err
+	}
+	s := &setup{cfg: cfg, tok: tok, seed: seed, opt: opt, progress: func(label string, total int) *nb.Progress {
+		p := nb.NewProgress(fmt.Sprintf("spo seed %d: %s", seed, label), total)
+		p.Out = opt.Log
+		return p
+	}}
+	// SFT on random responses.
+	prompts, err := cfg.Task.Prompts(seed, cfg.SFTSize)
+	if err != nil {
+		return err
+	}
+	r := rand.New(rand.NewPCG(seed, 0x736674))
+	demos := make([]lm.Example, len(prompts))
+	for i, x := range prompts {
+		demos[i] = lm.Example{Prompt: s.enc(x), Completion: s.enc(cfg.Task.RandomResponse(r))}
+	}
+	if s.sft, err = lm.New(cfg.Model, tok, seed); err != nil {
+		return err
+	}
+	sc := cfg.SFT
+	sc.Seed = seed
+	if _, _, err := lm.TrainSFT(s.sft, sc, demos, nil, lm.SFTHooks{Progress: s.progress("SFT", sc.Steps)}); err != nil {
+		return err
+	}
+	// Preference pairs per dimension from the SFT model's samples, stored with their seed.
+	for d, dim := range cfg.Dims {
+		ps, err := s.makePairs(dim, seed*100+uint64(d), opt.Out)
+		if err != nil {
+			return err
+		}
+		s.pairs = append(s.pairs, ps)
+	}
+	if s.eval, err = cfg.Task.Prompts(seed+50_000, cfg.EvalPrompts); err != nil {
+		return err
+	}
+	for _, x := range s.eval {
+		s.evalIDs = append(s.evalIDs, s.enc(x))
+	}
+	res.Timing["sft_and_pairs"] += time.Since(t0).Seconds()
+	return s.methods(res)
+}
+
+func (s *setup) enc(x string) []int32 {
+	ids, err := s.tok.Encode(x)
+	if err != nil {
+		panic(err) // generated text is always in the alphabet
+	}
+	return ids
+}
+
+// makePairs samples two SFT responses per fresh prompt and orders them by Bradley–Terry on dim.
+func (s *setup) makePairs(dim string, seed uint64, out string) ([]pref.PairEx, error) {
+	c := s.cfg
+	prompts, err := c.Task.Prompts(seed+777, c.PairsPerDim)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([][]int32, 0, 2*len(prompts))
+	for _, x := range prompts {
+		ids = append(ids, s.enc(x))
+	}
+	ids = append(ids, ids...)
+	gens, err := s.sft.Sample(ids, lm.SampleConfig{MaxNew: maxNew, Temperature: 1, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	r := rand.New(rand.NewPCG(seed, 0x6274))
+	var pairs []prefs.Pair
+	var exs []pref.PairEx
+	n := len(prompts)
+	for i, x := range prompts {
+		a, b := s.tok.Decode(gens[i].Tokens), s.tok.Decode(gens[n+i].Tokens)
+		if a == "" || b == "" || a == b || strings.Trim(a+b, prefs.Letters) != "" {
+			continue // empty, identical or malformed (e.g. a sampled '>') responses teach nothing
+		}
+		p, err := c.Task.Label(r, len(pairs), dim, x, a, b, seed)
+		if err != nil {
+			return nil, err
+		}
+		pairs = append(pairs, p)
+		exs = append(exs, pref.PairEx{Prompt: s.enc(x), Chosen: s.enc(p.Chosen), Rejected: s.enc(p.Rejected)})
+	}
+	if out != "" && s.seed == 1 {
+		if err := prefs.WriteJSONL(filepath.Join(out, "pairs", fmt.Sprintf("%s_seed%d.jsonl", dim, s.seed)), pairs); err != nil {
+			return nil, err
+		}
+	}
+	return exs, nil
+}
+
+// evaluate returns the mean true reward of each dimension over held-out samples ("reward_1", …).
+func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
+	var ids [][]int32
+	for k := 0; k < s.cfg.EvalSamples; k++ {
+		ids = append(ids, s.evalIDs...)
+	}
+	gens, err := m.Sample(ids, lm.SampleConfig{MaxNew: maxNew, Temperature: 1, Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	n := len(s.eval)
+	var length float64
+	for d, dim := range s.cfg.Dims {
+		sum := 0.0
+		for i, g := range gens {
+			v, err := s.cfg.Task.Reward(dim, s.eval[i%n], s.tok.Decode(g.Tokens))
+			if err != nil {
+				return nil, err
+			}
+			sum += v
+		}
+		out[fmt.Sprintf("reward_%d", d+1)] = sum / float64(len(gens))
+	}
+	for _, g := range gens {
+		length += float64(len(g.Tokens))
+	}
+	out["length"] = length / float64(len(gens))
+	return out, nil
+}
+
+// round runs one DPO/SPO round and returns the curves of the true rewards during it.
+func (s *setup) round(label string, policy, ref *lm.Model, pairs []pref.PairEx, steps int, seed uint64) (map[string]exp.Curve, error) {
+	rc := s.cfg.Round
+	rc.Steps, rc.Seed = steps, seed
+	curves, err := pref.TrainPairs(policy, ref, pairs, rc, pref.Hooks{
+		Progress: s.progress(label, steps),
+		OnEval:   func(step int) (map[string]float64, error) { return s.evaluate(policy, seed*1000+uint64(step)) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	out := map[string]exp.Curve{}
+	for _, k := range []string{"reward_1", "reward_2", "loss", "rewards/accuracies", "rewards/margins"} {
+		out[label+"/"+k] = curves[k]
+	}
+	return out, nil
+}
+
+func (s *setup) methods(res *exp.Result) error {
+	c, seed := s.cfg, s.seed
+	add := func(name string, m *lm.Model, curves map[string]exp.Curve, start time.Time) error {
+		f, err := s.evaluate(m, seed)
+		if err != nil {
+			return err
+		}
+		res.Runs = append(res.Runs, exp.Run{Method: name, Seed: seed, Final: f, Curves: curves, Seconds: time.Since(start).Seconds()})
+		fmt.Fprintf(s.opt.Log, "seed %d %-10s reward_1 (%s) %.3f  reward_2 (%s) %.3f\n", seed, name, c.Dims[0], f["reward_1"], c.Dims[1], f["reward_2"])
+		return nil
+	}
+	t := time.Now()
+	if err := add("sft", s.sft, nil, t); err != nil {
+		return err
+	}
+	// Round 1: DPO on dimension 1.
+	t = time.Now()
+	pi1, _ := s.sft.Clone()
+	r1, err := s.round("round1", pi1, s.sft, s.pairs[0], c.Round.Steps, seed)
+	if err != nil {
+		return err
+	}
+	if err := add("dpo-1", pi1, r1, t); err != nil {
+		return err
+	}
+	res.Timing["round1"] += time.Since(t).Seconds()
+	// Round 2, naive: DPO on dimension 2 from π_1.
+	t = time.Now()
+	seq, _ := pi1.Clone()
+	r2, err := s.round("round2", seq, pi1, s.pairs[1], c.Round.Steps, seed+1)
+	if err != nil {
+		return err
+	}
+	if err := add("seq-dpo", seq, merge(r1, r2), t); err != nil {
+		return err
+	}
+	// Mixed: both dimensions' pairs at once, from SFT, for the steps of two rounds.
+	t = time.Now()
+	mixed, _ := s.sft.Clone()
+	rm, err := s.round("mixed", mixed, s.sft, append(append([]pref.PairEx(nil), s.pairs[0]...), s.pairs[1]...), 2*c.Round.Steps, seed+2)
+	if err != nil {
+		return err
+	}
+	if err := add("mixed-dpo", mixed, rm, t); err != nil {
+		return err
+	}
+	// SPO round 2: the implicit reward gaps of round 1 on the dimension-2 pairs.
+	gaps, err := pref.ImplicitRewardGaps(pi1, s.sft, c.Round.Beta, s.pairs[1])
+	if err != nil {
+		return err
+	}
+	for _, lambda := range append([]float64{c.Lambda}, c.Sweep...) {
+		t = time.Now()
+		off, err := pref.SPOOffsets([]float64{lambda}, [][]float64{gaps}, len(gaps))
+		if err != nil {
+			return err
+		}
+		pairs := make([]pref.PairEx, len(s.pairs[1]))
+		for i, p := range s.pairs[1] {
+			pairs[i] = p
+			pairs[i].Offset = off[i]
+		}
+		spo, _ := pi1.Clone()
+		r, err := s.round("round2", spo, pi1, pairs, c.Round.Steps, seed+1)
+		if err != nil {
+			return err
+		}
+		name := "spo"
+		if lambda != c.Lambda {
+			name = fmt.Sprintf("spo-λ%g", lambda)
+		}
+		curves := merge(r1, r)
+		if name == "spo" {
+			// Per-pair gradient weights at the end of round 2: SPO's σ(λΔr̂ − βΔθ) and naive DPO's σ(−βΔθ).
+			ws, err := pref.PairWeights(spo, pi1, c.Round.Beta, pairs)
+			if err != nil {
+				return err
+			}
+			dpoPairs := append([]pref.PairEx(nil), s.pairs[1]...)
+			wd, err := pref.PairWeights(seq, pi1, c.Round.Beta, dpoPairs)
+			if err != nil {
+				return err
+			}
+			curves["weights/spo"], curves["weights/seq-dpo"] = histogram(ws), histogram(wd)
+		}
+		if err := add(name, spo, curves, t); err != nil {
+			return err
+		}
+		res.Timing["round2_"+name] += time.Since(t).Seconds()
+	}
+	return nil
+}
+
+func merge(a, b map[string]exp.Curve) map[string]exp.Curve {
+	out := map[string]exp.Curve{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// histogram bins weights in [0,1] into 20 bins (x = bin centre, y = fraction of pairs).
+func histogram(w []float64) exp.Curve {
+	const bins = 20
+	c := exp.Curve{X: make([]float64, bins), Y: make([]float64, bins)}
+	for b := range c.X {
+		c.X[b] = (float64(b) + 0.5) / bins
+	}
+	for _, v := range w {
+		b := min(int(v*bins), bins-1)
+		c.Y[b] += 1 / float64(len(w))
+	}
+	return c
+}
+
+func init() {
+	exp.Register(exp.Experiment{
+		Name:        "spo",
+		Description: "SPO vs DPO baselines on a two-dimension preference task (helpful vs harmless) with the tiny LM",
+		Seeds:       map[exp.Scale]int{exp.Smoke: 1, exp.Default: 5},
+		Config:      func(s exp.Scale) any { return ConfigFor(s) },
+		Run:         Run,
+		Figures:     Figures,
+	})
+}

@@ -1,0 +1,60 @@
+package ac
+
+import (
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/paperlab/paperlab/toolkit/nn"
+)
+
+// ActorMetrics are the names ActorLoss reports (cleanrl's).
+var ActorMetrics = []string{"clip_ratio", "approx_kl", "entropy"}
+
+// ActorLoss is the PPO-clip policy loss with an entropy bonus for an MLP actor of the given number of
+// layers. Batch inputs: obs [B, D], avail [B, A], actions [B] (int32), old log-probs [B],
+// advantages [B]. With one epoch (ratio 1) it is the plain policy gradient −A·log π.
+func ActorLoss(layers int, clip, entCoef float64) nn.LossFn {
+	return func(w *nn.Views, in []*Node) (*Node, []*Node) {
+		logits := MaskLogits(Forward(w, "mlp", layers, in[0]), in[1])
+		lp := LogSoftmax(logits, -1)
+		na := logits.Shape().Dimensions[1]
+		logp := ReduceSum(Mul(lp, OneHot(in[2], na, dtypes.Float32)), -1)
+		logRatio := Sub(logp, in[3])
+		ratio := Exp(logRatio)
+		adv := in[4]
+		pg1 := Neg(Mul(adv, ratio))
+		pg2 := Neg(Mul(adv, Min(Max(ratio, ScalarLike(ratio, 1-clip)), ScalarLike(ratio, 1+clip))))
+		probs := Exp(lp)
+		ent := Neg(ReduceSum(Mul(probs, Mul(lp, in[1])), -1)) // unavailable actions carry no mass
+		loss := Sub(ReduceAllMean(Max(pg1, pg2)), MulScalar(ReduceAllMean(ent), entCoef))
+		return loss, []*Node{
+			ReduceAllMean(ConvertDType(GreaterThan(pg2, pg1), dtypes.Float32)),
+			ReduceAllMean(Sub(Sub(ratio, OnesLike(ratio)), logRatio)),
+			ReduceAllMean(ent),
+		}
+	}
+}
+
+// ScalarLike is a scalar constant of x's dtype.
+func ScalarLike(x *Node, v float64) *Node { return Scalar(x.Graph(), x.DType(), v) }
+
+// ValueLoss is the mean squared error of an MLP value head (output 1) to targets: inputs x [B, D],
+// targets [B].
+func ValueLoss(layers int) nn.LossFn {
+	return func(w *nn.Views, in []*Node) (*Node, []*Node) {
+		v := Reshape(Forward(w, "mlp", layers, in[0]), in[1].Shape().Dimensions[0])
+		return ReduceAllMean(Square(Sub(v, in[1]))), nil
+	}
+}
+
+// ClassifierLoss is the cross-entropy of an MLP's logits against integer labels: inputs x [B, D],
+// labels [B] (int32). Metric: accuracy.
+func ClassifierLoss(layers int) nn.LossFn {
+	return func(w *nn.Views, in []*Node) (*Node, []*Node) {
+		logits := Forward(w, "mlp", layers, in[0])
+		na := logits.Shape().Dimensions[1]
+		oh := OneHot(in[1], na, dtypes.Float32)
+		lp := ReduceSum(Mul(LogSoftmax(logits, -1), oh), -1)
+		hit := ReduceSum(Mul(ConvertDType(Equal(logits, ReduceAndKeep(logits, ReduceMax, -1)), dtypes.Float32), oh), -1)
+		return Neg(ReduceAllMean(lp)), []*Node{ReduceAllMean(hit)}
+	}
+}

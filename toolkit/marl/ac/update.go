@@ -1,0 +1,72 @@
+package ac
+
+import (
+	"math/rand/v2"
+
+	"github.com/paperlab/paperlab/toolkit/nn"
+)
+
+// Minibatches runs epochs passes over n samples split into mb shuffled minibatches, calling update
+// with each minibatch's sample indices, and returns the mean of the reported metrics.
+func Minibatches(n, epochs, mb int, r *rand.Rand, update func(idx []int) (nn.StepStats, error)) (map[string]float64, error) {
+	sums := map[string]float64{}
+	count := 0
+	size := max(1, n/mb)
+	for e := 0; e < epochs; e++ {
+		perm := r.Perm(n)
+		for k := 0; k+size <= n; k += size {
+			st, err := update(perm[k : k+size])
+			if err != nil {
+				return nil, err
+			}
+			sums["loss"] += st.Loss
+			sums["grad_norm"] += st.GradNorm
+			for name, v := range st.Metrics {
+				sums[name] += v
+			}
+			count++
+		}
+	}
+	for k := range sums {
+		sums[k] /= float64(max(1, count))
+	}
+	return sums, nil
+}
+
+// ActorBatch gathers the actor inputs (obs, avail, actions, old log-probs, advantages) of the
+// per-agent samples idx of a rollout.
+func ActorBatch(ro *Rollout, adv []float64, idx []int) []any {
+	b := len(idx)
+	obs := make([]float32, 0, b*ro.ObsDim)
+	avail := make([]float32, 0, b*ro.NA)
+	acts := make([]int32, b)
+	logp := make([]float32, b)
+	a := make([]float32, b)
+	for k, i := range idx {
+		obs = append(obs, ro.Obs[i*ro.ObsDim:(i+1)*ro.ObsDim]...)
+		avail = append(avail, ro.Avail[i*ro.NA:(i+1)*ro.NA]...)
+		acts[k], logp[k], a[k] = int32(ro.Act[i]), ro.LogP[i], float32(adv[i])
+	}
+	return []any{Float32(obs, b, ro.ObsDim), Float32(avail, b, ro.NA), acts, logp, a}
+}
+
+// ExplainedVariance is 1 − Var(returns − values)/Var(returns) (cleanrl's diagnostic).
+func ExplainedVariance(values, returns []float64) float64 {
+	var m, mr float64
+	for i := range returns {
+		m += returns[i]
+		mr += returns[i] - values[i]
+	}
+	n := float64(len(returns))
+	m, mr = m/n, mr/n
+	var v, vr float64
+	for i := range returns {
+		v += (returns[i] - m) * (returns[i] - m)
+		d := returns[i] - values[i] - mr
+		vr += d * d
+	}
+	if v == 0 {
+		return 0
+	}
+	return 1 - vr/v
+}

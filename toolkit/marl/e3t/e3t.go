@@ -1,0 +1,380 @@
+// Package e3t trains Overcooked cooks for zero-shot coordination (shared/papers §7): PPO self-play
+// (SP), a best response to a frozen population (FCP-lite's second stage), and E3T — the ego plays with
+// a partner that mixes ε·uniform with a slowly copied version of the ego, only the ego is trained,
+// and an optional partner model predicts the partner's next action from the last K (observation,
+// action) pairs and conditions the ego's policy on it. The whole loop is Train, in this file.
+package e3t
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/marl/ac"
+	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
+	"github.com/paperlab/paperlab/toolkit/nn"
+	"github.com/paperlab/paperlab/toolkit/track"
+)
+
+// Config is a flat, documented configuration.
+type Config struct {
+	// Game is the Overcooked layout and its rules (horizon, cook time).
+	Game overcooked.Config `json:"game"`
+	// Mode is "sp" (both cooks are the learner), "e3t" (the learner with the mixture partner) or
+	// "br" (the learner with partners drawn from a frozen population, one per game and iteration).
+	Mode string `json:"mode"`
+	// Epsilon is E3T's partner mixture weight on the uniform policy (the authors' cramped_room run:
+	// 0.7; ZSC-Eval: 0.25). [UNVERIFIED] the paper's per-layout values.
+	Epsilon float64 `json:"epsilon"`
+	// CopyRate c: after every update the partner's weights become (1−c)·partner + c·ego (code: 0.1).
+	CopyRate float64 `json:"copy_rate"`
+	// PartnerModel conditions the ego on a predicted partner action from the last K steps.
+	PartnerModel bool `json:"partner_model"`
+	K            int  `json:"k"`
+	// Envs games per iteration, each one full episode (Game.Horizon steps); Iters iterations.
+	Envs  int `json:"envs"`
+	Iters int `json:"iters"`
+	// Hidden units of the two-layer tanh MLPs (actor, critic, partner model).
+	Hidden int `json:"hidden"`
+	// PPO: discount, GAE λ, clip, entropy bonus, epochs × mini-batches, Adam learning rates.
+	Gamma       float64 `json:"gamma"`
+	Lambda      float64 `json:"lambda"`
+	Clip        float64 `json:"clip"`
+	EntCoef     float64 `json:"ent_coef"`
+	Epochs      int     `json:"epochs"`
+	MiniBatches int     `json:"mini_batches"`
+	LR          float64 `json:"lr"`
+	PMLR        float64 `json:"pm_lr"`
+	MaxGradNorm float64 `json:"max_grad_norm"`
+	// ShapingSteps: the shaped-reward factor anneals linearly from 1 to 0 over this many
+	// environment steps (overcooked_ai's reward-shaping horizon).
+	ShapingSteps int `json:"shaping_steps"`
+}
+
+// Default is the configuration of the experiment on a layout (JaxMARL's IPPO settings for
+// Overcooked where they apply: tanh 64-64, lr 2.5e-4 → here 1e-3 for the short budget, γ 0.99, GAE
+// 0.95, clip 0.2, entropy 0.01, 4 epochs × 4 mini-batches).
+func Default(game overcooked.Config, mode string) Config {
+	return Config{Game: game, Mode: mode, Epsilon: 0.5, CopyRate: 0.1, K: 5, Envs: 16, Iters: 150, Hidden: 64,
+		Gamma: 0.99, Lambda: 0.95, Clip: 0.2, EntCoef: 0.01, Epochs: 4, MiniBatches: 4, LR: 1e-3, PMLR: 1e-3,
+		MaxGradNorm: 0.5, ShapingSteps: 600_000}
+}
+
+// Validate names an invalid field.
+func (c Config) Validate() error {
+	switch {
+	case c.Mode != "sp" && c.Mode != "e3t" && c.Mode != "br":
+		return fmt.Errorf("e3t: mode %q, want sp, e3t or br", c.Mode)
+	case c.Epsilon < 0 || c.Epsilon > 1 || c.CopyRate < 0 || c.CopyRate > 1:
+		return fmt.Errorf("e3t: epsilon %v and copy_rate %v must lie in [0,1]", c.Epsilon, c.CopyRate)
+	case c.PartnerModel && c.K < 1:
+		return fmt.Errorf("e3t: partner model needs k ≥ 1")
+	case c.Envs < 1 || c.Iters < 1 || c.Hidden < 1 || c.Epochs < 1 || c.MiniBatches < 1 || c.ShapingSteps < 1:
+		return fmt.Errorf("e3t: envs, iters, hidden, epochs, mini_batches and shaping_steps must be ≥ 1")
+	}
+	return nil
+}
+
+// Options are what a run needs beyond its configuration.
+type Options struct {
+	// Population is the frozen partners of mode "br".
+	Population []Agent
+	// Monitor, when set, is evaluated every MonitorEvery iterations (curve "monitor_return").
+	Monitor      Agent
+	MonitorEvery int
+	Progress     track.Progress
+}
+
+// Result is a trained cook and its curves.
+type Result struct {
+	Policy *Policy
+	// Curves against environment steps: episodic_return (sparse, with the training partner),
+	// shaped_return, shaping_factor, policy_loss, value_loss, entropy, approx_kl, clip_ratio,
+	// pm_loss, pm_accuracy, monitor_return, seconds, SPS.
+	Curves track.Curves
+	// Snapshots of the actor weights after each third of training (for FCP's past checkpoints).
+	Snapshots [][]float32
+	EnvSteps  int
+}
+
+// Train runs one training.
+func Train(cfg Config, seed uint64, opt Options) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Mode == "br" && len(opt.Population) == 0 {
+		return nil, fmt.Errorf("e3t: mode br needs a population")
+	}
+	if opt.Progress == nil {
+		opt.Progress = track.NoProgress{}
+	}
+	be, _, err := backend.Get()
+	if err != nil {
+		return nil, err
+	}
+	const na = overcooked.NumActions
+	obsDim := overcooked.VectorSize
+	if cfg.PartnerModel {
+		obsDim += na
+	}
+	actor, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, na}, 0.01, seed)
+	if err != nil {
+		return nil, err
+	}
+	critic, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, 1}, 1, seed+1)
+	if err != nil {
+		return nil, err
+	}
+	ego := &Policy{Actor: actor, K: cfg.K}
+	var trPM *nn.Trainer
+	pmIn := cfg.K*(overcooked.VectorSize+na) + overcooked.VectorSize
+	if cfg.PartnerModel {
+		if ego.PM, err = ac.NewNet(be, []int{pmIn, cfg.Hidden, cfg.Hidden, na}, 0.01, seed+2); err != nil {
+			return nil, err
+		}
+		o := nn.DefaultOpt(cfg.PMLR)
+		o.ClipNorm = cfg.MaxGradNorm
+		if trPM, err = nn.NewTrainer(&ego.PM.Model, o, "pm", []string{"accuracy"}, ac.ClassifierLoss(ego.PM.Layers())); err != nil {
+			return nil, err
+		}
+	}
+	optA, optC := nn.DefaultOpt(cfg.LR), nn.DefaultOpt(cfg.LR)
+	optA.ClipNorm, optC.ClipNorm = cfg.MaxGradNorm, cfg.MaxGradNorm
+	trA, err := nn.NewTrainer(&actor.Model, optA, fmt.Sprintf("actor-%g-%g", cfg.Clip, cfg.EntCoef), ac.ActorMetrics, ac.ActorLoss(actor.Layers(), cfg.Clip, cfg.EntCoef))
+	if err != nil {
+		return nil, err
+	}
+	trC, err := nn.NewTrainer(&critic.Model, optC, "value", nil, ac.ValueLoss(critic.Layers()))
+	if err != nil {
+		return nil, err
+	}
+	// The E3T partner: a soft copy of the ego actor, ε-mixed, its partner-model slot fed noise.
+	var mate *Policy
+	if cfg.Mode == "e3t" {
+		w, _ := actor.Weights()
+		pa, err := ac.NewNet(be, actor.Sizes, 0.01, seed)
+		if err != nil {
+			return nil, err
+		}
+		if err := pa.SetWeights(w); err != nil {
+			return nil, err
+		}
+		mate = &Policy{Actor: pa, K: cfg.K, Epsilon: cfg.Epsilon}
+		if cfg.PartnerModel {
+			mate.PM, mate.NoisePM = ego.PM, true
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x65337433))
+	games := make([]*overcooked.Env, cfg.Envs)
+	for k := range games {
+		if games[k], err = overcooked.New(cfg.Game); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Policy: ego, Curves: track.Curves{}}
+	start := time.Now()
+	H := cfg.Game.Horizon
+	for it := 1; it <= cfg.Iters; it++ {
+		factor := max(0, 1-float64(res.EnvSteps)/float64(cfg.ShapingSteps))
+		egoIdx := make([]int, cfg.Envs)
+		mateIdx := make([]int, cfg.Envs)
+		var partners []Agent
+		for k, g := range games {
+			g.Reset(0)
+			g.ShapingFactor = factor
+			egoIdx[k] = rng.IntN(2)
+			mateIdx[k] = 1 - egoIdx[k]
+		}
+		// Learning streams: the ego in every game, and in SP also the other player.
+		learners := [][]int{egoIdx}
+		if cfg.Mode == "sp" {
+			learners = append(learners, mateIdx)
+		}
+		ego.Reset(cfg.Envs)
+		var other Agent = mate
+		switch cfg.Mode {
+		case "e3t":
+			mate.Reset(cfg.Envs)
+		case "br":
+			partners = make([]Agent, cfg.Envs)
+			for k := range partners {
+				partners[k] = opt.Population[rng.IntN(len(opt.Population))]
+				partners[k].Reset(1)
+			}
+		}
+		S := len(learners) * cfg.Envs // streams
+		var obs []float32
+		var acts []int
+		var logp []float32
+		rew := make([]float64, H*S)
+		var pmRows []float32
+		var pmLabels []int32
+		sparse, shaped := 0.0, 0.0
+		for t := 0; t < H; t++ {
+			var joint = make([][2]int, cfg.Envs)
+			var learnerActs [][]int
+			for _, idx := range learners {
+				in, pin, err := ego.Inputs(games, idx, rng)
+				if err != nil {
+					return nil, err
+				}
+				a, lp, err := ego.ActFrom(in, cfg.Envs, rng)
+				if err != nil {
+					return nil, err
+				}
+				obs, acts, logp = append(obs, in...), append(acts, a...), append(logp, lp...)
+				pmRows = append(pmRows, pin...)
+				for k := range a {
+					joint[k][idx[k]] = a[k]
+				}
+				learnerActs = append(learnerActs, a)
+			}
+			var mateActs []int
+			switch cfg.Mode {
+			case "sp":
+				mateActs = learnerActs[1]
+			case "e3t":
+				if mateActs, err = other.Act(games, mateIdx, rng); err != nil {
+					return nil, err
+				}
+			case "br":
+				mateActs = make([]int, cfg.Envs)
+				for k, p := range partners {
+					a, err := p.Act(games[k:k+1], mateIdx[k:k+1], rng)
+					if err != nil {
+						return nil, err
+					}
+					mateActs[k] = a[0]
+				}
+			}
+			for k := range games {
+				joint[k][mateIdx[k]] = mateActs[k]
+			}
+			if cfg.PartnerModel {
+				for _, a := range mateActs {
+					pmLabels = append(pmLabels, int32(a))
+				}
+			}
+			for k, g := range games {
+				out := g.Game.Step(joint[k], g.Cfg.Rules)
+				sp := out.Sparse[0] + out.Sparse[1]
+				sparse += sp
+				for s, idx := range learners {
+					rew[t*S+s*cfg.Envs+k] = sp + factor*out.Shaped[idx[k]]
+					shaped += out.Shaped[idx[k]]
+				}
+			}
+			ego.Saw(mateActs)
+			switch cfg.Mode {
+			case "e3t":
+				other.Saw(learnerActs[0])
+			case "br":
+				for k, p := range partners {
+					p.Saw(learnerActs[0][k : k+1])
+				}
+			}
+		}
+		res.EnvSteps += H * cfg.Envs
+		// GAE per stream; every episode ends at the horizon (no bootstrap).
+		vals, err := critic.Apply(obs, H*S)
+		if err != nil {
+			return nil, err
+		}
+		adv := make([]float64, H*S)
+		ret := make([]float64, H*S)
+		for s := 0; s < S; s++ {
+			r, v, d := make([]float64, H), make([]float64, H), make([]bool, H)
+			for t := 0; t < H; t++ {
+				r[t], v[t] = rew[t*S+s], float64(vals[t*S+s])
+			}
+			d[H-1] = true
+			a, rt := ac.GAE(r, v, d, 0, cfg.Gamma, cfg.Lambda)
+			for t := 0; t < H; t++ {
+				adv[t*S+s], ret[t*S+s] = a[t], rt[t]
+			}
+		}
+		adv = ac.Normalize(adv)
+		ro := &ac.Rollout{N: 1, NA: na, ObsDim: obsDim, Obs: obs, Act: acts, LogP: logp, Avail: ones(H * S * na)}
+		am, err := ac.Minibatches(H*S, cfg.Epochs, cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
+			return trA.Update(ac.ActorBatch(ro, adv, idx)...)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("iteration %d actor: %w", it, err)
+		}
+		cm, err := ac.Minibatches(H*S, cfg.Epochs, cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
+			x := make([]float32, 0, len(idx)*obsDim)
+			y := make([]float32, len(idx))
+			for k, i := range idx {
+				x = append(x, obs[i*obsDim:(i+1)*obsDim]...)
+				y[k] = float32(ret[i])
+			}
+			return trC.Update(ac.Float32(x, len(idx), obsDim), y)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("iteration %d critic: %w", it, err)
+		}
+		x := float64(res.EnvSteps)
+		if cfg.PartnerModel {
+			pm, err := ac.Minibatches(len(pmLabels), 1, cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
+				xs := make([]float32, 0, len(idx)*pmIn)
+				ys := make([]int32, len(idx))
+				for k, i := range idx {
+					xs = append(xs, pmRows[i*pmIn:(i+1)*pmIn]...)
+					ys[k] = pmLabels[i]
+				}
+				return trPM.Update(ac.Float32(xs, len(idx), pmIn), ys)
+			})
+			if err != nil {
+				return nil, fmt.Errorf("iteration %d partner model: %w", it, err)
+			}
+			res.Curves.Add("pm_loss", x, pm["loss"])
+			res.Curves.Add("pm_accuracy", x, pm["accuracy"])
+		}
+		if mate != nil {
+			we, _ := actor.Weights()
+			wp, _ := mate.Actor.Weights()
+			for i := range wp {
+				wp[i] = float32((1-cfg.CopyRate)*float64(wp[i]) + cfg.CopyRate*float64(we[i]))
+			}
+			if err := mate.Actor.SetWeights(wp); err != nil {
+				return nil, err
+			}
+		}
+		if k := cfg.Iters / 3; k > 0 && it%k == 0 && len(res.Snapshots) < 3 {
+			w, _ := actor.Weights()
+			res.Snapshots = append(res.Snapshots, w)
+		}
+		res.Curves.Add("episodic_return", x, sparse/float64(cfg.Envs))
+		res.Curves.Add("shaped_return", x, shaped/float64(S))
+		res.Curves.Add("shaping_factor", x, factor)
+		res.Curves.Add("policy_loss", x, am["loss"])
+		res.Curves.Add("entropy", x, am["entropy"])
+		res.Curves.Add("approx_kl", x, am["approx_kl"])
+		res.Curves.Add("clip_ratio", x, am["clip_ratio"])
+		res.Curves.Add("value_loss", x, cm["loss"])
+		res.Curves.Add("seconds", x, time.Since(start).Seconds())
+		res.Curves.Add("SPS", x, float64(res.EnvSteps)/time.Since(start).Seconds())
+		status := fmt.Sprintf("return %.1f shaping %.2f", sparse/float64(cfg.Envs), factor)
+		if opt.Monitor != nil && opt.MonitorEvery > 0 && (it%opt.MonitorEvery == 0 || it == cfg.Iters) {
+			saved := ego.Greedy
+			m, err := Evaluate(cfg.Game, ego, opt.Monitor, 4, seed*7919+uint64(it))
+			ego.Greedy = saved
+			if err != nil {
+				return nil, err
+			}
+			res.Curves.Add("monitor_return", x, m)
+			status += fmt.Sprintf(" monitor %.1f", m)
+		}
+		opt.Progress.Update(it, status)
+	}
+	return res, nil
+}
+
+func ones(n int) []float32 {
+	o := make([]float32, n)
+	for i := range o {
+		o[i] = 1
+	}
+	return o
+}

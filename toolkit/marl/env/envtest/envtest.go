@@ -1,0 +1,112 @@
+// Package envtest holds the API-conformance test every PaperLab environment passes.
+package envtest
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/paperlab/paperlab/toolkit/marl/env"
+)
+
+// rollout plays random available actions for a few episodes and records every transition.
+func rollout(t *testing.T, e env.Env, seed uint64, steps int) []env.Transition {
+	r := rand.New(rand.NewPCG(seed, 99))
+	var out []env.Transition
+	obs := e.Reset(seed)
+	checkObs(t, e, obs)
+	epLen := 0
+	for s := 0; s < steps; s++ {
+		avail := e.Avail()
+		if len(avail) != e.NumAgents() {
+			t.Fatalf("%s: %d masks for %d agents", e.Name(), len(avail), e.NumAgents())
+		}
+		acts := make([]int, e.NumAgents())
+		for i := range acts {
+			if len(avail[i]) != e.NumActions() {
+				t.Fatalf("%s: mask of agent %d has %d entries for %d actions", e.Name(), i, len(avail[i]), e.NumActions())
+			}
+			var ok []int
+			for a, v := range avail[i] {
+				if v {
+					ok = append(ok, a)
+				}
+			}
+			if len(ok) == 0 {
+				t.Fatalf("%s: agent %d has no available action", e.Name(), i)
+			}
+			acts[i] = ok[r.IntN(len(ok))]
+		}
+		tr := e.Step(acts)
+		checkObs(t, e, tr.Obs)
+		if len(tr.Rewards) != e.NumAgents() {
+			t.Fatalf("%s: %d rewards", e.Name(), len(tr.Rewards))
+		}
+		if st := e.State(); len(st) != e.StateSize() {
+			t.Fatalf("%s: state has %d values, StateSize says %d", e.Name(), len(st), e.StateSize())
+		}
+		out = append(out, tr)
+		epLen++
+		if epLen > e.Limit() {
+			t.Fatalf("%s: episode ran past its limit %d", e.Name(), e.Limit())
+		}
+		if tr.Done {
+			epLen = 0
+			e.Reset(seed + uint64(s) + 1)
+		}
+	}
+	return out
+}
+
+func checkObs(t *testing.T, e env.Env, obs [][]float32) {
+	t.Helper()
+	if len(obs) != e.NumAgents() {
+		t.Fatalf("%s: %d observations for %d agents", e.Name(), len(obs), e.NumAgents())
+	}
+	for i, o := range obs {
+		if len(o) != e.ObsSize() {
+			t.Fatalf("%s: agent %d observation has %d values, ObsSize says %d", e.Name(), i, len(o), e.ObsSize())
+		}
+	}
+}
+
+// Check runs the API-conformance checks every environment must pass on a scenario: shapes of
+// observations, masks, rewards and state; episodes within the limit; determinism under a seed and
+// the same actions; a non-empty rendering; unavailable actions acting as the no-op (action 0).
+func Check(t *testing.T, scenarios ...string) {
+	for _, sc := range scenarios {
+		t.Run(sc, func(t *testing.T) {
+			a, err := env.Make(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := env.Make(sc)
+			ra, rb := rollout(t, a, 5, 300), rollout(t, b, 5, 300)
+			if !reflect.DeepEqual(ra, rb) {
+				t.Fatal("the same seed and actions gave different transitions")
+			}
+			if a.Render() == "" {
+				t.Fatal("empty rendering")
+			}
+			// Unavailable actions count as the no-op: from the same state, stepping with an
+			// unavailable action equals stepping with action 0.
+			c, _ := env.Make(sc)
+			d, _ := env.Make(sc)
+			c.Reset(11)
+			d.Reset(11)
+			avail := c.Avail()
+			bad, good := make([]int, c.NumAgents()), make([]int, c.NumAgents())
+			for i := range bad {
+				bad[i] = 0
+				for act, ok := range avail[i] {
+					if !ok {
+						bad[i] = act
+					}
+				}
+			}
+			if tc, td := c.Step(bad), d.Step(good); !reflect.DeepEqual(tc, td) {
+				t.Fatalf("unavailable actions did not act as the no-op:\n%+v\n%+v", tc, td)
+			}
+		})
+	}
+}

@@ -1,0 +1,515 @@
+package env
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// LBF actions, as in lb-foraging.
+const (
+	LBFNone = iota
+	LBFNorth
+	LBFSouth
+	LBFWest
+	LBFEast
+	LBFLoad
+)
+
+// LBFConfig is a Level-Based Foraging task. Rules follow semitable/lb-foraging (v2):
+//
+//   - an N×N grid, P players with levels drawn uniformly from [MinLevel, MaxLevel], up to F foods;
+//   - a food's level is drawn from [1, sum of the 3 lowest player levels], or equals that maximum
+//     in coop mode (so every food needs several players); foods never spawn on the border nor next
+//     to (3×3) or two cells in line from another food;
+//   - actions NONE, NORTH, SOUTH, WEST, EAST, LOAD; a move into a food cell or off the grid, or a
+//     LOAD with no food in the 4-neighbourhood, is invalid and becomes NONE;
+//   - moves are simultaneous: a cell claimed by more than one player (a player standing still
+//     claims its own cell) is entered by none of them (lb-foraging's rule; like lb-foraging it lets
+//     two players swap cells, and a blocked chain can leave two players on one cell);
+//   - LOAD succeeds when the levels of the loading players adjacent to the food add up to at least
+//     its level; each then receives level·food_level / (Σ loader levels · Σ food levels spawned), so
+//     an episode's rewards sum to 1 when all food is collected; a failed load costs each loader
+//     Penalty;
+//   - an episode ends when no food is left or after MaxSteps steps (50);
+//   - observation of each player, a vector: for each food slot (y, x, level) and for each player,
+//     self first, (y, x, level), in the coordinates of the player's sight window; unseen entries are
+//     (−1, −1, 0). Sight = grid size is full observability.
+//
+// Where lb-foraging leaves an order unspecified (the loading players are popped from a Python set),
+// PaperLab processes them in player-index order. Its random streams are Go's, not NumPy's.
+type LBFConfig struct {
+	Size, Players, Foods int
+	MinLevel, MaxLevel   int
+	Coop                 bool
+	Sight                int
+	MaxSteps             int
+	Penalty              float64
+}
+
+var lbfSpec = regexp.MustCompile(`^(\d+)x(\d+)-(\d+)p-(\d+)f((?:-[a-z0-9.]+)*)$`)
+
+// ParseLBF reads "8x8-3p-2f-coop" style names: size, players, foods, then optional "-coop",
+// "-2s" (sight 2, or "-Ns"), "-pen" (penalty 0.1), "-lvlK" (max player level K, default 2) and
+// "-Tt" (episode limit T, default 50).
+func ParseLBF(spec string) (LBFConfig, error) {
+	m := lbfSpec.FindStringSubmatch(spec)
+	if m == nil {
+		return LBFConfig{}, fmt.Errorf("bad LBF scenario %q: want SIZExSIZE-Pp-Ff[-coop][-2s][-pen][-lvlK][-Tt], e.g. 8x8-3p-2f-coop", spec)
+	}
+	a, _ := strconv.Atoi(m[1])
+	b, _ := strconv.Atoi(m[2])
+	p, _ := strconv.Atoi(m[3])
+	f, _ := strconv.Atoi(m[4])
+	if a != b {
+		return LBFConfig{}, fmt.Errorf("bad LBF scenario %q: the grid must be square", spec)
+	}
+	c := LBFConfig{Size: a, Players: p, Foods: f, MinLevel: 1, MaxLevel: 2, Sight: a, MaxSteps: 50}
+	for _, opt := range strings.Split(strings.TrimPrefix(m[5], "-"), "-") {
+		switch {
+		case opt == "":
+		case opt == "coop":
+			c.Coop = true
+		case opt == "pen":
+			c.Penalty = 0.1
+		case strings.HasSuffix(opt, "s"):
+			s, err := strconv.Atoi(strings.TrimSuffix(opt, "s"))
+			if err != nil || s < 1 {
+				return LBFConfig{}, fmt.Errorf("bad LBF scenario %q: sight option %q", spec, opt)
+			}
+			c.Sight = s
+		case strings.HasPrefix(opt, "lvl"):
+			l, err := strconv.Atoi(strings.TrimPrefix(opt, "lvl"))
+			if err != nil || l < 1 {
+				return LBFConfig{}, fmt.Errorf("bad LBF scenario %q: level option %q", spec, opt)
+			}
+			c.MaxLevel = l
+		case strings.HasSuffix(opt, "t"):
+			t, err := strconv.Atoi(strings.TrimSuffix(opt, "t"))
+			if err != nil || t < 1 {
+				return LBFConfig{}, fmt.Errorf("bad LBF scenario %q: step-limit option %q", spec, opt)
+			}
+			c.MaxSteps = t
+		default:
+			return LBFConfig{}, fmt.Errorf("bad LBF scenario %q: unknown option %q (coop, Ns, pen, lvlK, Tt)", spec, opt)
+		}
+	}
+	return c, c.Validate()
+}
+
+// Validate names an impossible setting.
+func (c LBFConfig) Validate() error {
+	switch {
+	case c.Size < 3:
+		return fmt.Errorf("LBF: grid size %d, need ≥ 3 (foods avoid the border)", c.Size)
+	case c.Players < 1 || c.Players > c.Size*c.Size/2:
+		return fmt.Errorf("LBF: %d players on a %dx%d grid", c.Players, c.Size, c.Size)
+	case c.Foods < 1 || c.Foods > (c.Size-2)*(c.Size-2):
+		return fmt.Errorf("LBF: %d foods on a %dx%d grid", c.Foods, c.Size, c.Size)
+	case c.MinLevel < 1 || c.MaxLevel < c.MinLevel:
+		return fmt.Errorf("LBF: player levels [%d, %d]", c.MinLevel, c.MaxLevel)
+	case c.Sight < 1 || c.MaxSteps < 1 || c.Penalty < 0:
+		return fmt.Errorf("LBF: sight %d, steps %d, penalty %v", c.Sight, c.MaxSteps, c.Penalty)
+	}
+	return nil
+}
+
+type lbfPlayer struct {
+	row, col, level int
+}
+
+// LBF is a Level-Based Foraging environment.
+type LBF struct {
+	cfg     LBFConfig
+	name    string
+	field   []int // rows*cols food levels
+	players []lbfPlayer
+	spawned float64
+	step    int
+	rng     *rand.Rand
+}
+
+// NewLBF makes an LBF environment.
+func NewLBF(c LBFConfig, name string) (*LBF, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	e := &LBF{cfg: c, name: name, field: make([]int, c.Size*c.Size), players: make([]lbfPlayer, c.Players)}
+	e.Reset(0)
+	return e, nil
+}
+
+func makeLBF(spec string) (Env, error) {
+	c, err := ParseLBF(spec)
+	if err != nil {
+		return nil, err
+	}
+	return NewLBF(c, spec)
+}
+
+func init() { Register("lbf", makeLBF) }
+
+// Config returns the task.
+func (e *LBF) Config() LBFConfig { return e.cfg }
+
+func (e *LBF) Name() string    { return "lbf:" + e.name }
+func (e *LBF) NumAgents() int  { return e.cfg.Players }
+func (e *LBF) ObsSize() int    { return 3*e.cfg.Foods + 3*e.cfg.Players }
+func (e *LBF) NumActions() int { return 6 }
+func (e *LBF) StateSize() int  { return 3*e.cfg.Foods + 3*e.cfg.Players + 1 }
+func (e *LBF) Limit() int      { return e.cfg.MaxSteps }
+
+func (e *LBF) food(r, c int) int {
+	if r < 0 || c < 0 || r >= e.cfg.Size || c >= e.cfg.Size {
+		return 0
+	}
+	return e.field[r*e.cfg.Size+c]
+}
+
+func (e *LBF) emptyAt(r, c int) bool {
+	if e.food(r, c) != 0 {
+		return false
+	}
+	for _, p := range e.players {
+		if p.level > 0 && p.row == r && p.col == c {
+			return false
+		}
+	}
+	return true
+}
+
+// Reset spawns players, then foods, from seed.
+func (e *LBF) Reset(seed uint64) [][]float32 {
+	c := e.cfg
+	e.rng = rand.New(rand.NewPCG(seed, 0x6c6266))
+	for i := range e.field {
+		e.field[i] = 0
+	}
+	for i := range e.players {
+		e.players[i] = lbfPlayer{}
+	}
+	for i := range e.players {
+		for attempt := 0; attempt < 1000; attempt++ {
+			r, col := e.rng.IntN(c.Size), e.rng.IntN(c.Size)
+			if e.emptyAt(r, col) {
+				e.players[i] = lbfPlayer{row: r, col: col, level: c.MinLevel + e.rng.IntN(c.MaxLevel-c.MinLevel+1)}
+				break
+			}
+		}
+	}
+	levels := make([]int, len(e.players))
+	for i, p := range e.players {
+		levels[i] = p.level
+	}
+	sortInts(levels)
+	maxFood := 0
+	for i := 0; i < len(levels) && i < 3; i++ {
+		maxFood += levels[i]
+	}
+	minFood := 1
+	if c.Coop {
+		minFood = maxFood
+	}
+	count := 0
+	for attempt := 0; attempt < 1000 && count < c.Foods; attempt++ {
+		r, col := 1+e.rng.IntN(c.Size-2), 1+e.rng.IntN(c.Size-2)
+		if e.foodNear(r, col) || !e.emptyAt(r, col) {
+			continue
+		}
+		e.field[r*c.Size+col] = minFood + e.rng.IntN(maxFood-minFood+1)
+		count++
+	}
+	e.spawned = 0
+	for _, f := range e.field {
+		e.spawned += float64(f)
+	}
+	e.step = 0
+	return e.observe()
+}
+
+// foodNear: food in the 3×3 neighbourhood or two cells away in a straight line.
+func (e *LBF) foodNear(r, c int) bool {
+	for dr := -1; dr <= 1; dr++ {
+		for dc := -1; dc <= 1; dc++ {
+			if e.food(r+dr, c+dc) > 0 {
+				return true
+			}
+		}
+	}
+	return e.food(r-2, c) > 0 || e.food(r+2, c) > 0 || e.food(r, c-2) > 0 || e.food(r, c+2) > 0
+}
+
+func (e *LBF) valid(p lbfPlayer, a int) bool {
+	n := e.cfg.Size
+	switch a {
+	case LBFNone:
+		return true
+	case LBFNorth:
+		return p.row > 0 && e.food(p.row-1, p.col) == 0
+	case LBFSouth:
+		return p.row < n-1 && e.food(p.row+1, p.col) == 0
+	case LBFWest:
+		return p.col > 0 && e.food(p.row, p.col-1) == 0
+	case LBFEast:
+		return p.col < n-1 && e.food(p.row, p.col+1) == 0
+	case LBFLoad:
+		return e.food(p.row-1, p.col) > 0 || e.food(p.row+1, p.col) > 0 || e.food(p.row, p.col-1) > 0 || e.food(p.row, p.col+1) > 0
+	}
+	return false
+}
+
+// Avail is each player's valid actions.
+func (e *LBF) Avail() [][]bool {
+	out := make([][]bool, len(e.players))
+	for i, p := range e.players {
+		out[i] = make([]bool, 6)
+		for a := 0; a < 6; a++ {
+			out[i][a] = e.valid(p, a)
+		}
+	}
+	return out
+}
+
+// adjacentFood returns the location of the food next to (r, c), searched north, south, west, east
+// (lb-foraging's order).
+func (e *LBF) adjacentFood(r, c int) (int, int, bool) {
+	for _, d := range [][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
+		if e.food(r+d[0], c+d[1]) > 0 {
+			return r + d[0], c + d[1], true
+		}
+	}
+	return 0, 0, false
+}
+
+// Step applies the joint action.
+func (e *LBF) Step(actions []int) Transition {
+	e.step++
+	n := len(e.players)
+	rewards := make([]float64, n)
+	acts := make([]int, n)
+	for i := range acts {
+		if i < len(actions) && actions[i] >= 0 && actions[i] < 6 && e.valid(e.players[i], actions[i]) {
+			acts[i] = actions[i]
+		}
+	}
+	// Simultaneous moves: every player claims a target cell; a cell claimed once is taken.
+	type cell struct{ r, c int }
+	claims := map[cell][]int{}
+	var order []cell
+	loading := make([]bool, n)
+	for i, p := range e.players {
+		t := cell{p.row, p.col}
+		switch acts[i] {
+		case LBFNorth:
+			t.r--
+		case LBFSouth:
+			t.r++
+		case LBFWest:
+			t.c--
+		case LBFEast:
+			t.c++
+		case LBFLoad:
+			loading[i] = true
+		}
+		if _, seen := claims[t]; !seen {
+			order = append(order, t)
+		}
+		claims[t] = append(claims[t], i)
+	}
+	for _, t := range order {
+		if v := claims[t]; len(v) == 1 {
+			e.players[v[0]].row, e.players[v[0]].col = t.r, t.c
+		}
+	}
+	// Loads, in player-index order.
+	for i := range e.players {
+		if !loading[i] {
+			continue
+		}
+		fr, fc, ok := e.adjacentFood(e.players[i].row, e.players[i].col)
+		if !ok {
+			loading[i] = false
+			continue
+		}
+		var group []int
+		sum := 0
+		for j, q := range e.players {
+			if loading[j] && ((abs(q.row-fr) == 1 && q.col == fc) || (abs(q.col-fc) == 1 && q.row == fr)) {
+				group = append(group, j)
+				sum += q.level
+			}
+		}
+		food := e.food(fr, fc)
+		for _, j := range group {
+			loading[j] = false
+		}
+		if sum < food {
+			for _, j := range group {
+				rewards[j] -= e.cfg.Penalty
+			}
+			continue
+		}
+		for _, j := range group {
+			rewards[j] = float64(e.players[j].level*food) / (float64(sum) * e.spawned)
+		}
+		e.field[fr*e.cfg.Size+fc] = 0
+	}
+	left := 0
+	for _, f := range e.field {
+		left += f
+	}
+	t := Transition{Obs: e.observe(), Rewards: rewards, Info: map[string]float64{"food_left": float64(left)}}
+	for _, r := range rewards {
+		t.Shared += r
+	}
+	t.Done = left == 0 || e.step >= e.cfg.MaxSteps
+	t.Truncated = left > 0 && e.step >= e.cfg.MaxSteps
+	return t
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func sortInts(x []int) {
+	for i := 1; i < len(x); i++ {
+		for j := i; j > 0 && x[j] < x[j-1]; j-- {
+			x[j], x[j-1] = x[j-1], x[j]
+		}
+	}
+}
+
+// observe builds every player's observation vector (see LBFConfig).
+func (e *LBF) observe() [][]float32 {
+	c := e.cfg
+	out := make([][]float32, len(e.players))
+	for i, me := range e.players {
+		o := make([]float32, e.ObsSize())
+		for k := 0; k < c.Foods; k++ {
+			o[3*k], o[3*k+1] = -1, -1
+		}
+		r0, c0 := max(me.row-c.Sight, 0), max(me.col-c.Sight, 0)
+		r1, c1 := min(me.row+c.Sight+1, c.Size), min(me.col+c.Sight+1, c.Size)
+		k := 0
+		for r := r0; r < r1; r++ {
+			for col := c0; col < c1; col++ {
+				if f := e.food(r, col); f > 0 && k < c.Foods {
+					o[3*k], o[3*k+1], o[3*k+2] = float32(r-r0), float32(col-c0), float32(f)
+					k++
+				}
+			}
+		}
+		base := 3 * c.Foods
+		for j := 0; j < c.Players; j++ {
+			o[base+3*j], o[base+3*j+1] = -1, -1
+		}
+		slot := 0
+		put := func(p lbfPlayer) {
+			y := p.row - me.row + min(c.Sight, me.row)
+			x := p.col - me.col + min(c.Sight, me.col)
+			if min(y, x) < 0 || max(y, x) > 2*c.Sight {
+				return
+			}
+			o[base+3*slot], o[base+3*slot+1], o[base+3*slot+2] = float32(y), float32(x), float32(p.level)
+			slot++
+		}
+		put(me)
+		for j, p := range e.players {
+			if j != i {
+				put(p)
+			}
+		}
+		out[i] = o
+	}
+	return out
+}
+
+// State is every food (row-major, (y, x, level), (−1, −1, 0) when gone), every player (y, x, level)
+// in index order, and the elapsed fraction of the episode.
+func (e *LBF) State() []float32 {
+	c := e.cfg
+	s := make([]float32, e.StateSize())
+	for k := 0; k < c.Foods; k++ {
+		s[3*k], s[3*k+1] = -1, -1
+	}
+	k := 0
+	for i, f := range e.field {
+		if f > 0 && k < c.Foods {
+			s[3*k], s[3*k+1], s[3*k+2] = float32(i/c.Size), float32(i%c.Size), float32(f)
+			k++
+		}
+	}
+	base := 3 * c.Foods
+	for j, p := range e.players {
+		s[base+3*j], s[base+3*j+1], s[base+3*j+2] = float32(p.row), float32(p.col), float32(p.level)
+	}
+	s[len(s)-1] = float32(e.step) / float32(c.MaxSteps)
+	return s
+}
+
+// Render draws the grid: food levels as digits, players as letters (A = player 0) with their level.
+func (e *LBF) Render() string {
+	c := e.cfg
+	var b strings.Builder
+	fmt.Fprintf(&b, "step %d/%d\n", e.step, c.MaxSteps)
+	for r := 0; r < c.Size; r++ {
+		for col := 0; col < c.Size; col++ {
+			cellText := " ."
+			if f := e.food(r, col); f > 0 {
+				cellText = fmt.Sprintf(" %d", f)
+			}
+			for j, p := range e.players {
+				if p.row == r && p.col == col {
+					cellText = fmt.Sprintf("%c%d", 'A'+j, p.level)
+				}
+			}
+			b.WriteString(cellText + " ")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// LBFPlayer is a player's position and level (for SetState).
+type LBFPlayer struct{ Row, Col, Level int }
+
+// SetState places players and foods by hand (tests, traces); foods maps [row, col] to a level.
+// The step counter restarts and the total food spawned is recomputed.
+func (e *LBF) SetState(players []LBFPlayer, foods map[[2]int]int) error {
+	if len(players) != e.cfg.Players {
+		return fmt.Errorf("LBF: %d players given, the task has %d", len(players), e.cfg.Players)
+	}
+	for i := range e.field {
+		e.field[i] = 0
+	}
+	e.spawned = 0
+	for pos, lvl := range foods {
+		if pos[0] < 0 || pos[1] < 0 || pos[0] >= e.cfg.Size || pos[1] >= e.cfg.Size || lvl < 1 {
+			return fmt.Errorf("LBF: food %v level %d off the grid or invalid", pos, lvl)
+		}
+		e.field[pos[0]*e.cfg.Size+pos[1]] = lvl
+		e.spawned += float64(lvl)
+	}
+	for i, p := range players {
+		if p.Row < 0 || p.Col < 0 || p.Row >= e.cfg.Size || p.Col >= e.cfg.Size || p.Level < 1 {
+			return fmt.Errorf("LBF: player %d at (%d,%d) level %d off the grid or invalid", i, p.Row, p.Col, p.Level)
+		}
+		e.players[i] = lbfPlayer{row: p.Row, col: p.Col, level: p.Level}
+	}
+	e.step = 0
+	return nil
+}
+
+// Players returns the players' positions and levels.
+func (e *LBF) Players() []LBFPlayer {
+	out := make([]LBFPlayer, len(e.players))
+	for i, p := range e.players {
+		out[i] = LBFPlayer{p.row, p.col, p.level}
+	}
+	return out
+}

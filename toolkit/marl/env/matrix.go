@@ -1,0 +1,157 @@
+package env
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Matrix is a one-step N-agent matrix game: every agent picks one of A actions at once, the episode
+// ends, and every agent receives the payoff of the joint action (a cooperative game). Payoffs are a
+// table of A^N values, agent 0's action most significant.
+type Matrix struct {
+	name    string
+	agents  int
+	actions int
+	Payoff  []float64
+	done    bool
+}
+
+// NewMatrix makes a matrix game from its payoff table (len = actions^agents).
+func NewMatrix(name string, agents, actions int, payoff []float64) (*Matrix, error) {
+	if agents < 1 || actions < 2 {
+		return nil, fmt.Errorf("matrix game %s: %d agents, %d actions", name, agents, actions)
+	}
+	if want := int(math.Pow(float64(actions), float64(agents))); len(payoff) != want {
+		return nil, fmt.Errorf("matrix game %s: %d payoffs for %d^%d = %d joint actions", name, len(payoff), actions, agents, want)
+	}
+	return &Matrix{name: name, agents: agents, actions: actions, Payoff: payoff}, nil
+}
+
+// Index is the table index of a joint action.
+func (m *Matrix) Index(joint []int) int {
+	k := 0
+	for _, a := range joint {
+		k = k*m.actions + a
+	}
+	return k
+}
+
+func (m *Matrix) Name() string     { return "matrix:" + m.name }
+func (m *Matrix) NumAgents() int   { return m.agents }
+func (m *Matrix) ObsSize() int     { return 1 }
+func (m *Matrix) NumActions() int  { return m.actions }
+func (m *Matrix) StateSize() int   { return 1 }
+func (m *Matrix) Limit() int       { return 1 }
+func (m *Matrix) Avail() [][]bool  { return AllAvail(m.agents, m.actions) }
+func (m *Matrix) State() []float32 { return []float32{1} }
+func (m *Matrix) obs() [][]float32 {
+	o := make([][]float32, m.agents)
+	for i := range o {
+		o[i] = []float32{1}
+	}
+	return o
+}
+
+// Reset starts the (one-step) episode; a matrix game has no randomness.
+func (m *Matrix) Reset(uint64) [][]float32 {
+	m.done = false
+	return m.obs()
+}
+
+// Step plays the joint action; an out-of-range action counts as action 0.
+func (m *Matrix) Step(actions []int) Transition {
+	joint := make([]int, m.agents)
+	for i := range joint {
+		if i < len(actions) && actions[i] >= 0 && actions[i] < m.actions {
+			joint[i] = actions[i]
+		}
+	}
+	r := m.Payoff[m.Index(joint)]
+	rewards := make([]float64, m.agents)
+	for i := range rewards {
+		rewards[i] = r
+	}
+	m.done = true
+	return Transition{Obs: m.obs(), Rewards: rewards, Shared: r, Done: true}
+}
+
+// Render prints the game's size and, for two agents, its payoff table.
+func (m *Matrix) Render() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d agents × %d actions\n", m.name, m.agents, m.actions)
+	if m.agents == 2 {
+		for i := 0; i < m.actions; i++ {
+			for j := 0; j < m.actions; j++ {
+				fmt.Fprintf(&b, "%7.1f", m.Payoff[i*m.actions+j])
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// Payoff tables of the named games.
+var (
+	// Climbing game (Claus & Boutilier 1998): the optimum (0,0)=11 is surrounded by −30 penalties.
+	climbing = []float64{11, -30, 0, -30, 7, 6, 0, 0, 5}
+	// One-step game of the PAC/WQMIX code base that TAPE's deterministic tree ships.
+	pacGame = []float64{12, -0.1, -0.1, -0.1, 0, 0, -0.1, 0, 0}
+)
+
+func penalty(k float64) []float64 { return []float64{10, 0, k, 0, 2, 0, k, 0, 10} }
+
+// Coordination is the N-agent, 3-action coordination game of shared/papers §4.5 (N=5 there): +10
+// when at least N−1 agents play action 0, −5 when 1 to N−2 do (miscoordination), +2 when none does
+// (a safe local optimum).
+func Coordination(n int) []float64 {
+	size := int(math.Pow(3, float64(n)))
+	out := make([]float64, size)
+	for k := range out {
+		zeros, x := 0, k
+		for i := 0; i < n; i++ {
+			if x%3 == 0 {
+				zeros++
+			}
+			x /= 3
+		}
+		switch {
+		case zeros >= n-1:
+			out[k] = 10
+		case zeros >= 1:
+			out[k] = -5
+		default:
+			out[k] = 2
+		}
+	}
+	return out
+}
+
+// makeMatrix understands "climbing", "pac", "penalty" (k = −10), "penalty-K" (k = −K) and
+// "coordN" (N agents, 2 ≤ N ≤ 8).
+func makeMatrix(spec string) (Env, error) {
+	switch {
+	case spec == "climbing":
+		return NewMatrix(spec, 2, 3, climbing)
+	case spec == "pac":
+		return NewMatrix(spec, 2, 3, pacGame)
+	case spec == "penalty":
+		return NewMatrix(spec, 2, 3, penalty(-10))
+	case strings.HasPrefix(spec, "penalty-"):
+		k, err := strconv.ParseFloat(strings.TrimPrefix(spec, "penalty-"), 64)
+		if err != nil || k < 0 {
+			return nil, fmt.Errorf("bad penalty %q: want penalty-K with K ≥ 0", spec)
+		}
+		return NewMatrix(spec, 2, 3, penalty(-k))
+	case strings.HasPrefix(spec, "coord"):
+		n, err := strconv.Atoi(strings.TrimPrefix(spec, "coord"))
+		if err != nil || n < 2 || n > 8 {
+			return nil, fmt.Errorf("bad coordination game %q: want coordN with 2 ≤ N ≤ 8", spec)
+		}
+		return NewMatrix(spec, n, 3, Coordination(n))
+	}
+	return nil, fmt.Errorf("unknown matrix game %q (known: climbing, pac, penalty, penalty-K, coordN)", spec)
+}
+
+func init() { Register("matrix", makeMatrix) }

@@ -1,0 +1,139 @@
+package overcooked
+
+import (
+	"math/rand/v2"
+)
+
+// Scripted agents: the held-out "human proxies" of the E3T experiment (shared/papers §7.3), which no
+// method trains with. Each picks an action for player i from the full game state.
+
+// Scripted is a rule-based cook.
+type Scripted struct {
+	// Role: "onion" (carries onions to pots), "dish" (serves soups), or "greedy" (does whatever the
+	// kitchen needs next).
+	Role string
+	// Noise is the probability of a uniformly random action instead (0.3 for "noisy greedy").
+	Noise float64
+}
+
+// ScriptedPartners are the held-out scripted partners.
+var ScriptedPartners = map[string]Scripted{
+	"onion-carrier": {Role: "onion"},
+	"dish-server":   {Role: "dish"},
+	"noisy-greedy":  {Role: "greedy", Noise: 0.3},
+}
+
+// Act returns player i's action.
+func (a Scripted) Act(s *State, i int, r Rules, rng *rand.Rand) int {
+	if a.Noise > 0 && rng.Float64() < a.Noise {
+		return rng.IntN(NumActions)
+	}
+	l := s.Layout
+	me := s.Players[i]
+	var goals []Pos
+	ready, cooking, open := []Pos{}, []Pos{}, []Pos{}
+	for _, p := range l.Pots {
+		pot := s.Pots[p]
+		switch {
+		case pot.Ready(r.CookTime):
+			ready = append(ready, p)
+		case pot.Cooking(r.CookTime):
+			cooking = append(cooking, p)
+		case !pot.Full():
+			open = append(open, p)
+		}
+	}
+	dishHeldByOther := s.Players[1-i].Holding == DishObj || s.Players[1-i].Holding == SoupObj
+	switch me.Holding {
+	case SoupObj:
+		goals = l.Serves
+	case DishObj:
+		goals = append(ready, cooking...)
+	case OnionObj, TomatoObj:
+		goals = open
+	default:
+		wantDish := len(ready)+len(cooking) > 0 && !dishHeldByOther
+		switch a.Role {
+		case "onion":
+			if len(open) > 0 {
+				goals = l.Onions
+			}
+		case "dish":
+			if len(ready)+len(cooking) > 0 {
+				goals = l.Dishes
+			}
+		default:
+			if wantDish {
+				goals = l.Dishes
+			} else if len(open) > 0 {
+				goals = l.Onions
+			}
+		}
+	}
+	if len(goals) == 0 {
+		return rng.IntN(5) // nothing to do: wander, so as not to block the other cook's way
+	}
+	return nextAction(s, i, goals, rng)
+}
+
+// nextAction is the first action of a shortest plan that ends facing one of the goal cells
+// (INTERACT when already facing one). The other player's cell counts as blocked.
+func nextAction(s *State, i int, goals []Pos, rng *rand.Rand) int {
+	l := s.Layout
+	me := s.Players[i]
+	isGoal := map[Pos]bool{}
+	for _, g := range goals {
+		isGoal[g] = true
+	}
+	if isGoal[me.Pos.Add(Directions[me.Dir])] {
+		return Interact
+	}
+	other := s.Players[1-i].Pos
+	type node struct {
+		p   Pos
+		dir int
+	}
+	start := node{me.Pos, me.Dir}
+	first := map[node]int{start: -1}
+	queue := []node{start}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		if isGoal[cur.p.Add(Directions[cur.dir])] {
+			a := first[cur]
+			// Both cooks heading for the same cell would collide forever (overcooked_ai blocks both):
+			// when the next cell touches the other cook, wait half the time.
+			if np := me.Pos.Add(Directions[a]); np != me.Pos && manhattan(np, other) == 1 && rng.Float64() < 0.5 {
+				return Stay
+			}
+			return a
+		}
+		for a := 0; a < 4; a++ {
+			next := node{cur.p, a}
+			if np := cur.p.Add(Directions[a]); l.At(np) == Floor && np != other {
+				next.p = np
+			}
+			if _, seen := first[next]; !seen {
+				f := first[cur]
+				if f < 0 {
+					f = a
+				}
+				first[next] = f
+				queue = append(queue, next)
+			}
+		}
+	}
+	return rng.IntN(5) // unreachable (e.g. blocked by the other cook): wander
+}
+
+func manhattan(a, b Pos) int {
+	d := a.X - b.X
+	if d < 0 {
+		d = -d
+	}
+	e := a.Y - b.Y
+	if e < 0 {
+		e = -e
+	}
+	return d + e
+}

@@ -1,0 +1,240 @@
+package overcooked
+
+// Featurizations, after overcooked_ai's OvercookedGridworld:
+//
+//   - Lossless: lossless_state_encoding's 26 planes of W×H (flattened channel-major: index
+//     c·W·H + y·W + x), from one player's point of view (its planes first);
+//   - Vector: featurize_state's 96 values for two players and two pots.
+
+// Plane names of the lossless encoding, in order.
+var PlaneNames = []string{
+	"player_a_loc", "player_b_loc",
+	"player_a_orientation_N", "player_a_orientation_S", "player_a_orientation_E", "player_a_orientation_W",
+	"player_b_orientation_N", "player_b_orientation_S", "player_b_orientation_E", "player_b_orientation_W",
+	"pot_loc", "counter_loc", "onion_disp_loc", "tomato_disp_loc", "dish_disp_loc", "serve_loc",
+	"onions_in_pot", "tomatoes_in_pot", "onions_in_soup", "tomatoes_in_soup",
+	"soup_cook_time_remaining", "soup_done", "dishes", "onions", "tomatoes", "urgency",
+}
+
+// Lossless returns player a's lossless planes (26·W·H values).
+func (s *State) Lossless(a int, r Rules, horizon int) []float32 {
+	l := s.Layout
+	wh := l.W * l.H
+	out := make([]float32, len(PlaneNames)*wh)
+	set := func(c int, p Pos, v float32) { out[c*wh+p.Y*l.W+p.X] += v }
+	b := 1 - a
+	set(0, s.Players[a].Pos, 1)
+	set(1, s.Players[b].Pos, 1)
+	set(2+s.Players[a].Dir, s.Players[a].Pos, 1)
+	set(6+s.Players[b].Dir, s.Players[b].Pos, 1)
+	for y := 0; y < l.H; y++ {
+		for x := 0; x < l.W; x++ {
+			p := Pos{x, y}
+			switch l.Grid[y][x] {
+			case Pot:
+				set(10, p, 1)
+			case Counter:
+				set(11, p, 1)
+			case Onion:
+				set(12, p, 1)
+			case Tomato:
+				set(13, p, 1)
+			case Dish:
+				set(14, p, 1)
+			case Serve:
+				set(15, p, 1)
+			}
+		}
+	}
+	for p, pot := range s.Pots {
+		switch {
+		case pot.Empty():
+		case pot.Idle():
+			set(16, p, float32(pot.Onions))
+		default:
+			set(18, p, float32(pot.Onions))
+			set(20, p, float32(max(0, r.CookTime-pot.Tick)))
+			if pot.Ready(r.CookTime) {
+				set(21, p, 1)
+			}
+		}
+	}
+	object := func(o Object, p Pos) {
+		switch o {
+		case SoupObj: // a soup out of a pot is always done
+			set(18, p, 3)
+			set(21, p, 1)
+		case DishObj:
+			set(22, p, 1)
+		case OnionObj:
+			set(23, p, 1)
+		case TomatoObj:
+			set(24, p, 1)
+		}
+	}
+	for p, o := range s.Counters {
+		object(o, p)
+	}
+	for _, pl := range s.Players {
+		object(pl.Holding, pl.Pos)
+	}
+	if horizon-s.Timestep < 40 {
+		for i := 25 * wh; i < 26*wh; i++ {
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// VectorSize is the length of Vector's output for two players and two pots.
+const VectorSize = 96
+
+// planner holds, for a layout, the action distance from every (cell, orientation) to every
+// "facing" goal (a floor cell next to a feature, facing it), as overcooked_ai's motion planner
+// computes min_cost_to_feature (the other player is ignored).
+type planner struct {
+	l    *Layout
+	dist map[stateKey]map[Pos]int // from (pos, dir) to feature cell
+}
+
+type stateKey struct {
+	p   Pos
+	dir int
+}
+
+func newPlanner(l *Layout) *planner {
+	pl := &planner{l: l, dist: map[stateKey]map[Pos]int{}}
+	for y := 0; y < l.H; y++ {
+		for x := 0; x < l.W; x++ {
+			if l.Grid[y][x] != Floor {
+				continue
+			}
+			for d := 0; d < 4; d++ {
+				start := stateKey{Pos{x, y}, d}
+				pl.dist[start] = pl.bfs(start)
+			}
+		}
+	}
+	return pl
+}
+
+// bfs returns, for each non-floor cell, the fewest actions after which the player faces it.
+func (pl *planner) bfs(start stateKey) map[Pos]int {
+	seen := map[stateKey]int{start: 0}
+	queue := []stateKey{start}
+	out := map[Pos]int{}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		d := seen[cur]
+		facing := cur.p.Add(Directions[cur.dir])
+		if pl.l.At(facing) != Floor {
+			if _, ok := out[facing]; !ok {
+				out[facing] = d
+			}
+		}
+		for a := 0; a < 4; a++ {
+			next := stateKey{cur.p, a}
+			if np := cur.p.Add(Directions[a]); pl.l.At(np) == Floor {
+				next.p = np
+			}
+			if _, ok := seen[next]; !ok {
+				seen[next] = d + 1
+				queue = append(queue, next)
+			}
+		}
+	}
+	return out
+}
+
+// closest returns the reachable candidate with the smallest cost from (p, dir) (ties: the first in
+// the list) and whether any is reachable.
+func (pl *planner) closest(p Pos, dir int, cands []Pos) (Pos, bool) {
+	dm := pl.dist[stateKey{p, dir}]
+	best, bestD, ok := Pos{}, 0, false
+	for _, c := range cands {
+		if d, reach := dm[c]; reach && (!ok || d < bestD) {
+			best, bestD, ok = c, d, true
+		}
+	}
+	return best, ok
+}
+
+// Vector is featurize_state for player i: its 46-value block, the other player's block, the other
+// player's position relative to i, and i's absolute position. With overcooked_ai's default motion
+// planner objects on counters are never "closest", so counter candidates are left out here too.
+func (s *State) Vector(i int, pl *planner, r Rules) []float32 {
+	out := make([]float32, 0, VectorSize)
+	out = append(out, s.block(i, pl, r)...)
+	out = append(out, s.block(1-i, pl, r)...)
+	me, other := s.Players[i].Pos, s.Players[1-i].Pos
+	out = append(out, float32(other.X-me.X), float32(other.Y-me.Y), float32(me.X), float32(me.Y))
+	return out
+}
+
+func (s *State) block(i int, pl *planner, r Rules) []float32 {
+	l := s.Layout
+	p := s.Players[i]
+	b := make([]float32, 0, 46)
+	for d := 0; d < 4; d++ {
+		b = append(b, b01(p.Dir == d))
+	}
+	for _, o := range []Object{OnionObj, SoupObj, DishObj, TomatoObj} {
+		b = append(b, b01(p.Holding == o))
+	}
+	delta := func(held bool, cands []Pos) {
+		if held {
+			b = append(b, 0, 0)
+			return
+		}
+		c, ok := pl.closest(p.Pos, p.Dir, cands)
+		if !ok {
+			b = append(b, 0, 0)
+			return
+		}
+		b = append(b, float32(c.X-p.Pos.X), float32(c.Y-p.Pos.Y))
+	}
+	delta(p.Holding == OnionObj, l.Onions)
+	delta(p.Holding == TomatoObj, nil)
+	delta(p.Holding == DishObj, l.Dishes)
+	b = append(b, 0, 0) // closest soup: counters are never goals; (0,0) also when holding one
+	if p.Holding == SoupObj {
+		b = append(b, 3, 0)
+	} else {
+		b = append(b, 0, 0)
+	}
+	delta(false, l.Serves)
+	b = append(b, 0, 0) // closest empty counter: never a goal with the default planner
+	remaining := append([]Pos(nil), l.Pots...)
+	for j := 0; j < 2; j++ {
+		c, ok := pl.closest(p.Pos, p.Dir, remaining)
+		if !ok {
+			b = append(b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+			continue
+		}
+		for k, x := range remaining {
+			if x == c {
+				remaining = append(remaining[:k:k], remaining[k+1:]...)
+				break
+			}
+		}
+		pot := s.Pots[c]
+		cook := 0
+		if !pot.Idle() {
+			cook = max(0, r.CookTime-pot.Tick)
+		}
+		b = append(b, 1, b01(pot.Empty()), b01(pot.Full()), b01(pot.Cooking(r.CookTime)), b01(pot.Ready(r.CookTime)),
+			float32(pot.Onions), 0, float32(cook), float32(c.X-p.Pos.X), float32(c.Y-p.Pos.Y))
+	}
+	for d := 0; d < 4; d++ {
+		b = append(b, b01(l.At(p.Pos.Add(Directions[d])) != Floor))
+	}
+	return b
+}
+
+func b01(x bool) float32 {
+	if x {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,217 @@
+// Package ppo is multi-agent PPO with parameter sharing: IPPO (each agent's critic sees its own
+// observation, V(o_i)) and MAPPO (one centralized critic V(s)), after JaxMARL's and EPyMARL's
+// baselines, in cleanrl's single-loop style. The whole loop is Train, in this file.
+package ppo
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/marl/ac"
+	"github.com/paperlab/paperlab/toolkit/marl/env"
+	"github.com/paperlab/paperlab/toolkit/nn"
+	"github.com/paperlab/paperlab/toolkit/track"
+)
+
+// Config is a flat, documented configuration (cleanrl's Args).
+type Config struct {
+	// Scenario is the environment ("lbf:8x8-2p-2f-coop").
+	Scenario string `json:"scenario"`
+	// Critic is "independent" (IPPO: V(o_i ⊕ id)) or "central" (MAPPO: V(s)).
+	Critic string `json:"critic"`
+	// Envs copies stepped together, Steps per rollout, Iters rollouts.
+	Envs  int `json:"envs"`
+	Steps int `json:"steps"`
+	Iters int `json:"iters"`
+	// Hidden units of the two-layer tanh MLPs.
+	Hidden int `json:"hidden"`
+	// Gamma, Lambda of GAE; Clip of PPO; EntCoef the entropy bonus.
+	Gamma   float64 `json:"gamma"`
+	Lambda  float64 `json:"lambda"`
+	Clip    float64 `json:"clip"`
+	EntCoef float64 `json:"ent_coef"`
+	// Epochs × MiniBatches updates per rollout; learning rates of actor and critic (Adam).
+	Epochs      int     `json:"epochs"`
+	MiniBatches int     `json:"mini_batches"`
+	LRActor     float64 `json:"lr_actor"`
+	LRCritic    float64 `json:"lr_critic"`
+	MaxGradNorm float64 `json:"max_grad_norm"`
+	// ObsScale multiplies observations and states.
+	ObsScale float32 `json:"obs_scale"`
+}
+
+// Default is the configuration used on small Level-Based Foraging tasks.
+func Default(scenario, critic string) Config {
+	return Config{Scenario: scenario, Critic: critic, Envs: 16, Steps: 50, Iters: 200, Hidden: 64, Gamma: 0.99, Lambda: 0.95,
+		Clip: 0.2, EntCoef: 0.01, Epochs: 4, MiniBatches: 4, LRActor: 5e-4, LRCritic: 1e-3, MaxGradNorm: 10, ObsScale: 0.125}
+}
+
+// Validate names an invalid field.
+func (c Config) Validate() error {
+	if c.Critic != "independent" && c.Critic != "central" {
+		return fmt.Errorf("ppo: critic %q, want independent or central", c.Critic)
+	}
+	if c.Envs < 1 || c.Steps < 1 || c.Iters < 1 || c.Hidden < 1 || c.Epochs < 1 || c.MiniBatches < 1 {
+		return fmt.Errorf("ppo: envs, steps, iters, hidden, epochs and mini_batches must be ≥ 1 (%+v)", c)
+	}
+	return nil
+}
+
+// Hooks are optional callbacks.
+type Hooks struct{ Progress track.Progress }
+
+// Train runs multi-agent PPO and returns the curves against environment steps: episodic_return,
+// value_loss, policy_loss, entropy, approx_kl, clip_ratio, explained_variance, SPS.
+func Train(cfg Config, seed uint64, hooks Hooks) (track.Curves, *ac.Net, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if hooks.Progress == nil {
+		hooks.Progress = track.NoProgress{}
+	}
+	be, _, err := backend.Get()
+	if err != nil {
+		return nil, nil, err
+	}
+	vec, err := env.NewVec(cfg.Scenario, cfg.Envs)
+	if err != nil {
+		return nil, nil, err
+	}
+	e0 := vec.Envs[0]
+	n, na := e0.NumAgents(), e0.NumActions()
+	obsDim := e0.ObsSize() + n
+	actor, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, na}, 0.01, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	criticIn := obsDim
+	if cfg.Critic == "central" {
+		criticIn = e0.StateSize()
+	}
+	critic, err := ac.NewNet(be, []int{criticIn, cfg.Hidden, cfg.Hidden, 1}, 1, seed+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	optA, optC := nn.DefaultOpt(cfg.LRActor), nn.DefaultOpt(cfg.LRCritic)
+	optA.ClipNorm, optC.ClipNorm = cfg.MaxGradNorm, cfg.MaxGradNorm
+	trA, err := nn.NewTrainer(&actor.Model, optA, fmt.Sprintf("actor-%g-%g", cfg.Clip, cfg.EntCoef), ac.ActorMetrics, ac.ActorLoss(actor.Layers(), cfg.Clip, cfg.EntCoef))
+	if err != nil {
+		return nil, nil, err
+	}
+	trC, err := nn.NewTrainer(&critic.Model, optC, "value", nil, ac.ValueLoss(critic.Layers()))
+	if err != nil {
+		return nil, nil, err
+	}
+	sampler := ac.NewSampler(vec, actor, cfg.ObsScale, seed)
+	r := rand.New(rand.NewPCG(seed, 0x70706f))
+	curves := track.Curves{}
+	start := time.Now()
+	envSteps := 0
+	var recent []float64
+	for it := 1; it <= cfg.Iters; it++ {
+		ro, err := sampler.Collect(cfg.Steps, false)
+		if err != nil {
+			return curves, actor, err
+		}
+		envSteps += ro.T * ro.E
+		recent = append(recent, ro.EpisodeReturns...)
+		// Values of every sample and of the states after the last step.
+		var vin, vlast []float32
+		var rows, lastRows int
+		if cfg.Critic == "central" {
+			vin, rows, vlast, lastRows = ro.State, ro.T*ro.E, ro.LastState, ro.E
+		} else {
+			vin, rows, vlast, lastRows = ro.Obs, ro.T*ro.E*n, ro.LastObs, ro.E*n
+		}
+		vals, err := critic.Apply(vin, rows)
+		if err != nil {
+			return curves, actor, err
+		}
+		last, err := critic.Apply(vlast, lastRows)
+		if err != nil {
+			return curves, actor, err
+		}
+		// GAE per stream: per (env, agent) for IPPO, per env for MAPPO (then shared by the agents).
+		streams := ro.E
+		if cfg.Critic == "independent" {
+			streams = ro.E * n
+		}
+		advS := make([]float64, ro.T*streams)
+		retS := make([]float64, ro.T*streams)
+		for s := 0; s < streams; s++ {
+			envIdx := s
+			if cfg.Critic == "independent" {
+				envIdx = s / n
+			}
+			rw, vs, ds := make([]float64, ro.T), make([]float64, ro.T), make([]bool, ro.T)
+			for t := 0; t < ro.T; t++ {
+				rw[t], ds[t] = ro.Rew[t*ro.E+envIdx], ro.Done[t*ro.E+envIdx]
+				vs[t] = float64(vals[t*streams+s])
+			}
+			a, rt := ac.GAE(rw, vs, ds, float64(last[s]), cfg.Gamma, cfg.Lambda)
+			for t := 0; t < ro.T; t++ {
+				advS[t*streams+s], retS[t*streams+s] = a[t], rt[t]
+			}
+		}
+		// Per-agent advantages (index (t·E+e)·N+i).
+		adv := make([]float64, ro.T*ro.E*n)
+		for t := 0; t < ro.T; t++ {
+			for e := 0; e < ro.E; e++ {
+				for i := 0; i < n; i++ {
+					s := e
+					if cfg.Critic == "independent" {
+						s = e*n + i
+					}
+					adv[(t*ro.E+e)*n+i] = advS[t*streams+s]
+				}
+			}
+		}
+		adv = ac.Normalize(adv)
+		am, err := ac.Minibatches(len(adv), cfg.Epochs, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
+			return trA.Update(ac.ActorBatch(ro, adv, idx)...)
+		})
+		if err != nil {
+			return curves, actor, fmt.Errorf("iteration %d actor: %w", it, err)
+		}
+		inDim := criticIn
+		cm, err := ac.Minibatches(len(retS), cfg.Epochs, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
+			x := make([]float32, 0, len(idx)*inDim)
+			y := make([]float32, len(idx))
+			for k, i := range idx {
+				x = append(x, vin[i*inDim:(i+1)*inDim]...)
+				y[k] = float32(retS[i])
+			}
+			return trC.Update(ac.Float32(x, len(idx), inDim), y)
+		})
+		if err != nil {
+			return curves, actor, fmt.Errorf("iteration %d critic: %w", it, err)
+		}
+		vf := make([]float64, len(vals))
+		for i, v := range vals {
+			vf[i] = float64(v)
+		}
+		x := float64(envSteps)
+		curves.Add("policy_loss", x, am["loss"])
+		curves.Add("entropy", x, am["entropy"])
+		curves.Add("approx_kl", x, am["approx_kl"])
+		curves.Add("clip_ratio", x, am["clip_ratio"])
+		curves.Add("value_loss", x, cm["loss"])
+		curves.Add("explained_variance", x, ac.ExplainedVariance(vf, retS))
+		curves.Add("SPS", x, float64(envSteps)/time.Since(start).Seconds())
+		status := ""
+		if len(recent) > 0 {
+			m := 0.0
+			for _, v := range recent {
+				m += v
+			}
+			m /= float64(len(recent))
+			curves.Add("episodic_return", x, m)
+			status = fmt.Sprintf("return %.3f", m)
+			recent = recent[:0]
+		}
+		hooks.Progress.Update(it, status)
+	}
+	return curves, actor, nil
+}

@@ -1,0 +1,182 @@
+// Package pref is preference optimisation for the tiny LM: the DPO sigmoid loss with the reference
+// model's log-probabilities computed once and cached, TRL's metric names, and the SPO loss
+// (shared/papers §2.2), which is DPO with a per-pair offset built from the implicit rewards of
+// earlier rounds. One round of DPO or SPO is TrainPairs; a sequential run is a loop over dimensions.
+package pref
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/paperlab/paperlab/toolkit/lm"
+)
+
+// PairEx is one tokenized preference pair: the chosen and rejected responses to a prompt (token ids
+// without BOS/EOS; EOS is appended when packing), and the SPO offset Σ_{i<n} λ_i·(r̂_i(y_w) − r̂_i(y_l))
+// (0 for DPO).
+type PairEx struct {
+	Prompt, Chosen, Rejected []int32
+	Offset                   float64
+}
+
+// Metrics are the names PairLoss reports, TRL's DPOTrainer names.
+var Metrics = []string{"rewards/chosen", "rewards/rejected", "rewards/accuracies", "rewards/margins", "logps/chosen", "logps/rejected"}
+
+// PairLoss is the DPO / SPO loss as an lm.LossFn:
+//
+//	L = −mean_b log σ( β·[(log π(y_w) − log π_ref(y_w)) − (log π(y_l) − log π_ref(y_l))] − offset_b )
+//
+// with log π(y) the sum of the response's token log-probabilities (EOS included). With offset 0 it is
+// DPO's sigmoid loss; SPO passes Σ_{i<n} λ_i·Δr̂_i. Batch inputs: tokens, positions, key mask, targets,
+// loss mask [2B,T] (rows 0..B−1 chosen, B..2B−1 rejected), reference log-probs [2B], offsets [B].
+// The chosen/rejected split is a matmul with a constant [I | −I] matrix, since a Slice's gradient
+// (Pad) is missing on ONNX Runtime.
+func PairLoss(beta float64) lm.LossFn {
+	return func(c lm.Config, w *lm.Views, in []*Node) (*Node, []*Node) {
+		g := in[0].Graph()
+		logits, _, _ := lm.Forward(c, w, in[0], in[1], in[2])
+		lp := lm.TokenLogProbs(logits, in[3])
+		seq := ReduceSum(Mul(lp, in[4]), 1) // [2B] log π(y)
+		ratio := Sub(seq, in[5])            // [2B] log π(y) − log π_ref(y)
+		b := in[6].Shape().Dimensions[0]
+		pick := func(sc, sr float32) *Node { // [B, 2B]: sc·chosen row + sr·rejected row
+			m := make([][]float32, b)
+			for i := range m {
+				m[i] = make([]float32, 2*b)
+				m[i][i], m[i][b+i] = sc, sr
+			}
+			return Const(g, m)
+		}
+		vec := func(mat, x *Node) *Node { return Reshape(MatMul(mat, Reshape(x, 2*b, 1)), b) }
+		chosen := MulScalar(vec(pick(1, 0), ratio), beta)
+		rejected := MulScalar(vec(pick(0, 1), ratio), beta)
+		margin := Sub(chosen, rejected)
+		z := Sub(margin, in[6])
+		loss := ReduceAllMean(softplus(Neg(z))) // −log σ(z)
+		acc := ConvertDType(GreaterThan(chosen, rejected), dtypes.Float32)
+		return loss, []*Node{
+			ReduceAllMean(chosen), ReduceAllMean(rejected), ReduceAllMean(acc), ReduceAllMean(margin),
+			ReduceAllMean(vec(pick(1, 0), seq)), ReduceAllMean(vec(pick(0, 1), seq)),
+		}
+	}
+}
+
+// softplus is log(1 + e^x) computed stably as max(x, 0) + log(1 + e^(−|x|)).
+func softplus(x *Node) *Node {
+	return Add(Max(x, ZerosLike(x)), Log(AddScalar(Exp(Neg(Abs(x))), 1)))
+}
+
+// pack builds the PairLoss inputs for pairs (chosen rows first), given the cached reference
+// log-probabilities refChosen[i], refRejected[i] of each pair.
+func pack(m *lm.Model, pairs []PairEx, refChosen, refRejected []float64) ([]any, error) {
+	b := len(pairs)
+	exs := make([]lm.Example, 2*b)
+	for i, p := range pairs {
+		exs[i] = lm.Example{Prompt: p.Prompt, Completion: p.Chosen}
+		exs[b+i] = lm.Example{Prompt: p.Prompt, Completion: p.Rejected}
+	}
+	batch, err := lm.Pack(exs, lm.FitWidth(exs, m.Config.Context, true), true)
+	if err != nil {
+		return nil, err
+	}
+	ref := make([]float32, 2*b)
+	off := make([]float32, b)
+	for i, p := range pairs {
+		ref[i], ref[b+i], off[i] = float32(refChosen[i]), float32(refRejected[i]), float32(p.Offset)
+	}
+	return append(batch.Tensors(), ref, off), nil
+}
+
+// SeqLogProbs returns log π(y|x) (summed over response tokens and EOS) of the chosen and rejected
+// responses of every pair under m.
+func SeqLogProbs(m *lm.Model, pairs []PairEx) (chosen, rejected []float64, err error) {
+	exs := make([]lm.Example, 0, 2*len(pairs))
+	for _, p := range pairs {
+		exs = append(exs, lm.Example{Prompt: p.Prompt, Completion: p.Chosen})
+	}
+	for _, p := range pairs {
+		exs = append(exs, lm.Example{Prompt: p.Prompt, Completion: p.Rejected})
+	}
+	scored, err := m.Score(exs, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum := func(s lm.Scored) float64 {
+		t := 0.0
+		for _, lp := range s.LogProbs {
+			t += float64(lp)
+		}
+		return t
+	}
+	for i := range pairs {
+		chosen = append(chosen, sum(scored[i]))
+		rejected = append(rejected, sum(scored[len(pairs)+i]))
+	}
+	return chosen, rejected, nil
+}
+
+// ImplicitRewardGaps returns, per pair, Δr̂ = r̂(y_w) − r̂(y_l) with the implicit reward of a finished
+// round r̂(x, y) = β·(log π_after(y|x) − log π_before(y|x)) (the prompt-only term cancels in a pair).
+func ImplicitRewardGaps(after, before *lm.Model, beta float64, pairs []PairEx) ([]float64, error) {
+	ac, ar, err := SeqLogProbs(after, pairs)
+	if err != nil {
+		return nil, err
+	}
+	bc, br, err := SeqLogProbs(before, pairs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(pairs))
+	for i := range pairs {
+		out[i] = beta * ((ac[i] - bc[i]) - (ar[i] - br[i]))
+	}
+	return out, nil
+}
+
+// PairWeights returns each pair's gradient weight σ(offset − β·Δ_θ), Δ_θ = the policy's log-ratio
+// margin against ref (§2.2): the factor by which DPO/SPO scales a pair's gradient. DPO's weights
+// are the same with offset 0.
+func PairWeights(policy, ref *lm.Model, beta float64, pairs []PairEx) ([]float64, error) {
+	pc, pr, err := SeqLogProbs(policy, pairs)
+	if err != nil {
+		return nil, err
+	}
+	rc, rr, err := SeqLogProbs(ref, pairs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(pairs))
+	for i, p := range pairs {
+		m := beta * ((pc[i] - rc[i]) - (pr[i] - rr[i]))
+		out[i] = 1 / (1 + math.Exp(-(p.Offset - m)))
+	}
+	return out, nil
+}
+
+// LossValue is the DPO/SPO loss of one pair from its log-ratio margin, on the host (tests, tables).
+func LossValue(beta, margin, offset float64) float64 {
+	z := beta*margin - offset
+	return math.Max(-z, 0) + math.Log1p(math.Exp(-math.Abs(z)))
+}
+
+// SPOOffsets combines earlier rounds' implicit reward gaps into the SPO offset of each pair:
+// offset_b = Σ_{i<n} λ_i·Δr̂_i(b), where gaps[i][b] is round i's gap on pair b (see
+// ImplicitRewardGaps). On the first round (no earlier gaps) or with every λ_i = 0, every offset is 0
+// and SPO is exactly DPO.
+func SPOOffsets(lambdas []float64, gaps [][]float64, n int) ([]float64, error) {
+	if len(lambdas) != len(gaps) {
+		return nil, fmt.Errorf("pref: %d λ values for %d earlier rounds", len(lambdas), len(gaps))
+	}
+	out := make([]float64, n)
+	for i, g := range gaps {
+		if len(g) != n {
+			return nil, fmt.Errorf("pref: round %d has %d gaps for %d pairs", i+1, len(g), n)
+		}
+		for b := range out {
+			out[b] += lambdas[i] * g[b]
+		}
+	}
+	return out, nil
+}

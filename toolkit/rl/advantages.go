@@ -1,0 +1,195 @@
+// Package rl is policy-gradient RL for the tiny LM with verifiable rewards: group rollouts,
+// advantage estimators as small pure functions registered by name (verl's core_algos style), the
+// CAPO noise mask, the PPO-clip policy loss with token-level aggregation, and the GRPO-family
+// training loop (grpo.go holds the whole loop).
+package rl
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Group is one prompt's G sampled responses as the advantage estimators see them.
+type Group struct {
+	// Rewards are the verifiable rewards (binary for the arithmetic task).
+	Rewards []float64
+	// LPM are the responses' length-normalised log-likelihoods under the current policy.
+	LPM []float64
+}
+
+// AdvParams are the estimators' hyperparameters.
+type AdvParams struct {
+	// Eps is added to the group standard deviation (GRPO), as in verl (1e-6).
+	Eps float64 `json:"eps"`
+	// Tau is CAPO's logistic temperature τ (paper: 0.6 for 1.5B, 0.5 for 7B).
+	Tau float64 `json:"tau"`
+	// CAPONorm scales CAPO's pairwise sums: "none", "group" (÷G), "pairs" (÷|P|·|N|) or "grpo"
+	// (rescaled so the group's total |advantage| equals GRPO's on the same rewards: CAPO then only
+	// redistributes GRPO's step within the group by the pair ranking, which isolates the shape of the
+	// surrogate but inherits GRPO's per-group std amplification of rare outcomes). [UNVERIFIED]
+	// which normalisation the paper uses (shared/papers §1.2). The default is "group": a constant
+	// factor, which Adam's scale invariance makes equivalent to the paper's plain sums.
+	CAPONorm string `json:"capo_norm"`
+}
+
+// DefaultAdvParams are the defaults used by the experiments.
+func DefaultAdvParams() AdvParams { return AdvParams{Eps: 1e-6, Tau: 0.5, CAPONorm: "group"} }
+
+// Estimator maps a group to one advantage per response.
+type Estimator func(g Group, p AdvParams) []float64
+
+var estimators = map[string]Estimator{
+	"grpo":    GRPO,
+	"dr_grpo": DrGRPO,
+	"rloo":    RLOO,
+	"capo":    CAPO,
+}
+
+// RegisterEstimator adds an estimator under a name (it panics on a duplicate, a programming error).
+func RegisterEstimator(name string, e Estimator) {
+	if _, dup := estimators[name]; dup {
+		panic("rl: duplicate estimator " + name)
+	}
+	estimators[name] = e
+}
+
+// EstimatorByName returns a registered estimator or an error listing the known names.
+func EstimatorByName(name string) (Estimator, error) {
+	if e, ok := estimators[name]; ok {
+		return e, nil
+	}
+	var names []string
+	for n := range estimators {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("rl: unknown advantage estimator %q (known: %v)", name, names)
+}
+
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// GRPO is (R_i − mean R)/(std R + eps), with the unbiased (G−1) standard deviation as TRL and verl
+// compute it. A group whose rewards are all equal gets zero advantages.
+func GRPO(g Group, p AdvParams) []float64 {
+	n := len(g.Rewards)
+	m := mean(g.Rewards)
+	var ss float64
+	for _, r := range g.Rewards {
+		ss += (r - m) * (r - m)
+	}
+	std := 0.0
+	if n > 1 {
+		std = math.Sqrt(ss / float64(n-1))
+	}
+	out := make([]float64, n)
+	for i, r := range g.Rewards {
+		out[i] = (r - m) / (std + p.Eps)
+	}
+	return out
+}
+
+// DrGRPO is R_i − mean R (no standard-deviation scaling). For binary rewards it equals the pairwise
+// linear form of CAPO §1.1: (1/G)·Σ_j (R_i − R_j).
+func DrGRPO(g Group, _ AdvParams) []float64 {
+	m := mean(g.Rewards)
+	out := make([]float64, len(g.Rewards))
+	for i, r := range g.Rewards {
+		out[i] = r - m
+	}
+	return out
+}
+
+// RLOO is R_i minus the mean reward of the other responses (leave-one-out baseline).
+func RLOO(g Group, _ AdvParams) []float64 {
+	n := len(g.Rewards)
+	out := make([]float64, n)
+	if n < 2 {
+		return out
+	}
+	total := 0.0
+	for _, r := range g.Rewards {
+		total += r
+	}
+	for i, r := range g.Rewards {
+		out[i] = r - (total-r)/float64(n-1)
+	}
+	return out
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// CAPO is the calibration-aware advantage of CAPO §1.2: the gradient of the pairwise logistic AUC
+// surrogate Σ_{i∈P, j∈N} log(1 + exp(−(lpm_i − lpm_j)/τ)) over correct (P, reward > 0.5) and
+// incorrect (N) responses:
+//
+//	correct i:   Ã_i = (1/τ)·Σ_{j∈N} σ((lpm_j − lpm_i)/τ)
+//	incorrect j: Ã_j = −(1/τ)·Σ_{i∈P} σ((lpm_j − lpm_i)/τ)
+//
+// so misranked pairs (a correct answer less likely than a wrong one) weigh most, and pairs already
+// well separated weigh ≈ 0. All-correct and all-wrong groups get zero, as in GRPO. The sums are
+// scaled by p.CAPONorm.
+func CAPO(g Group, p AdvParams) []float64 {
+	n := len(g.Rewards)
+	out := make([]float64, n)
+	var pos, neg []int
+	for i, r := range g.Rewards {
+		if r > 0.5 {
+			pos = append(pos, i)
+		} else {
+			neg = append(neg, i)
+		}
+	}
+	if len(pos) == 0 || len(neg) == 0 {
+		return out
+	}
+	tau := p.Tau
+	for _, i := range pos {
+		for _, j := range neg {
+			w := sigmoid((g.LPM[j]-g.LPM[i])/tau) / tau
+			out[i] += w
+			out[j] -= w
+		}
+	}
+	scale := 1.0
+	switch p.CAPONorm {
+	case "group":
+		scale = 1 / float64(n)
+	case "pairs":
+		scale = 1 / float64(len(pos)*len(neg))
+	case "grpo":
+		var mass, ref float64
+		for i, a := range GRPO(g, p) {
+			ref += math.Abs(a)
+			mass += math.Abs(out[i])
+		}
+		if mass > 0 {
+			scale = ref / mass
+		}
+	}
+	for i := range out {
+		out[i] *= scale
+	}
+	return out
+}
+
+// Validate names an invalid parameter.
+func (p AdvParams) Validate() error {
+	if !(p.Tau > 0) {
+		return fmt.Errorf("rl: tau = %v, need > 0", p.Tau)
+	}
+	if p.Eps < 0 {
+		return fmt.Errorf("rl: eps = %v, need ≥ 0", p.Eps)
+	}
+	switch p.CAPONorm {
+	case "none", "group", "pairs", "grpo":
+		return nil
+	}
+	return fmt.Errorf("rl: capo_norm = %q, want none, group, pairs or grpo", p.CAPONorm)
+}

@@ -1,0 +1,81 @@
+package rl
+
+import (
+	"math"
+	"testing"
+
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/paperlab/paperlab/datasets/arith"
+	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/lm"
+)
+
+// TestPPOLoss checks the PPO-clip loss on a real model: with old log-probs equal to the current ones
+// the ratio is 1, so the loss is −(token mean of the advantages), nothing is clipped and the approx KL
+// is 0; with old log-probs lowered by 1 nat the ratio is e > 1+ε, so positive advantages are clipped
+// (loss −(1+ε)·A) while negative ones are not (loss −e·A).
+func TestPPOLoss(t *testing.T) {
+	be, _, err := backend.New(backend.GoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := lm.NewTokenizer(arith.Alphabet)
+	m, err := lm.NewOn(be, lm.ConfigR(), tok, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := func(s string) []int32 { ids, _ := tok.Encode(s); return ids }
+	exs := []lm.Example{{Prompt: enc("1+2="), Completion: enc("3")}, {Prompt: enc("4*2-1="), Completion: enc("8,7;7")}}
+	scored, err := m.Score(exs, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := lm.Pack(exs, 16, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	advs := []float64{0.7, -1.3}
+	build := func(shift float32) []any {
+		old := make([]float32, b.B*b.T)
+		adv := make([]float32, b.B*b.T)
+		for i, s := range scored {
+			for j, lp := range s.LogProbs {
+				old[i*b.T+b.CompletionStart[i]+j] = lp - shift
+				adv[i*b.T+b.CompletionStart[i]+j] = float32(advs[i])
+			}
+		}
+		ref := append([]float32(nil), old...)
+		return append(b.Tensors(), tensors.FromFlatDataAndDimensions(old, b.B, b.T),
+			tensors.FromFlatDataAndDimensions(adv, b.B, b.T), tensors.FromFlatDataAndDimensions(ref, b.B, b.T))
+	}
+	loss := PPOLoss(DefaultLoss())
+	exec := MustNewExec(be, func(g *Graph, in []*Node) []*Node {
+		l, metrics := loss(m.Config, lm.NewViews(m.Layout, in[0]), in[1:])
+		return append([]*Node{l}, metrics...)
+	})
+	n0, n1 := float64(len(scored[0].LogProbs)), float64(len(scored[1].LogProbs))
+	run := func(shift float32) []float64 {
+		out := exec.MustCall(append([]any{m.Params}, build(shift)...)...)
+		v := make([]float64, len(out))
+		for i, o := range out {
+			v[i] = float64(tensors.ToScalar[float32](o))
+		}
+		return v
+	}
+	got := run(0)
+	want := -(advs[0]*n0 + advs[1]*n1) / (n0 + n1)
+	if math.Abs(got[0]-want) > 1e-5 || got[1] != 0 || math.Abs(got[2]) > 1e-6 {
+		t.Fatalf("ratio 1: loss %v (want %v), clip_ratio %v, approx_kl %v", got[0], want, got[1], got[2])
+	}
+	got = run(1)
+	e := math.E
+	want = -(advs[0]*1.2*n0 + advs[1]*e*n1) / (n0 + n1)
+	if math.Abs(got[0]-want) > 1e-4 || math.Abs(got[1]-n0/(n0+n1)) > 1e-6 {
+		t.Fatalf("ratio e: loss %v (want %v), clip_ratio %v (want %v)", got[0], want, got[1], n0/(n0+n1))
+	}
+	// k3 KL against a reference equal to the old policy: e − 1 − 1 per token (r = −1).
+	if math.Abs(got[4]-(math.Exp(-1)+1-1)) > 1e-4 {
+		t.Fatalf("kl = %v, want %v", got[4], math.Exp(-1))
+	}
+}

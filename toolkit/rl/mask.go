@@ -1,0 +1,77 @@
+package rl
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// MaskThresholds are CAPO's reference-perplexity thresholds (§1.2): a correct response is kept when
+// PPL_ref ≤ High (a correct answer the reference model finds very unlikely is a lucky guess); an
+// incorrect one is kept when PPL_ref ≥ Low (an incorrect answer it finds very likely is
+// near-correct, unfairly penalised). The paper uses High 2.5, Low 1.05 on its models.
+type MaskThresholds struct {
+	High float64 `json:"ref_high"`
+	Low  float64 `json:"ref_low"`
+}
+
+// NoiseMask returns m(o) for each response: 1 to keep, 0 to drop. It applies to any estimator's
+// advantages (Â = m·Ã; [UNVERIFIED] whether masked responses still enter the others' pairwise sums —
+// here they do: Ã is computed over the whole group first, as the simplest reading of §1.2).
+func NoiseMask(correct []bool, refPPL []float64, th MaskThresholds) []float64 {
+	m := make([]float64, len(correct))
+	for i, c := range correct {
+		if (c && refPPL[i] <= th.High) || (!c && refPPL[i] >= th.Low) {
+			m[i] = 1
+		}
+	}
+	return m
+}
+
+// Quantile is the q-quantile (0..1) of xs by linear interpolation between order statistics.
+func Quantile(xs []float64, q float64) (float64, error) {
+	if len(xs) == 0 {
+		return 0, fmt.Errorf("rl: quantile of no values")
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	pos := q * float64(len(s)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(s)-1)
+	return s[lo] + (pos-float64(lo))*(s[hi]-s[lo]), nil
+}
+
+// ThresholdsFromQuantiles derives the mask thresholds from the reference (SFT) model's perplexities
+// on its own samples. The paper says only that its 2.5 / 1.05 come "from the interquartile range of
+// the reference model's PPL on correct and incorrect answers" [UNVERIFIED]; two readings:
+//
+//   - rule "cross" (default here): High = the qHigh quantile of PPL on *incorrect* samples (a correct
+//     answer less likely than most wrong ones is a lucky guess) and Low = the qLow quantile on
+//     *correct* ones (a wrong answer more confident than most right ones is near-correct). This
+//     matches the paper's values being far apart (2.5 ≫ 1.05).
+//   - rule "same": High = the qHigh quantile on correct samples, Low = the qLow quantile on incorrect
+//     ones (the assumption written in shared/papers §1.5).
+func ThresholdsFromQuantiles(rule string, correct []bool, ppl []float64, qHigh, qLow float64) (MaskThresholds, error) {
+	var pc, pi []float64
+	for i, c := range correct {
+		if c {
+			pc = append(pc, ppl[i])
+		} else {
+			pi = append(pi, ppl[i])
+		}
+	}
+	if len(pc) == 0 || len(pi) == 0 {
+		return MaskThresholds{}, fmt.Errorf("rl: mask thresholds need both correct (%d) and incorrect (%d) samples", len(pc), len(pi))
+	}
+	switch rule {
+	case "cross":
+		h, _ := Quantile(pi, qHigh)
+		l, _ := Quantile(pc, qLow)
+		return MaskThresholds{High: h, Low: l}, nil
+	case "same":
+		h, _ := Quantile(pc, qHigh)
+		l, _ := Quantile(pi, qLow)
+		return MaskThresholds{High: h, Low: l}, nil
+	}
+	return MaskThresholds{}, fmt.Errorf("rl: mask threshold rule %q, want cross or same", rule)
+}
