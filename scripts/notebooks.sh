@@ -18,7 +18,7 @@ for nb in notebooks/*.ipynb; do
     args=(--inplace)
     result="$nb"
   else
-    export PAPERLAB_SCALE=smoke
+    export PAPERLAB_SCALE=smoke PAPERLAB_RERUN=1  # never reuse a stale smoke result
     args=(--output-dir "$out")
     result="$out/$name.ipynb"
   fi
