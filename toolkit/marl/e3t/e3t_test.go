@@ -1,0 +1,169 @@
+package e3t
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
+)
+
+func TestMain(m *testing.M) {
+	// The determinism checks need the pure-Go engine (bit-identical by construction).
+	os.Setenv(backend.EnvBackend, backend.GoConfig)
+	os.Exit(m.Run())
+}
+
+// stayAgent never moves.
+type stayAgent struct{}
+
+func (stayAgent) Reset(int) {}
+func (stayAgent) Saw([]int) {}
+
+func (stayAgent) Act(g []*overcooked.Env, _ []int, _ *rand.Rand) ([]int, error) {
+	out := make([]int, len(g))
+	for k := range out {
+		out[k] = int(overcooked.Stay)
+	}
+	return out, nil
+}
+
+func TestEvaluateScriptedPairs(t *testing.T) {
+	cfg := overcooked.DefaultConfig("cramped_room")
+	cfg.Horizon = 200
+	on := ScriptedAgent{Scripted: overcooked.ScriptedPartners["onion-carrier"]}
+	dish := ScriptedAgent{Scripted: overcooked.ScriptedPartners["dish-server"]}
+	a, err := Evaluate(cfg, on, dish, 4, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Evaluate(cfg, on, dish, 4, 7)
+	if a != b {
+		t.Fatalf("same seed, different returns %v vs %v", a, b)
+	}
+	if a < 20 || math.Mod(a*4, 20) != 0 {
+		t.Fatalf("onion carrier with dish server: mean return %v, want soups (multiples of 20 in total) and at least one per game", a)
+	}
+	if z, _ := Evaluate(cfg, stayAgent{}, stayAgent{}, 2, 1); z != 0 {
+		t.Fatalf("two idle cooks scored %v", z)
+	}
+}
+
+func TestPolicyHistoryAndEpsilon(t *testing.T) {
+	cfg := Default(overcooked.DefaultConfig("cramped_room"), "e3t")
+	cfg.PartnerModel, cfg.K, cfg.Envs, cfg.Iters, cfg.Hidden = true, 2, 2, 1, 8
+	cfg.Game.Horizon = 10
+	res, err := Train(cfg, 3, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Policy
+	g, _ := overcooked.New(cfg.Game)
+	g.Reset(0)
+	p.Reset(1)
+	rng := rand.New(rand.NewPCG(1, 1))
+	row := overcooked.VectorSize + overcooked.NumActions
+	for step, other := range []int{1, 4, 2} {
+		if _, err := p.Act([]*overcooked.Env{g}, []int{0}, rng); err != nil {
+			t.Fatal(err)
+		}
+		p.Saw([]int{other})
+		if want := min(step+1, 2); len(p.hist[0]) != want {
+			t.Fatalf("after %d steps the history holds %d rows, want %d", step+1, len(p.hist[0]), want)
+		}
+	}
+	in := p.pmInput(0, make([]float32, overcooked.VectorSize))
+	if len(in) != 2*row+overcooked.VectorSize {
+		t.Fatalf("partner-model input of %d values", len(in))
+	}
+	if in[row+overcooked.VectorSize+2] != 1 || in[overcooked.VectorSize+4] != 1 {
+		t.Fatalf("history order: the newest action (2) must be last, the one before (4) first")
+	}
+	// ε = 1 ignores the actor: uniform actions.
+	p.Epsilon = 1
+	counts := make([]int, overcooked.NumActions)
+	games := make([]*overcooked.Env, 600)
+	idx := make([]int, len(games))
+	for k := range games {
+		games[k] = g
+	}
+	p.Reset(len(games))
+	acts, err := p.Act(games, idx, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range acts {
+		counts[a]++
+	}
+	for a, c := range counts {
+		if c < 60 || c > 140 {
+			t.Fatalf("ε = 1: action %d drawn %d times of 600 (counts %v)", a, c, counts)
+		}
+	}
+}
+
+// TestTrainDeterministic: the same seed gives bit-identical curves and weights on the pure-Go engine;
+// another seed does not.
+func TestTrainDeterministic(t *testing.T) {
+	cfg := Default(overcooked.DefaultConfig("cramped_room"), "e3t")
+	cfg.PartnerModel, cfg.Envs, cfg.Iters, cfg.Hidden = true, 2, 2, 16
+	cfg.Game.Horizon = 20
+	run := func(seed uint64) ([]float64, []float32) {
+		res, err := Train(cfg, seed, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ys []float64
+		for _, name := range []string{"policy_loss", "value_loss", "entropy", "pm_loss", "shaped_return"} {
+			c, ok := res.Curves[name]
+			if !ok || len(c.Y) != cfg.Iters {
+				t.Fatalf("curve %s: %d points, want %d", name, len(c.Y), cfg.Iters)
+			}
+			ys = append(ys, c.Y...)
+		}
+		w, _ := res.Policy.Actor.Weights()
+		return ys, w
+	}
+	a, wa := run(5)
+	b, wb := run(5)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("curve value %d: %v vs %v with the same seed", i, a[i], b[i])
+		}
+	}
+	for i := range wa {
+		if wa[i] != wb[i] {
+			t.Fatalf("weight %d differs with the same seed", i)
+		}
+	}
+	c, _ := run(6)
+	same := true
+	for i := range a {
+		same = same && a[i] == c[i]
+	}
+	if same {
+		t.Fatal("seeds 5 and 6 gave identical curves")
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	base := Default(overcooked.DefaultConfig("cramped_room"), "sp")
+	for want, mut := range map[string]func(*Config){
+		`mode "xx"`:    func(c *Config) { c.Mode = "xx" },
+		"epsilon":      func(c *Config) { c.Epsilon = 2 },
+		"k ≥ 1":        func(c *Config) { c.PartnerModel, c.K = true, 0 },
+		"mini_batches": func(c *Config) { c.MiniBatches = 0 },
+	} {
+		c := base
+		mut(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v", want, err)
+		}
+	}
+	if _, err := Train(Default(overcooked.DefaultConfig("cramped_room"), "br"), 1, Options{}); err == nil || !strings.Contains(err.Error(), "population") {
+		t.Errorf("br without a population: %v", err)
+	}
+}

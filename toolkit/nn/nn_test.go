@@ -1,0 +1,231 @@
+package nn
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/paperlab/paperlab/toolkit/backend"
+)
+
+// quadModel is w[2,2] (decayed) and b[3] (not decayed) with loss Σ(w−1)² + Σ b²·x, x a batch input.
+func quadModel(t *testing.T) *Model {
+	t.Helper()
+	be, _, err := backend.New(backend.GoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l Layout
+	l.Add("w", true, 2, 2)
+	l.Add("b", false, 3)
+	m, err := NewModel(be, l, []float32{0.5, -2, 3, 0, 1, -1, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &m
+}
+
+func quadLoss(w *Views, in []*Node) (*Node, []*Node) {
+	d := AddScalar(w.W("w"), -1)
+	bb := w.W("b")
+	loss := Add(ReduceAllSum(Square(d)), Mul(ReduceAllSum(Square(bb)), in[0]))
+	return loss, []*Node{ReduceAllSum(bb)}
+}
+
+// hostAdam is PyTorch's Adam(W) with global-norm clipping, written out on the host.
+func hostAdam(o OptConfig, p, m, v []float64, decay []float32, x float64, steps int) {
+	for step := 1; step <= steps; step++ {
+		g := make([]float64, len(p))
+		for i := 0; i < 4; i++ {
+			g[i] = 2 * (p[i] - 1)
+		}
+		for i := 4; i < 7; i++ {
+			g[i] = 2 * p[i] * x
+		}
+		norm := 0.0
+		for _, gi := range g {
+			norm += gi * gi
+		}
+		norm = math.Sqrt(norm)
+		scale := math.Min(1, o.ClipNorm/(norm+1e-6))
+		lr := o.LRAt(step)
+		bc1, bc2 := 1-math.Pow(o.Beta1, float64(step)), 1-math.Pow(o.Beta2, float64(step))
+		for i := range p {
+			gi := g[i] * scale
+			p[i] -= lr * o.WeightDecay * float64(decay[i]) * p[i]
+			m[i] = o.Beta1*m[i] + (1-o.Beta1)*gi
+			v[i] = o.Beta2*v[i] + (1-o.Beta2)*gi*gi
+			p[i] -= lr * (m[i] / bc1) / (math.Sqrt(v[i]/bc2) + o.Eps)
+		}
+	}
+}
+
+func TestAdamMatchesHostReference(t *testing.T) {
+	m := quadModel(t)
+	o := OptConfig{LR: 0.1, Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, WeightDecay: 0.05, ClipNorm: 2, WarmupSteps: 2, TotalSteps: 6, MinLRFrac: 0.1}
+	tr, err := NewTrainer(m, o, "quad", []string{"sum_b"}, quadLoss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const x, steps = 0.7, 5
+	for s := 0; s < steps; s++ {
+		st, err := tr.Update(float32(x))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Step != s+1 || math.Abs(st.LR-o.LRAt(s+1)) > 1e-12 {
+			t.Fatalf("step stats %+v", st)
+		}
+		if _, ok := st.Metrics["sum_b"]; !ok {
+			t.Fatalf("metric sum_b missing: %v", st.Metrics)
+		}
+	}
+	p := []float64{0.5, -2, 3, 0, 1, -1, 4}
+	mm, vv := make([]float64, 7), make([]float64, 7)
+	hostAdam(o, p, mm, vv, m.Layout.DecayMask(), x, steps)
+	got, err := m.Weights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p {
+		if math.Abs(float64(got[i])-p[i]) > 1e-5 {
+			t.Fatalf("weight %d: engine %v, host reference %v (all %v vs %v)", i, got[i], p[i], got, p)
+		}
+	}
+}
+
+func TestNonFiniteLossStopsAndKeepsWeights(t *testing.T) {
+	m := quadModel(t)
+	tr, err := NewTrainer(m, DefaultOpt(0.1), "quad", []string{"sum_b"}, quadLoss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Update(float32(1)); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := m.Weights()
+	_, err = tr.Update(float32(math.NaN()))
+	if err == nil || !strings.Contains(err.Error(), "quad step 2") || !strings.Contains(err.Error(), "not finite") {
+		t.Fatalf("want an error naming step 2 and the non-finite loss, got %v", err)
+	}
+	after, _ := m.Weights()
+	for i := range before {
+		if before[i] != after[i] {
+			t.Fatalf("weights changed by a failed step: %v → %v", before, after)
+		}
+	}
+	if tr.Step != 1 {
+		t.Fatalf("step count %d after a failed step, want 1", tr.Step)
+	}
+}
+
+func TestCheckpointRoundTripAndErrors(t *testing.T) {
+	m := quadModel(t)
+	tr, err := NewTrainer(m, DefaultOpt(0.05), "quad", []string{"sum_b"}, quadLoss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := tr.Update(float32(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "ck")
+	if err := Save(dir, m, tr, map[string]string{"kind": "quad"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := m.Weights()
+	if s.Manifest.Step != 3 || len(s.Weights) != len(w) || s.M == nil || s.V == nil || !strings.Contains(string(s.Manifest.Meta), "quad") {
+		t.Fatalf("manifest %+v", s.Manifest)
+	}
+	for i := range w {
+		if s.Weights[i] != w[i] {
+			t.Fatalf("weights differ after reload")
+		}
+	}
+	// Resuming from the checkpoint continues bit-identically.
+	m2 := quadModel(t)
+	if err := m2.SetWeights(s.Weights); err != nil {
+		t.Fatal(err)
+	}
+	tr2, _ := NewTrainer(m2, *s.Manifest.Opt, "quad", []string{"sum_b"}, quadLoss)
+	if err := tr2.SetState(s.M, s.V, s.Manifest.Step); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Update(float32(1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr2.Update(float32(1)); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := m.Weights()
+	b, _ := m2.Weights()
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("resumed step differs at %d: %v vs %v", i, a[i], b[i])
+		}
+	}
+	// Overwriting leaves no temporary directory behind.
+	if err := Save(dir, m, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dir))
+	if len(entries) != 1 {
+		t.Fatalf("left behind: %v", entries)
+	}
+	if s, err := Load(dir); err != nil || s.M != nil {
+		t.Fatalf("weights-only checkpoint: %v, %+v", err, s)
+	}
+	// A truncated weight file names the file and the sizes.
+	if err := os.WriteFile(filepath.Join(dir, "params.f32"), []byte{1, 2, 3}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "params.f32: 3 bytes, want 28") {
+		t.Fatalf("truncated params: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"format":"other/9"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), `format "other/9"`) {
+		t.Fatalf("wrong format: %v", err)
+	}
+}
+
+func TestScheduleAndValidation(t *testing.T) {
+	o := OptConfig{LR: 1, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WarmupSteps: 4, TotalSteps: 14, MinLRFrac: 0.1}
+	for step, want := range map[int]float64{1: 0.25, 4: 1, 9: 0.55, 14: 0.1, 20: 0.1} {
+		if got := o.LRAt(step); math.Abs(got-want) > 1e-12 {
+			t.Errorf("LRAt(%d) = %v, want %v", step, got, want)
+		}
+	}
+	for field, bad := range map[string]OptConfig{
+		"lr":          {Beta1: 0.9, Beta2: 0.9, Eps: 1},
+		"betas":       {LR: 1, Beta1: 1, Beta2: 0.9, Eps: 1},
+		"eps":         {LR: 1, Beta1: 0.9, Beta2: 0.9},
+		"min_lr_frac": {LR: 1, Beta1: 0.9, Beta2: 0.9, Eps: 1, MinLRFrac: 2},
+	} {
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("%s: got %v", field, err)
+		}
+	}
+	var l Layout
+	l.Add("a", true, 2, 3)
+	l.Add("b", false, 4)
+	if a, _ := l.Get("a"); a.Offset != 0 || a.Size() != 6 {
+		t.Fatalf("a: %+v", a)
+	}
+	if b, _ := l.Get("b"); b.Offset != 6 || l.Size != 10 {
+		t.Fatalf("b: %+v size %d", b, l.Size)
+	}
+	mask := l.DecayMask()
+	if mask[5] != 1 || mask[6] != 0 {
+		t.Fatalf("decay mask %v", mask)
+	}
+}
