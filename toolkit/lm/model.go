@@ -71,8 +71,8 @@ func (m *Model) Clone() (*Model, error) {
 }
 
 // call runs a compiled graph and converts GoMLX's panics into errors.
-func call(e *Exec, args ...any) ([]*tensors.Tensor, error) {
-	out, err := nn.Call(e, args...)
+func (m *Model) call(e *Exec, args ...any) ([]*tensors.Tensor, error) {
+	out, err := m.Model.Call(e, args...)
 	if err != nil {
 		return nil, fmt.Errorf("lm: %w", err)
 	}

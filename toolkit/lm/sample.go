@@ -152,7 +152,7 @@ func (m *Model) sampleChunk(prompts [][]int32, sc SampleConfig, r *rand.Rand) ([
 			}
 		}
 	}
-	res, err := call(m.prefillExec(), m.Params,
+	res, err := m.call(m.prefillExec(), m.Params,
 		tensors.FromFlatDataAndDimensions(tokens, b, p),
 		tensors.FromFlatDataAndDimensions(pos, b, p),
 		tensors.FromFlatDataAndDimensions(keyMask, b, tmax))
@@ -200,7 +200,7 @@ func (m *Model) sampleChunk(prompts [][]int32, sc SampleConfig, r *rand.Rand) ([
 				next[i], nextPos[i] = PAD, 0
 			}
 		}
-		res, err = call(m.decodeExec(), m.Params,
+		res, err = m.call(m.decodeExec(), m.Params,
 			tensors.FromFlatDataAndDimensions(append([]int32(nil), next...), b),
 			tensors.FromFlatDataAndDimensions(append([]int32(nil), nextPos...), b),
 			int32(col),

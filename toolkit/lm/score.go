@@ -56,7 +56,7 @@ func (m *Model) Score(examples []Example, withEOS bool) ([]Scored, error) {
 			}
 			b.CompletionLen[i] = 0
 		}
-		res, err := call(m.scoreExec(), m.Params,
+		res, err := m.call(m.scoreExec(), m.Params,
 			tensors.FromFlatDataAndDimensions(b.Tokens, b.B, b.T),
 			tensors.FromFlatDataAndDimensions(b.Positions, b.B, b.T),
 			tensors.FromFlatDataAndDimensions(b.KeyMask, b.B, b.T),

@@ -142,8 +142,11 @@ func NewModel(b compute.Backend, l Layout, flat []float32) (Model, error) {
 	if len(flat) != l.Size {
 		return Model{}, fmt.Errorf("nn: %d weights for a layout of %d", len(flat), l.Size)
 	}
-	return Model{Layout: l, Params: tensors.FromFlatDataAndDimensions(flat, len(flat)),
-		rt: &runtime{backend: b, execs: map[string]*Exec{}}}, nil
+	t, err := onDevice(b, flat)
+	if err != nil {
+		return Model{}, err
+	}
+	return Model{Layout: l, Params: t, rt: &runtime{backend: b, execs: map[string]*Exec{}}}, nil
 }
 
 // Backend is the engine the model runs on.
@@ -169,28 +172,63 @@ func (m *Model) CloneWeights() (Model, error) {
 		return Model{}, err
 	}
 	c := *m
-	c.Params = tensors.FromFlatDataAndDimensions(flat, len(flat))
+	if c.Params, err = onDevice(m.rt.backend, flat); err != nil {
+		return Model{}, err
+	}
 	return c, nil
 }
 
 // Weights copies the flat weight vector to the host.
 func (m *Model) Weights() ([]float32, error) { return tensors.CopyFlatData[float32](m.Params) }
 
-// SetWeights replaces the weights (length must match the layout).
+// SetWeights replaces the weights (length must match the layout) and frees the old ones.
 func (m *Model) SetWeights(flat []float32) error {
 	if len(flat) != m.Layout.Size {
 		return fmt.Errorf("nn: %d weights given, the layout has %d", len(flat), m.Layout.Size)
 	}
-	m.Params = tensors.FromFlatDataAndDimensions(append([]float32(nil), flat...), len(flat))
+	t, err := onDevice(m.rt.backend, append([]float32(nil), flat...))
+	if err != nil {
+		return err
+	}
+	old := m.Params
+	m.Params = t
+	if old != nil {
+		_ = old.FinalizeAll()
+	}
 	return nil
 }
 
-// Call runs a compiled graph and converts GoMLX's panics into errors.
-func Call(e *Exec, args ...any) (out []*tensors.Tensor, err error) {
+// Call runs a compiled graph of m and converts GoMLX's panics into errors.
+//
+// Tensors are never freed by the garbage collector on engines with native memory (ONNX Runtime,
+// XLA): a host tensor passed as an argument gets a device copy that lives until it is finalized
+// explicitly (measured before this: ~7 KB leaked per MLP forward on ONNX Runtime, 24 GB over an
+// E3T run). Call therefore donates a fresh device copy of every argument tensor that is only on
+// the host — the run consumes it, and the tensor's host data stay valid for reuse. Tensors already
+// on the device (weights, outputs of earlier calls) are passed as they are; the caller owns the
+// output tensors and finalizes them.
+func (m *Model) Call(e *Exec, args ...any) (out []*tensors.Tensor, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
+	for i, a := range args {
+		if t, ok := a.(*tensors.Tensor); ok && !t.IsOnAnyDevice() {
+			if args[i], err = DonateTensorBuffer(t, m.rt.backend, 0); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return e.Call(args...)
+}
+
+// onDevice returns a tensor of the flat values already placed on engine b (so repeated calls do not
+// copy them again).
+func onDevice(b compute.Backend, flat []float32) (*tensors.Tensor, error) {
+	t := tensors.FromFlatDataAndDimensions(flat, len(flat))
+	if err := t.MaterializeOnDevice(b, false, 0); err != nil {
+		return nil, fmt.Errorf("nn: placing %d weights on the engine: %w", len(flat), err)
+	}
+	return t, nil
 }

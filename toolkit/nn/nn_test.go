@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/backend"
 )
 
@@ -227,5 +229,62 @@ func TestScheduleAndValidation(t *testing.T) {
 	mask := l.DecayMask()
 	if mask[5] != 1 || mask[6] != 0 {
 		t.Fatalf("decay mask %v", mask)
+	}
+}
+
+// TestCallLeavesNoDeviceCopies: on every engine, host tensors passed to Call keep their host data
+// and hold no device copy afterwards (on ONNX Runtime nothing else would free it), weights replaced
+// by SetWeights are freed, and repeated calls give the same result.
+func TestCallLeavesNoDeviceCopies(t *testing.T) {
+	engines := []string{backend.GoConfig}
+	if backend.ORTLibrary() != "" {
+		engines = append(engines, backend.ONNXConfig)
+	} else if os.Getenv("PAPERLAB_REQUIRE_ONNX") == "1" {
+		t.Fatal("PAPERLAB_REQUIRE_ONNX=1 but the ONNX Runtime library is missing; run `make setup`")
+	}
+	for _, cfg := range engines {
+		be, _, err := backend.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l Layout
+		l.Add("w", true, 3, 2)
+		m, err := NewModel(be, l, []float32{1, 2, 3, 4, 5, 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := m.Exec("matmul", func(b compute.Backend) *Exec {
+			return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
+				return []*Node{MatMul(in[1], NewViews(l, in[0]).W("w"))}
+			})
+		})
+		x := tensors.FromFlatDataAndDimensions([]float32{1, 0, 2, 0, 1, 1}, 2, 3)
+		var first []float32
+		for i := 0; i < 3; i++ {
+			out, err := m.Call(e, m.Params, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := tensors.CopyFlatData[float32](out[0])
+			out[0].FinalizeAll()
+			if first == nil {
+				first = got
+			} else if got[0] != first[0] || got[3] != first[3] {
+				t.Fatalf("%s: call %d gave %v, first %v", cfg, i, got, first)
+			}
+			if x.IsOnAnyDevice() || !x.IsLocal() {
+				t.Fatalf("%s: the argument holds a device copy (%v) or lost its host data (%v)", cfg, x.IsOnAnyDevice(), !x.IsLocal())
+			}
+		}
+		if first[0] != 11 || first[1] != 14 || first[2] != 8 || first[3] != 10 {
+			t.Fatalf("%s: x·w = %v, want [11 14 8 10]", cfg, first)
+		}
+		old := m.Params
+		if err := m.SetWeights([]float32{0, 0, 0, 0, 0, 0}); err != nil {
+			t.Fatal(err)
+		}
+		if old.Ok() {
+			t.Fatalf("%s: the replaced weights were not freed", cfg)
+		}
 	}
 }

@@ -42,11 +42,20 @@ func NewTrainer(m *Model, opt OptConfig, name string, metricNames []string, loss
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	zeros := make([]float32, m.Layout.Size)
-	return &Trainer{Net: m, Opt: opt, name: name, metricNames: metricNames, lossFn: lossFn,
-		M:     tensors.FromFlatDataAndDimensions(zeros, len(zeros)),
-		V:     tensors.FromFlatDataAndDimensions(append([]float32(nil), zeros...), len(zeros)),
-		decay: tensors.FromFlatDataAndDimensions(m.Layout.DecayMask(), m.Layout.Size)}, nil
+	b := m.Backend()
+	mom, err := onDevice(b, make([]float32, m.Layout.Size))
+	if err != nil {
+		return nil, err
+	}
+	vel, err := onDevice(b, make([]float32, m.Layout.Size))
+	if err != nil {
+		return nil, err
+	}
+	decay, err := onDevice(b, m.Layout.DecayMask())
+	if err != nil {
+		return nil, err
+	}
+	return &Trainer{Net: m, Opt: opt, name: name, metricNames: metricNames, lossFn: lossFn, M: mom, V: vel, decay: decay}, nil
 }
 
 // SetState restores Adam's moments and the step count (from a checkpoint).
@@ -54,9 +63,17 @@ func (t *Trainer) SetState(m, v []float32, step int) error {
 	if len(m) != t.Net.Layout.Size || len(v) != t.Net.Layout.Size {
 		return fmt.Errorf("nn: optimizer state of %d/%d values for %d weights", len(m), len(v), t.Net.Layout.Size)
 	}
-	t.M = tensors.FromFlatDataAndDimensions(append([]float32(nil), m...), len(m))
-	t.V = tensors.FromFlatDataAndDimensions(append([]float32(nil), v...), len(v))
-	t.Step = step
+	nm, err := onDevice(t.Net.Backend(), append([]float32(nil), m...))
+	if err != nil {
+		return err
+	}
+	nv, err := onDevice(t.Net.Backend(), append([]float32(nil), v...))
+	if err != nil {
+		return err
+	}
+	_ = t.M.FinalizeAll()
+	_ = t.V.FinalizeAll()
+	t.M, t.V, t.Step = nm, nv, step
 	return nil
 }
 
@@ -85,7 +102,7 @@ func (t *Trainer) Update(batch ...any) (StepStats, error) {
 	bc1 := 1 - math.Pow(o.Beta1, float64(step))
 	bc2 := 1 - math.Pow(o.Beta2, float64(step))
 	args := append([]any{t.Net.Params, t.M, t.V, float32(lr), float32(bc1), float32(bc2), t.decay}, batch...)
-	out, err := Call(t.exec(), args...)
+	out, err := t.Net.Call(t.exec(), args...)
 	if err != nil {
 		return StepStats{}, fmt.Errorf("%s step %d: %w", t.name, step, err)
 	}

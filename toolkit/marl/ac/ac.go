@@ -86,7 +86,7 @@ func (n *Net) Apply(x []float32, rows int) ([]float32, error) {
 			return Forward(nn.NewViews(n.Layout, flat), "mlp", n.Layers(), x)
 		})
 	})
-	out, err := nn.Call(e, n.Params, tensors.FromFlatDataAndDimensions(x, rows, n.Sizes[0]))
+	out, err := n.Call(e, n.Params, tensors.FromFlatDataAndDimensions(x, rows, n.Sizes[0]))
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,7 @@ func (c *Mixed) Eval(state []float32, acts []int, rows int) (q, k, qt []float32,
 	for i, a := range acts {
 		a32[i] = int32(a)
 	}
-	out, err := nn.Call(e, c.Params, tensors.FromFlatDataAndDimensions(state, rows, c.StateDim),
+	out, err := c.Call(e, c.Params, tensors.FromFlatDataAndDimensions(state, rows, c.StateDim),
 		tensors.FromFlatDataAndDimensions(a32, rows*c.N))
 	if err != nil {
 		return nil, nil, nil, err

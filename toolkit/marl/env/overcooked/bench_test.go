@@ -26,8 +26,14 @@ func BenchmarkStep(b *testing.B) {
 
 // BenchmarkEnvStep: a full environment step as training sees it — rules plus both players' 96-value
 // featurize_state observations — one thread.
-func BenchmarkEnvStep(b *testing.B) {
-	e, err := env.Make("overcooked:cramped_room")
+func BenchmarkEnvStep(b *testing.B) { benchEnv(b, "overcooked:cramped_room") }
+
+// BenchmarkEnvStepLossless: rules plus both players' lossless observation planes (what
+// bench/overcooked.sh compares with overcooked_ai's lossless_state_encoding).
+func BenchmarkEnvStepLossless(b *testing.B) { benchEnv(b, "overcooked:cramped_room-lossless") }
+
+func benchEnv(b *testing.B, scenario string) {
+	e, err := env.Make(scenario)
 	if err != nil {
 		b.Fatal(err)
 	}

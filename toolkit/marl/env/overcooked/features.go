@@ -27,25 +27,7 @@ func (s *State) Lossless(a int, r Rules, horizon int) []float32 {
 	set(1, s.Players[b].Pos, 1)
 	set(2+s.Players[a].Dir, s.Players[a].Pos, 1)
 	set(6+s.Players[b].Dir, s.Players[b].Pos, 1)
-	for y := 0; y < l.H; y++ {
-		for x := 0; x < l.W; x++ {
-			p := Pos{x, y}
-			switch l.Grid[y][x] {
-			case Pot:
-				set(10, p, 1)
-			case Counter:
-				set(11, p, 1)
-			case Onion:
-				set(12, p, 1)
-			case Tomato:
-				set(13, p, 1)
-			case Dish:
-				set(14, p, 1)
-			case Serve:
-				set(15, p, 1)
-			}
-		}
-	}
+	copy(out[10*wh:16*wh], l.terrain)
 	for p, pot := range s.Pots {
 		switch {
 		case pot.Empty():
@@ -91,69 +73,77 @@ const VectorSize = 96
 
 // planner holds, for a layout, the action distance from every (cell, orientation) to every
 // "facing" goal (a floor cell next to a feature, facing it), as overcooked_ai's motion planner
-// computes min_cost_to_feature (the other player is ignored).
+// computes min_cost_to_feature (the other player is ignored). dist is dense:
+// dist[((y·W+x)·4+dir)·W·H + goal cell] is the distance, −1 when the goal is unreachable.
 type planner struct {
 	l    *Layout
-	dist map[stateKey]map[Pos]int // from (pos, dir) to feature cell
-}
-
-type stateKey struct {
-	p   Pos
-	dir int
+	dist []int16
 }
 
 func newPlanner(l *Layout) *planner {
-	pl := &planner{l: l, dist: map[stateKey]map[Pos]int{}}
+	wh := l.W * l.H
+	pl := &planner{l: l, dist: make([]int16, wh*4*wh)}
+	for i := range pl.dist {
+		pl.dist[i] = -1
+	}
+	seen := make([]int, wh*4)
+	queue := make([]int, 0, wh*4)
 	for y := 0; y < l.H; y++ {
 		for x := 0; x < l.W; x++ {
 			if l.Grid[y][x] != Floor {
 				continue
 			}
 			for d := 0; d < 4; d++ {
-				start := stateKey{Pos{x, y}, d}
-				pl.dist[start] = pl.bfs(start)
+				start := (y*l.W+x)*4 + d
+				pl.bfs(start, pl.dist[start*wh:(start+1)*wh], seen, queue)
 			}
 		}
 	}
 	return pl
 }
 
-// bfs returns, for each non-floor cell, the fewest actions after which the player faces it.
-func (pl *planner) bfs(start stateKey) map[Pos]int {
-	seen := map[stateKey]int{start: 0}
-	queue := []stateKey{start}
-	out := map[Pos]int{}
+// bfs fills out[cell] with the fewest actions after which the player, starting from state start
+// ((y·W+x)·4+dir), faces the non-floor cell.
+func (pl *planner) bfs(start int, out []int16, seen []int, queue []int) {
+	l := pl.l
+	for i := range seen {
+		seen[i] = -1
+	}
+	seen[start] = 0
+	queue = append(queue[:0], start)
 	for len(queue) > 0 {
 		cur := queue[0]
 		queue = queue[1:]
 		d := seen[cur]
-		facing := cur.p.Add(Directions[cur.dir])
-		if pl.l.At(facing) != Floor {
-			if _, ok := out[facing]; !ok {
-				out[facing] = d
+		p := Pos{cur / 4 % l.W, cur / 4 / l.W}
+		if facing := p.Add(Directions[cur%4]); l.At(facing) != Floor && facing.X >= 0 && facing.Y >= 0 &&
+			facing.X < l.W && facing.Y < l.H {
+			if c := facing.Y*l.W + facing.X; out[c] < 0 {
+				out[c] = int16(d)
 			}
 		}
 		for a := 0; a < 4; a++ {
-			next := stateKey{cur.p, a}
-			if np := cur.p.Add(Directions[a]); pl.l.At(np) == Floor {
-				next.p = np
+			np := p
+			if q := p.Add(Directions[a]); l.At(q) == Floor {
+				np = q
 			}
-			if _, ok := seen[next]; !ok {
+			next := (np.Y*l.W+np.X)*4 + a
+			if seen[next] < 0 {
 				seen[next] = d + 1
 				queue = append(queue, next)
 			}
 		}
 	}
-	return out
 }
 
 // closest returns the reachable candidate with the smallest cost from (p, dir) (ties: the first in
 // the list) and whether any is reachable.
 func (pl *planner) closest(p Pos, dir int, cands []Pos) (Pos, bool) {
-	dm := pl.dist[stateKey{p, dir}]
-	best, bestD, ok := Pos{}, 0, false
+	wh := pl.l.W * pl.l.H
+	row := pl.dist[((p.Y*pl.l.W+p.X)*4+dir)*wh:][:wh]
+	best, bestD, ok := Pos{}, int16(0), false
 	for _, c := range cands {
-		if d, reach := dm[c]; reach && (!ok || d < bestD) {
+		if d := row[c.Y*pl.l.W+c.X]; d >= 0 && (!ok || d < bestD) {
 			best, bestD, ok = c, d, true
 		}
 	}
@@ -165,17 +155,17 @@ func (pl *planner) closest(p Pos, dir int, cands []Pos) (Pos, bool) {
 // planner objects on counters are never "closest", so counter candidates are left out here too.
 func (s *State) Vector(i int, pl *planner, r Rules) []float32 {
 	out := make([]float32, 0, VectorSize)
-	out = append(out, s.block(i, pl, r)...)
-	out = append(out, s.block(1-i, pl, r)...)
+	out = s.block(out, i, pl, r)
+	out = s.block(out, 1-i, pl, r)
 	me, other := s.Players[i].Pos, s.Players[1-i].Pos
 	out = append(out, float32(other.X-me.X), float32(other.Y-me.Y), float32(me.X), float32(me.Y))
 	return out
 }
 
-func (s *State) block(i int, pl *planner, r Rules) []float32 {
+// block appends player i's 46 values to b.
+func (s *State) block(b []float32, i int, pl *planner, r Rules) []float32 {
 	l := s.Layout
 	p := s.Players[i]
-	b := make([]float32, 0, 46)
 	for d := 0; d < 4; d++ {
 		b = append(b, b01(p.Dir == d))
 	}
@@ -205,7 +195,8 @@ func (s *State) block(i int, pl *planner, r Rules) []float32 {
 	}
 	delta(false, l.Serves)
 	b = append(b, 0, 0) // closest empty counter: never a goal with the default planner
-	remaining := append([]Pos(nil), l.Pots...)
+	var buf [8]Pos
+	remaining := append(buf[:0], l.Pots...)
 	for j := 0; j < 2; j++ {
 		c, ok := pl.closest(p.Pos, p.Dir, remaining)
 		if !ok {

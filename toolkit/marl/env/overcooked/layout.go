@@ -37,6 +37,8 @@ type Layout struct {
 	Starts []Pos    // start cell of player 0, 1
 	// Cells of each terrain kind, row-major (y outer, x inner), as overcooked_ai lists them.
 	Pots, Onions, Dishes, Serves, Counters []Pos
+	// terrain holds the lossless encoding's static planes 10–15 (pot … serve), computed once.
+	terrain []float32
 }
 
 // Layouts are the five classic kitchens (old names in brackets in shared/papers §7.2).
@@ -156,6 +158,15 @@ func ParseLayout(name, grid string) (*Layout, error) {
 		return nil, fmt.Errorf("layout %s: no dish dispenser (D)", name)
 	case len(l.Serves) == 0:
 		return nil, fmt.Errorf("layout %s: no serving cell (S)", name)
+	}
+	wh := l.W * l.H
+	l.terrain = make([]float32, 6*wh)
+	for y := 0; y < l.H; y++ {
+		for x := 0; x < l.W; x++ {
+			if c := strings.IndexByte("PXOTDS", l.Grid[y][x]); c >= 0 {
+				l.terrain[c*wh+y*l.W+x] = 1
+			}
+		}
 	}
 	return l, nil
 }

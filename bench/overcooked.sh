@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Overcooked env speed, side by side in one command: PaperLab's Go rules (toolkit/marl/env/overcooked
+# benchmarks: rules only, rules + 96-value featurize_state, rules + lossless planes, 32 games stepped
+# on 2 goroutines) and overcooked_ai's Python rules as the measuring peer (bench/overcooked_peer.py).
+# The peer needs an overcooked_ai checkout: OVERCOOKED_AI_SRC=/path/to/overcooked_ai/src (default
+# ../overcooked_ai/src); without one only the Go side runs and the script says so.
+# Run it alone.   bench/overcooked.sh [rounds]   (default 5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds="${1:-5}"
+out=bench/out
+mkdir -p "$out"
+src="${OVERCOOKED_AI_SRC:-../overcooked_ai/src}"
+peer=1
+if [ ! -f "$src/overcooked_ai_py/mdp/overcooked_mdp.py" ]; then
+  echo "bench: no overcooked_ai source at $src (set OVERCOOKED_AI_SRC); the Python peer is skipped" >&2; peer=0
+elif ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  echo "bench: the peer needs numpy (apt-get install python3-numpy); skipped" >&2; peer=0
+fi
+go test -c -o "$out/overcooked.test" ./toolkit/marl/env/overcooked
+: > "$out/overcooked_raw.txt"
+for r in $(seq "$rounds"); do
+  echo "round $r/$rounds" >&2
+  {
+    "$out/overcooked.test" -test.run '^$' -test.bench . -test.benchtime 1s 2>/dev/null | grep '^Benchmark'
+    if [ "$peer" = 1 ]; then /usr/bin/python3 bench/overcooked_peer.py "$src" 1 20000; fi
+  } >> "$out/overcooked_raw.txt"
+done
+awk '
+  function median(s,   a,n,i,j,x) { n=split(s,a," "); for(i=2;i<=n;i++){x=a[i];for(j=i-1;j>=1&&a[j]>x;j--)a[j+1]=a[j];a[j+1]=x}
+                                     return (n%2)?a[(n+1)/2]:(a[n/2]+a[n/2+1])/2 }
+  $1=="peer" { p[$2]=p[$2]" "$3; next }
+  /^Benchmark/ { name=$1; sub(/^Benchmark/,"",name); sub(/-[0-9]+$/,"",name);
+                 for (i=1;i<=NF;i++) if ($(i+1)=="steps/s") g[name]=g[name]" "$i }
+  END {
+    printf "%-18s %14s\n", "benchmark", "steps/s"
+    for (n in g) printf "go %-15s %14.0f\n", n, median(g[n])
+    for (n in p) printf "python %-11s %14.0f\n", n, median(p[n])
+    if ("rules" in p) {
+      printf "ratio rules (Go Step / Python get_state_transition):            %8.0fx\n", median(g["Step"])/median(p["rules"])
+      printf "ratio env (Go EnvStepLossless / Python rules+lossless_encoding): %8.0fx\n", median(g["EnvStepLossless"])/median(p["lossless"])
+      printf "ratio vectorized (Go VecEnvStep / Python rules+lossless):       %8.0fx\n", median(g["VecEnvStep"])/median(p["lossless"])
+    }
+    print "(medians over all rounds; one Go thread except VecEnvStep, which uses 2 goroutines)"
+  }' "$out/overcooked_raw.txt" | tee "$out/overcooked_summary.txt"
