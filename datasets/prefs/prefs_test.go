@@ -87,4 +87,15 @@ func TestJSONL(t *testing.T) {
 		!strings.Contains(err.Error(), "x:1: field chosen") {
 		t.Fatalf("bad character: %v", err)
 	}
+	for want, line := range map[string]string{
+		"x:2: field prompt":    `{"prompt":"ab","chosen":"a","rejected":"b","dimension":"helpful"}`,
+		"x:2: field dimension": `{"prompt":"ab>","chosen":"a","rejected":"b","dimension":"funny"}`,
+		"x:2: ":                `{"prompt":"ab>",`,
+	} {
+		good, _ := json.Marshal(p)
+		in := string(good) + "\n" + line + "\n"
+		if _, err := c.DecodeJSONL(strings.NewReader(in), "x"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v", want, err)
+		}
+	}
 }

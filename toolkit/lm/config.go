@@ -3,11 +3,13 @@
 //
 // Layout (GoMLX style, kept apart):
 //   - config.go, tokenizer.go: what the model is and what it reads;
-//   - params.go: the model state — all weights in one flat float32 vector with a named layout;
+//   - params.go: the model state — all weights in one flat float32 vector with a named layout
+//     (toolkit/nn's Layout and Model, shared with the multi-agent nets);
 //   - graph.go: pure graph functions (forward pass, KV-cache decode, losses) on *graph.Node;
-//   - optim.go: Adam/AdamW on the flat vector, gradient clipping, warmup+cosine schedule;
-//   - train.go: the SFT loop (progress, eval, curves, NaN check); sample.go, score.go: inference;
-//   - checkpoint.go: atomic save and exact load.
+//   - trainer.go: the update step any loss plugs into (toolkit/nn's Adam/AdamW, clipping,
+//     warmup+cosine schedule, NaN check); batch.go: packing examples into padded batches;
+//   - sft.go: the SFT loop (progress, eval, curves); sample.go, score.go: inference;
+//   - checkpoint.go: atomic save and exact load (toolkit/nn's format, with the model's config).
 //
 // Keeping every weight in one flat vector makes the optimizer a handful of graph ops instead of a
 // dozen per weight tensor, makes a reference model just another vector fed to the same compiled

@@ -2,6 +2,7 @@ package pref
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/compute"
@@ -164,5 +165,66 @@ func TestDPOLearnsPreferences(t *testing.T) {
 		if _, ok := curves[k]; !ok {
 			t.Fatalf("metric %s not logged", k)
 		}
+	}
+}
+
+// TestSequentialDriver: the driver's rounds equal hand-run TrainPairs rounds bit for bit — naive
+// sequential DPO (λ = 0: each round DPO against the previous policy) and SPO (offsets λ·Δr̂ of round
+// 1, computed from π_1 and the start model).
+func TestSequentialDriver(t *testing.T) {
+	_, m, pairs := setup(t)
+	for i := range pairs {
+		pairs[i].Offset = 0
+	}
+	second := []PairEx{pairs[2], pairs[0], pairs[1]}
+	cfg := TrainConfig{Beta: 0.2, Steps: 4, BatchSize: 4, Opt: lm.DefaultOpt(1e-3), Seed: 7}
+	same := func(what string, a, b *lm.Model) {
+		t.Helper()
+		wa, _ := a.Weights()
+		wb, _ := b.Weights()
+		for i := range wa {
+			if wa[i] != wb[i] {
+				t.Fatalf("%s: weights differ at %d", what, i)
+			}
+		}
+	}
+	// By hand.
+	pi1, _ := m.Clone()
+	if _, err := TrainPairs(pi1, m, pairs, cfg, Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	c2 := cfg
+	c2.Seed++
+	naive, _ := pi1.Clone()
+	if _, err := TrainPairs(naive, pi1, second, c2, Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	gaps, err := ImplicitRewardGaps(pi1, m, cfg.Beta, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withOff := append([]PairEx(nil), second...)
+	for i := range withOff {
+		withOff[i].Offset = 2 * gaps[i]
+	}
+	spo, _ := pi1.Clone()
+	if _, err := TrainPairs(spo, pi1, withOff, c2, Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	// By the driver.
+	models, curves, err := Sequential(m, [][]PairEx{pairs, second}, nil, cfg, nil)
+	if err != nil || len(models) != 2 || len(curves) != 2 {
+		t.Fatalf("naive: %v (%d models)", err, len(models))
+	}
+	same("round 1", models[0], pi1)
+	same("naive round 2", models[1], naive)
+	models, _, err = Sequential(m, [][]PairEx{pairs, second}, []float64{2}, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same("SPO round 2", models[1], spo)
+	if _, _, err := Sequential(m, [][]PairEx{pairs, second, pairs}, []float64{1}, cfg, nil); err == nil ||
+		!strings.Contains(err.Error(), "1 λ values for 3 rounds") {
+		t.Fatalf("too few λ: %v", err)
 	}
 }

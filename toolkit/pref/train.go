@@ -32,7 +32,8 @@ func (c TrainConfig) Validate() error {
 
 // Hooks are optional callbacks.
 type Hooks struct {
-	OnEval   func(step int) (map[string]float64, error)
+	// OnEval evaluates the policy being trained at an eval step.
+	OnEval   func(policy *lm.Model, step int) (map[string]float64, error)
 	Progress track.Progress
 }
 
@@ -63,7 +64,7 @@ func TrainPairs(policy, ref *lm.Model, pairs []PairEx, cfg TrainConfig, hooks Ho
 		if hooks.OnEval == nil {
 			return nil
 		}
-		v, err := hooks.OnEval(step)
+		v, err := hooks.OnEval(policy, step)
 		if err != nil {
 			return fmt.Errorf("pref eval at step %d: %w", step, err)
 		}

@@ -39,3 +39,100 @@ func TestTraceScript(t *testing.T) {
 		t.Fatal("unknown layout accepted")
 	}
 }
+
+// traceFile runs `paperlab trace overcooked:cramped_room -steps 100 -actions FILE` on a committed,
+// hand-written action file and decodes its JSON lines.
+func traceFile(t *testing.T, file string) []overcooked.TraceStep {
+	t.Helper()
+	var buf bytes.Buffer
+	path := filepath.Join("..", "..", "marl", "env", "overcooked", "testdata", file)
+	if err := trace([]string{"overcooked:cramped_room", "-steps", "100", "-actions", path}, &buf); err != nil {
+		t.Fatal(err)
+	}
+	var out []overcooked.TraceStep
+	for i, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var s overcooked.TraceStep
+		if err := json.Unmarshal([]byte(l), &s); err != nil || s.T != i+1 {
+			t.Fatalf("line %d: %v (t=%d)", i+1, err, s.T)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestTraceSoup: the trace of testdata/soup.txt shows overcooked_ai's rules step by step: onion
+// pickups, potting (+3 shaped), the automatic start at the third onion, a fourth onion refused, a
+// counter drop, the useful dish pickup (+3), the 20-tick timer, the soup pickup (+5) and the
+// delivery (+20 sparse).
+func TestTraceSoup(t *testing.T) {
+	s := traceFile(t, "soup.txt")
+	if len(s) != 40 {
+		t.Fatalf("%d steps, want 40", len(s))
+	}
+	type want struct {
+		hold           string
+		onions, tick   int
+		status         string
+		shaped, sparse float64
+	}
+	for step, w := range map[int]want{
+		3:  {"onion", 0, -1, "empty", 0, 0},
+		6:  {"", 1, -1, "idle", 3, 0},
+		11: {"", 2, -1, "idle", 3, 0},
+		16: {"", 3, 1, "cooking", 3, 0},
+		21: {"onion", 3, 6, "cooking", 0, 0},
+		27: {"dish", 3, 12, "cooking", 3, 0},
+		34: {"dish", 3, 19, "cooking", 0, 0},
+		35: {"dish", 3, 20, "ready", 0, 0},
+		36: {"soup", 0, -1, "empty", 5, 0},
+		40: {"", 0, -1, "empty", 0, 20},
+	} {
+		g := s[step-1]
+		p, pot := g.Players[0], g.Pots[0]
+		if p.Holding != w.hold || pot.Onions != w.onions || pot.Tick != w.tick || pot.Status != w.status ||
+			g.Shaped[0] != w.shaped || g.Sparse[0] != w.sparse {
+			t.Errorf("t=%d: holding %q, pot %d onions tick %d %s, shaped %v sparse %v; want %+v",
+				step, p.Holding, pot.Onions, pot.Tick, pot.Status, g.Shaped[0], g.Sparse[0], w)
+		}
+	}
+	if c := s[24].Counters; len(c) != 1 || c[0].Pos != [2]int{0, 2} || c[0].Object != "onion" {
+		t.Errorf("t=25: counters %+v, want the onion on (0,2)", c)
+	}
+	total := 0.0
+	for _, g := range s {
+		total += g.Sparse[0] + g.Sparse[1]
+	}
+	if total != 20 {
+		t.Errorf("sparse return %v, want one delivery (20)", total)
+	}
+}
+
+// TestTraceCollisions: testdata/collisions.txt — swaps, moving into a standing player and two moves
+// into one cell are blocked (the players only turn); following into a cell being left is allowed;
+// moving into a non-floor cell only turns.
+func TestTraceCollisions(t *testing.T) {
+	s := traceFile(t, "collisions.txt")
+	want := [][2]struct {
+		pos    [2]int
+		facing string
+	}{
+		{{[2]int{1, 1}, "N"}, {[2]int{2, 1}, "W"}},
+		{{[2]int{1, 1}, "E"}, {[2]int{2, 1}, "W"}},
+		{{[2]int{2, 1}, "E"}, {[2]int{2, 2}, "S"}},
+		{{[2]int{2, 1}, "S"}, {[2]int{2, 2}, "S"}},
+		{{[2]int{2, 1}, "S"}, {[2]int{2, 2}, "N"}},
+		{{[2]int{1, 1}, "W"}, {[2]int{2, 2}, "N"}},
+		{{[2]int{1, 1}, "E"}, {[2]int{2, 2}, "N"}},
+		{{[2]int{1, 1}, "W"}, {[2]int{2, 2}, "N"}},
+	}
+	if len(s) != len(want) {
+		t.Fatalf("%d steps, want %d", len(s), len(want))
+	}
+	for i, w := range want {
+		for k := 0; k < 2; k++ {
+			if p := s[i].Players[k]; p.Pos != w[k].pos || p.Facing != w[k].facing {
+				t.Errorf("t=%d player %d at %v facing %s, want %v %s", i+1, k, p.Pos, p.Facing, w[k].pos, w[k].facing)
+			}
+		}
+	}
+}

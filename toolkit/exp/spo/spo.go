@@ -227,22 +227,25 @@ func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
 	return out, nil
 }
 
-// round runs one DPO/SPO round and returns the curves of the true rewards during it.
-func (s *setup) round(label string, policy, ref *lm.Model, pairs []pref.PairEx, steps int, seed uint64) (map[string]exp.Curve, error) {
+// round runs one DPO/SPO round on top of history (pref.NextRound: λ per finished round, nil = DPO)
+// and returns it with the curves of the true rewards during it.
+func (s *setup) round(label string, history []*lm.Model, pairs []pref.PairEx, lambdas []float64, steps int, seed uint64) (*pref.RoundResult, map[string]exp.Curve, error) {
 	rc := s.cfg.Round
 	rc.Steps, rc.Seed = steps, seed
-	curves, err := pref.TrainPairs(policy, ref, pairs, rc, pref.Hooks{
+	r, err := pref.NextRound(history, pairs, lambdas, rc, pref.Hooks{
 		Progress: s.progress(label, steps),
-		OnEval:   func(step int) (map[string]float64, error) { return s.evaluate(policy, seed*1000+uint64(step)) },
+		OnEval: func(policy *lm.Model, step int) (map[string]float64, error) {
+			return s.evaluate(policy, seed*1000+uint64(step))
+		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", label, err)
+		return nil, nil, fmt.Errorf("%s: %w", label, err)
 	}
 	out := map[string]exp.Curve{}
 	for _, k := range []string{"reward_1", "reward_2", "loss", "rewards/accuracies", "rewards/margins"} {
-		out[label+"/"+k] = curves[k]
+		out[label+"/"+k] = r.Curves[k]
 	}
-	return out, nil
+	return r, out, nil
 }
 
 func (s *setup) methods(res *exp.Result) error {
@@ -262,53 +265,38 @@ func (s *setup) methods(res *exp.Result) error {
 	}
 	// Round 1: DPO on dimension 1.
 	t = time.Now()
-	pi1, _ := s.sft.Clone()
-	r1, err := s.round("round1", pi1, s.sft, s.pairs[0], c.Round.Steps, seed)
+	r1, c1, err := s.round("round1", []*lm.Model{s.sft}, s.pairs[0], nil, c.Round.Steps, seed)
 	if err != nil {
 		return err
 	}
-	if err := add("dpo-1", pi1, r1, t); err != nil {
+	pi1 := r1.Policy
+	if err := add("dpo-1", pi1, c1, t); err != nil {
 		return err
 	}
 	res.Timing["round1"] += time.Since(t).Seconds()
-	// Round 2, naive: DPO on dimension 2 from π_1.
+	history := []*lm.Model{s.sft, pi1}
+	// Round 2, naive: DPO on dimension 2 from π_1 (λ = 0).
 	t = time.Now()
-	seq, _ := pi1.Clone()
-	r2, err := s.round("round2", seq, pi1, s.pairs[1], c.Round.Steps, seed+1)
+	seq, c2, err := s.round("round2", history, s.pairs[1], nil, c.Round.Steps, seed+1)
 	if err != nil {
 		return err
 	}
-	if err := add("seq-dpo", seq, merge(r1, r2), t); err != nil {
+	if err := add("seq-dpo", seq.Policy, merge(c1, c2), t); err != nil {
 		return err
 	}
 	// Mixed: both dimensions' pairs at once, from SFT, for the steps of two rounds.
 	t = time.Now()
-	mixed, _ := s.sft.Clone()
-	rm, err := s.round("mixed", mixed, s.sft, append(append([]pref.PairEx(nil), s.pairs[0]...), s.pairs[1]...), 2*c.Round.Steps, seed+2)
+	mixed, cm, err := s.round("mixed", []*lm.Model{s.sft}, append(append([]pref.PairEx(nil), s.pairs[0]...), s.pairs[1]...), nil, 2*c.Round.Steps, seed+2)
 	if err != nil {
 		return err
 	}
-	if err := add("mixed-dpo", mixed, rm, t); err != nil {
+	if err := add("mixed-dpo", mixed.Policy, cm, t); err != nil {
 		return err
 	}
-	// SPO round 2: the implicit reward gaps of round 1 on the dimension-2 pairs.
-	gaps, err := pref.ImplicitRewardGaps(pi1, s.sft, c.Round.Beta, s.pairs[1])
-	if err != nil {
-		return err
-	}
+	// SPO round 2: offsets λ·Δr̂_1 from round 1's implicit rewards on the dimension-2 pairs.
 	for _, lambda := range append([]float64{c.Lambda}, c.Sweep...) {
 		t = time.Now()
-		off, err := pref.SPOOffsets([]float64{lambda}, [][]float64{gaps}, len(gaps))
-		if err != nil {
-			return err
-		}
-		pairs := make([]pref.PairEx, len(s.pairs[1]))
-		for i, p := range s.pairs[1] {
-			pairs[i] = p
-			pairs[i].Offset = off[i]
-		}
-		spo, _ := pi1.Clone()
-		r, err := s.round("round2", spo, pi1, pairs, c.Round.Steps, seed+1)
+		spo, cs, err := s.round("round2", history, s.pairs[1], []float64{lambda}, c.Round.Steps, seed+1)
 		if err != nil {
 			return err
 		}
@@ -316,21 +304,20 @@ func (s *setup) methods(res *exp.Result) error {
 		if lambda != c.Lambda {
 			name = fmt.Sprintf("spo-λ%g", lambda)
 		}
-		curves := merge(r1, r)
+		curves := merge(c1, cs)
 		if name == "spo" {
 			// Per-pair gradient weights at the end of round 2: SPO's σ(λΔr̂ − βΔθ) and naive DPO's σ(−βΔθ).
-			ws, err := pref.PairWeights(spo, pi1, c.Round.Beta, pairs)
+			ws, err := pref.PairWeights(spo.Policy, pi1, c.Round.Beta, spo.Pairs)
 			if err != nil {
 				return err
 			}
-			dpoPairs := append([]pref.PairEx(nil), s.pairs[1]...)
-			wd, err := pref.PairWeights(seq, pi1, c.Round.Beta, dpoPairs)
+			wd, err := pref.PairWeights(seq.Policy, pi1, c.Round.Beta, seq.Pairs)
 			if err != nil {
 				return err
 			}
 			curves["weights/spo"], curves["weights/seq-dpo"] = histogram(ws), histogram(wd)
 		}
-		if err := add(name, spo, curves, t); err != nil {
+		if err := add(name, spo.Policy, curves, t); err != nil {
 			return err
 		}
 		res.Timing["round2_"+name] += time.Since(t).Seconds()

@@ -2,6 +2,7 @@ package overcooked
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -29,9 +30,11 @@ func DefaultConfig(layout string) Config {
 // "-lossless" (observation planes), e.g. "cramped_room-h200-c5".
 func ParseSpec(spec string) (Config, error) {
 	parts := strings.Split(spec, "-")
-	c := DefaultConfig(parts[0])
-	if _, ok := Layouts[c.Layout]; !ok {
-		return c, fmt.Errorf("unknown Overcooked layout %q (known: %s)", c.Layout, strings.Join(LayoutNames(), ", "))
+	name, ok := CanonicalLayout(parts[0])
+	c := DefaultConfig(name)
+	if !ok {
+		return c, fmt.Errorf("unknown Overcooked layout %q (known: %s, or an alias: %s)", parts[0],
+			strings.Join(LayoutNames(), ", "), strings.Join(aliasNames(), ", "))
 	}
 	for _, o := range parts[1:] {
 		switch {
@@ -74,11 +77,12 @@ type Env struct {
 func New(c Config) (*Env, error) {
 	grid, name := c.Grid, c.Layout
 	if grid == "" {
-		g, ok := Layouts[c.Layout]
+		canon, ok := CanonicalLayout(c.Layout)
 		if !ok {
-			return nil, fmt.Errorf("unknown Overcooked layout %q (known: %s)", c.Layout, strings.Join(LayoutNames(), ", "))
+			return nil, fmt.Errorf("unknown Overcooked layout %q (known: %s, or an alias: %s)", c.Layout,
+				strings.Join(LayoutNames(), ", "), strings.Join(aliasNames(), ", "))
 		}
-		grid = g
+		grid, name, c.Layout = Layouts[canon], canon, canon
 	} else if name == "" {
 		name = "custom"
 	}
@@ -95,6 +99,15 @@ func New(c Config) (*Env, error) {
 	e := &Env{Cfg: c, Layout: l, ShapingFactor: 1, pl: newPlanner(l)}
 	e.Game = NewState(l)
 	return e, nil
+}
+
+func aliasNames() []string {
+	var n []string
+	for k := range LayoutAliases {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
 }
 
 func makeEnv(spec string) (env.Env, error) {

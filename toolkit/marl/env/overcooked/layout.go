@@ -69,6 +69,27 @@ X  1   X
 XXXOOXXX`,
 }
 
+// LayoutAliases map other names of the classic kitchens to ours: overcooked_ai's
+// counter_circuit_o_1order (the single-order benchmark; its counter_circuit.layout is now a
+// multi-order variant) and the old HARL names the E3T code uses.
+var LayoutAliases = map[string]string{
+	"counter_circuit_o_1order": "counter_circuit",
+	"simple":                   "cramped_room",
+	"unident_s":                "asymmetric_advantages",
+	"random1":                  "coordination_ring",
+	"random0":                  "forced_coordination",
+	"random3":                  "counter_circuit",
+}
+
+// CanonicalLayout returns the built-in name of a layout name or alias, and whether it is known.
+func CanonicalLayout(name string) (string, bool) {
+	if a, ok := LayoutAliases[name]; ok {
+		name = a
+	}
+	_, ok := Layouts[name]
+	return name, ok
+}
+
 // LayoutNames lists the built-in layouts, sorted.
 func LayoutNames() []string {
 	var n []string

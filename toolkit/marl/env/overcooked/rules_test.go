@@ -1,6 +1,7 @@
 package overcooked
 
 import (
+	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -186,6 +187,18 @@ func TestLayoutErrorsNameRowAndColumn(t *testing.T) {
 		if _, err := ParseLayout(name, Layouts[name]); err != nil {
 			t.Errorf("built-in %s: %v", name, err)
 		}
+	}
+	for alias, canon := range LayoutAliases {
+		e, err := env.Make("overcooked:" + alias + "-h100")
+		if err != nil {
+			t.Fatalf("alias %s: %v", alias, err)
+		}
+		if g := e.(*Env); g.Cfg.Layout != canon || g.Cfg.Horizon != 100 || g.Layout.Name != canon {
+			t.Errorf("alias %s: layout %s (%s), want %s", alias, g.Cfg.Layout, g.Layout.Name, canon)
+		}
+	}
+	if _, err := env.Make("overcooked:random7"); err == nil || !strings.Contains(err.Error(), "counter_circuit_o_1order") {
+		t.Errorf("unknown layout: %v (should list the aliases)", err)
 	}
 }
 
