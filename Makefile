@@ -39,6 +39,7 @@ lab: setup
 
 bench: setup
 	bash bench/run.sh
+	bash bench/overcooked.sh
 
 fuzz:
 	go test -fuzz FuzzDecodeJSONL -fuzztime 30s ./datasets/arith

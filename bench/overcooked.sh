@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Overcooked env speed, side by side in one command: PaperLab's Go rules (toolkit/marl/env/overcooked
 # benchmarks: rules only, rules + 96-value featurize_state, rules + lossless planes, 32 games stepped
-# on 2 goroutines) and overcooked_ai's Python rules as the measuring peer (bench/overcooked_peer.py).
+# on 2 goroutines) and overcooked_ai's Python rules (the same three) as the measuring peer
+# (bench/overcooked_peer.py).
 # The peer needs an overcooked_ai checkout: OVERCOOKED_AI_SRC=/path/to/overcooked_ai/src (default
 # ../overcooked_ai/src); without one only the Go side runs and the script says so.
 # Run it alone.   bench/overcooked.sh [rounds]   (default 5)
@@ -32,14 +33,18 @@ awk '
   $1=="peer" { p[$2]=p[$2]" "$3; next }
   /^Benchmark/ { name=$1; sub(/^Benchmark/,"",name); sub(/-[0-9]+$/,"",name);
                  for (i=1;i<=NF;i++) if ($(i+1)=="steps/s") g[name]=g[name]" "$i }
+  function r(label, gname, pname) { printf "ratio %-62s %8.0fx\n", label, median(g[gname])/median(p[pname]) }
   END {
-    printf "%-18s %14s\n", "benchmark", "steps/s"
-    for (n in g) printf "go %-15s %14.0f\n", n, median(g[n])
-    for (n in p) printf "python %-11s %14.0f\n", n, median(p[n])
+    printf "%-28s %14s\n", "benchmark", "steps/s"
+    for (n in g) printf "go %-25s %14.0f\n", n, median(g[n])
+    for (n in p) printf "python %-21s %14.0f\n", n, median(p[n])
     if ("rules" in p) {
-      printf "ratio rules (Go Step / Python get_state_transition):            %8.0fx\n", median(g["Step"])/median(p["rules"])
-      printf "ratio env (Go EnvStepLossless / Python rules+lossless_encoding): %8.0fx\n", median(g["EnvStepLossless"])/median(p["lossless"])
-      printf "ratio vectorized (Go VecEnvStep / Python rules+lossless):       %8.0fx\n", median(g["VecEnvStep"])/median(p["lossless"])
+      r("rules      Go Step / Python get_state_transition", "Step", "rules")
+      r("featurized Go EnvStep / Python rules+featurize_state", "EnvStep", "featurized")
+      r("featurized Go EnvStepReuse / Python rules+featurize_state", "EnvStepReuse", "featurized")
+      r("lossless   Go EnvStepLossless / Python rules+lossless", "EnvStepLossless", "lossless")
+      r("lossless   Go EnvStepLosslessReuse / Python rules+lossless", "EnvStepLosslessReuse", "lossless")
+      r("vectorized Go VecEnvStepReuse / Python rules+featurize_state", "VecEnvStepReuse", "featurized")
     }
-    print "(medians over all rounds; one Go thread except VecEnvStep, which uses 2 goroutines)"
+    print "(medians over all rounds; one Go thread except VecEnvStep*, which steps 256 copies on 2 goroutines)"
   }' "$out/overcooked_raw.txt" | tee "$out/overcooked_summary.txt"

@@ -135,6 +135,7 @@ type runtime struct {
 	backend compute.Backend
 	mu      sync.Mutex
 	execs   map[string]*Exec
+	refs    int // models sharing these graphs (the original and its clones)
 }
 
 // NewModel puts the weights flat (len = layout size) on engine b.
@@ -146,7 +147,7 @@ func NewModel(b compute.Backend, l Layout, flat []float32) (Model, error) {
 	if err != nil {
 		return Model{}, err
 	}
-	return Model{Layout: l, Params: t, rt: &runtime{backend: b, execs: map[string]*Exec{}}}, nil
+	return Model{Layout: l, Params: t, rt: &runtime{backend: b, execs: map[string]*Exec{}, refs: 1}}, nil
 }
 
 // Backend is the engine the model runs on.
@@ -175,7 +176,35 @@ func (m *Model) CloneWeights() (Model, error) {
 	if c.Params, err = onDevice(m.rt.backend, flat); err != nil {
 		return Model{}, err
 	}
+	m.rt.mu.Lock()
+	m.rt.refs++
+	m.rt.mu.Unlock()
 	return c, nil
+}
+
+// Close frees the model's weights on the engine and, when no clone still shares them, its compiled
+// graphs. Engines with native memory (ONNX Runtime, XLA) never free either on their own: a program
+// that builds many models (seeds × methods of an experiment) closes each when done with it. The
+// model must not be used after Close; closing twice is a no-op.
+func (m *Model) Close() {
+	if m.Params != nil {
+		_ = m.Params.FinalizeAll()
+		m.Params = nil
+	}
+	r := m.rt
+	if r == nil {
+		return
+	}
+	m.rt = nil
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refs--; r.refs > 0 {
+		return
+	}
+	for k, e := range r.execs {
+		e.Finalize()
+		delete(r.execs, k)
+	}
 }
 
 // Weights copies the flat weight vector to the host.

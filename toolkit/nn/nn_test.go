@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -286,5 +287,61 @@ func TestCallLeavesNoDeviceCopies(t *testing.T) {
 		if old.Ok() {
 			t.Fatalf("%s: the replaced weights were not freed", cfg)
 		}
+	}
+}
+
+// Close frees a model's weights; its compiled graphs go with the last model sharing them (a clone
+// keeps working after the original is closed), and closing twice is harmless.
+func TestCloseFreesWeightsAndSharedGraphs(t *testing.T) {
+	be, _, err := backend.New(backend.GoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l Layout
+	l.Add("w", true, 2)
+	m, err := NewModel(be, l, []float32{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := m.Exec("double", func(b compute.Backend) *Exec {
+		return MustNewExec(b, func(g *Graph, in []*Node) []*Node { return []*Node{MulScalar(in[0], 2)} })
+	})
+	c, err := m.CloneWeights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := m.Params
+	rt := m.rt
+	m.Close()
+	m.Close()
+	if w.Ok() || m.Params != nil {
+		t.Fatal("Close left the weights allocated")
+	}
+	if len(rt.execs) != 1 {
+		t.Fatalf("closing the original with a live clone dropped the shared graphs (%d left)", len(rt.execs))
+	}
+	out, err := c.Call(c.Exec("double", nil), c.Params)
+	if err != nil {
+		t.Fatalf("the clone cannot run after the original was closed: %v", err)
+	}
+	if got, _ := tensors.CopyFlatData[float32](out[0]); got[0] != 2 || got[1] != 4 {
+		t.Fatalf("clone computed %v, want [2 4]", got)
+	}
+	out[0].FinalizeAll()
+	c.Close()
+	if len(rt.execs) != 0 {
+		t.Fatalf("closing the last model left %d compiled graphs", len(rt.execs))
+	}
+	ran := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("%v", r)
+			}
+		}()
+		_, err = e.Call(tensors.FromFlatDataAndDimensions([]float32{1, 1}, 2))
+		return err
+	}
+	if err := ran(); err == nil {
+		t.Fatal("a finalized graph still ran")
 	}
 }

@@ -129,6 +129,17 @@ func (t *Trainer) Update(batch ...any) (StepStats, error) {
 	return st, nil
 }
 
+// Close frees the optimizer state on the engine (not the model: close it separately). The trainer
+// must not be used after Close.
+func (t *Trainer) Close() {
+	for _, x := range []*tensors.Tensor{t.M, t.V, t.decay} {
+		if x != nil {
+			_ = x.FinalizeAll()
+		}
+	}
+	t.M, t.V, t.decay = nil, nil, nil
+}
+
 // Scalar64 reads a scalar tensor as float64 (NaN for other types).
 func Scalar64(t *tensors.Tensor) float64 {
 	switch v := t.Value().(type) {

@@ -59,6 +59,7 @@ func TrainPairs(policy, ref *lm.Model, pairs []PairEx, cfg TrainConfig, hooks Ho
 	if err != nil {
 		return nil, err
 	}
+	defer tr.Close()
 	curves := track.Curves{}
 	eval := func(step int) error {
 		if hooks.OnEval == nil {

@@ -135,6 +135,7 @@ func runSeed(cfg Config, seed uint64, tok *lm.Tokenizer, opt exp.Options, res *e
 	if err != nil {
 		return err
 	}
+	defer sft.Close() // models live in native engine memory until closed
 	sc := cfg.SFT
 	sc.Seed = seed
 	progress := nb.NewProgress(fmt.Sprintf("capo seed %d: SFT", seed), sc.Steps)
@@ -143,7 +144,11 @@ func runSeed(cfg Config, seed uint64, tok *lm.Tokenizer, opt exp.Options, res *e
 	if err != nil {
 		return err
 	}
-	if _, _, err := lm.TrainSFT(sft, sc, noisy, nil, lm.SFTHooks{Progress: progress}); err != nil {
+	tr, _, err := lm.TrainSFT(sft, sc, noisy, nil, lm.SFTHooks{Progress: progress})
+	if tr != nil {
+		tr.Close()
+	}
+	if err != nil {
 		return err
 	}
 	res.Timing["sft"] += time.Since(t0).Seconds()
@@ -197,6 +202,7 @@ func runMethod(cfg Config, m Method, seed uint64, sft *lm.Model, pool, eval *lmt
 	if err != nil {
 		return exp.Run{}, err
 	}
+	defer policy.Close()
 	rc := cfg.RL
 	rc.Estimator, rc.UseMask, rc.Mask, rc.Seed = m.Estimator, m.UseMask, th, seed
 	if m.Tau > 0 {
@@ -204,7 +210,7 @@ func runMethod(cfg Config, m Method, seed uint64, sft *lm.Model, pool, eval *lmt
 	}
 	progress := nb.NewProgress(fmt.Sprintf("capo seed %d: %s", seed, m.Name), rc.Steps)
 	progress.Out = opt.Log
-	_, curves, err := rl.Train(policy, sft, pool, rc, rl.Hooks{
+	tr, curves, err := rl.Train(policy, sft, pool, rc, rl.Hooks{
 		Progress: progress,
 		OnEval: func(step int) (map[string]float64, error) {
 			f, _, err := evaluate(policy, eval, cfg.EvalSamples, seed*1000+uint64(step), cfg.Bins, false)
@@ -220,6 +226,9 @@ func runMethod(cfg Config, m Method, seed uint64, sft *lm.Model, pool, eval *lmt
 			return out, nil
 		},
 	})
+	if tr != nil {
+		tr.Close()
+	}
 	if err != nil {
 		return exp.Run{}, err
 	}

@@ -112,82 +112,104 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		return nil, err
 	}
 	for li, layout := range cfg.Layouts {
-		held, err := partners(cfg, layout, opt, res)
-		if err != nil {
+		if err := runLayout(opt, res, cfg, seeds, li, layout); err != nil {
 			return nil, err
-		}
-		var names []string
-		for n := range held {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		if li == 0 {
-			if err := res.SetExtra("partners", names); err != nil {
-				return nil, err
-			}
-		}
-		// Self-play first: FCP's population is every SP seed's agent and its past checkpoints.
-		sp := map[uint64]*e3.Result{}
-		var population []e3.Agent
-		spSteps, spSeconds := 0, 0.0
-		for _, seed := range seeds {
-			tc := cfg.Train
-			tc.Game, tc.Mode = cfg.game(layout), "sp"
-			start := time.Now()
-			r, err := e3.Train(tc, seed, e3.Options{Monitor: held["noisy-greedy"], MonitorEvery: cfg.MonitorEvery,
-				Progress: progress(opt, fmt.Sprintf("e3t %s sp seed %d", layout, seed), tc.Iters)})
-			if err != nil {
-				return nil, fmt.Errorf("%s sp seed %d: %w", layout, seed, err)
-			}
-			sp[seed] = r
-			spSteps += r.EnvSteps
-			spSeconds += time.Since(start).Seconds()
-			population = append(population, r.Policy)
-			for _, w := range r.Snapshots {
-				p, err := snapshotPolicy(r.Policy, w)
-				if err != nil {
-					return nil, err
-				}
-				population = append(population, p)
-			}
-			if err := record(opt, res, cfg, layout, "sp", seed, r, 0, 0, held, names, time.Since(start).Seconds()); err != nil {
-				return nil, err
-			}
-		}
-		for _, m := range cfg.Methods {
-			if m.Mode == "sp" || (m.FirstLayoutOnly && li > 0) {
-				continue
-			}
-			for _, seed := range seeds {
-				tc := cfg.Train
-				tc.Game, tc.Epsilon, tc.PartnerModel = cfg.game(layout), m.Epsilon, m.PartnerModel
-				o := e3.Options{Monitor: held["noisy-greedy"], MonitorEvery: cfg.MonitorEvery,
-					Progress: progress(opt, fmt.Sprintf("e3t %s %s seed %d", layout, m.Name, seed), tc.Iters)}
-				extraSteps, extraSeconds := 0, 0.0
-				if m.Mode == "fcp" {
-					tc.Mode, o.Population = "br", population
-					// The population's training counts towards FCP's cost.
-					extraSteps, extraSeconds = spSteps, spSeconds
-				} else {
-					tc.Mode = "e3t"
-				}
-				start := time.Now()
-				r, err := e3.Train(tc, seed, o)
-				if err != nil {
-					return nil, fmt.Errorf("%s %s seed %d: %w", layout, m.Name, seed, err)
-				}
-				if err := record(opt, res, cfg, layout, m.Name, seed, r, extraSteps, extraSeconds, held, names, time.Since(start).Seconds()); err != nil {
-					return nil, err
-				}
-				if m.Name == "e3t" && seed == seeds[0] && li == 0 {
-					if err := recordEpisode(res, cfg.game(layout), r.Policy, held["noisy-greedy"]); err != nil {
-						return nil, err
-					}
-				}
-			}
 		}
 	}
 	return res, nil
+}
+
+// runLayout trains and evaluates every method on one layout, then frees its networks (the engine
+// holds them in native memory until closed).
+func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li int, layout string) error {
+	held, err := partners(cfg, layout, opt, res)
+	defer func() {
+		for _, a := range held {
+			if p, ok := a.(*e3.Policy); ok {
+				p.Close()
+			}
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	var names []string
+	for n := range held {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if li == 0 {
+		if err := res.SetExtra("partners", names); err != nil {
+			return err
+		}
+	}
+	// Self-play first: FCP's population is every SP seed's agent and its past checkpoints.
+	sp := map[uint64]*e3.Result{}
+	var population []e3.Agent
+	defer func() {
+		for _, a := range population {
+			a.(*e3.Policy).Close()
+		}
+	}()
+	spSteps, spSeconds := 0, 0.0
+	for _, seed := range seeds {
+		tc := cfg.Train
+		tc.Game, tc.Mode = cfg.game(layout), "sp"
+		start := time.Now()
+		r, err := e3.Train(tc, seed, e3.Options{Monitor: held["noisy-greedy"], MonitorEvery: cfg.MonitorEvery,
+			Progress: progress(opt, fmt.Sprintf("e3t %s sp seed %d", layout, seed), tc.Iters)})
+		if err != nil {
+			return fmt.Errorf("%s sp seed %d: %w", layout, seed, err)
+		}
+		sp[seed] = r
+		spSteps += r.EnvSteps
+		spSeconds += time.Since(start).Seconds()
+		population = append(population, r.Policy)
+		for _, w := range r.Snapshots {
+			p, err := snapshotPolicy(r.Policy, w)
+			if err != nil {
+				return err
+			}
+			population = append(population, p)
+		}
+		if err := record(opt, res, cfg, layout, "sp", seed, r, 0, 0, held, names, time.Since(start).Seconds()); err != nil {
+			return err
+		}
+	}
+	for _, m := range cfg.Methods {
+		if m.Mode == "sp" || (m.FirstLayoutOnly && li > 0) {
+			continue
+		}
+		for _, seed := range seeds {
+			tc := cfg.Train
+			tc.Game, tc.Epsilon, tc.PartnerModel = cfg.game(layout), m.Epsilon, m.PartnerModel
+			o := e3.Options{Monitor: held["noisy-greedy"], MonitorEvery: cfg.MonitorEvery,
+				Progress: progress(opt, fmt.Sprintf("e3t %s %s seed %d", layout, m.Name, seed), tc.Iters)}
+			extraSteps, extraSeconds := 0, 0.0
+			if m.Mode == "fcp" {
+				tc.Mode, o.Population = "br", population
+				// The population's training counts towards FCP's cost.
+				extraSteps, extraSeconds = spSteps, spSeconds
+			} else {
+				tc.Mode = "e3t"
+			}
+			start := time.Now()
+			r, err := e3.Train(tc, seed, o)
+			if err != nil {
+				return fmt.Errorf("%s %s seed %d: %w", layout, m.Name, seed, err)
+			}
+			if err := record(opt, res, cfg, layout, m.Name, seed, r, extraSteps, extraSeconds, held, names, time.Since(start).Seconds()); err != nil {
+				return err
+			}
+			if m.Name == "e3t" && seed == seeds[0] && li == 0 {
+				if err := recordEpisode(res, cfg.game(layout), r.Policy, held["noisy-greedy"]); err != nil {
+					return err
+				}
+			}
+			r.Policy.Close()
+		}
+	}
+	return nil
 }
 
 // snapshotPolicy is a frozen copy of a policy with other actor weights (FCP's past checkpoints).

@@ -127,7 +127,11 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	}
 	sc := cfg.SFT
 	sc.Seed = seed
-	if _, _, err := lm.TrainSFT(s.sft, sc, demos, nil, lm.SFTHooks{Progress: s.progress("SFT", sc.Steps)}); err != nil {
+	tr, _, err := lm.TrainSFT(s.sft, sc, demos, nil, lm.SFTHooks{Progress: s.progress("SFT", sc.Steps)})
+	if tr != nil {
+		tr.Close()
+	}
+	if err != nil {
 		return err
 	}
 	// Preference pairs per dimension from the SFT model's samples, stored with their seed.
@@ -259,6 +263,17 @@ func (s *setup) methods(res *exp.Result) error {
 		fmt.Fprintf(s.opt.Log, "seed %d %-10s reward_1 (%s) %.3f  reward_2 (%s) %.3f\n", seed, name, c.Dims[0], f["reward_1"], c.Dims[1], f["reward_2"])
 		return nil
 	}
+	// Every model of this seed lives in native engine memory until closed.
+	var models []*lm.Model
+	keep := func(r *pref.RoundResult) *lm.Model {
+		models = append(models, r.Policy)
+		return r.Policy
+	}
+	defer func() {
+		for _, m := range append(models, s.sft) {
+			m.Close()
+		}
+	}()
 	t := time.Now()
 	if err := add("sft", s.sft, nil, t); err != nil {
 		return err
@@ -269,7 +284,7 @@ func (s *setup) methods(res *exp.Result) error {
 	if err != nil {
 		return err
 	}
-	pi1 := r1.Policy
+	pi1 := keep(r1)
 	if err := add("dpo-1", pi1, c1, t); err != nil {
 		return err
 	}
@@ -281,7 +296,7 @@ func (s *setup) methods(res *exp.Result) error {
 	if err != nil {
 		return err
 	}
-	if err := add("seq-dpo", seq.Policy, merge(c1, c2), t); err != nil {
+	if err := add("seq-dpo", keep(seq), merge(c1, c2), t); err != nil {
 		return err
 	}
 	// Mixed: both dimensions' pairs at once, from SFT, for the steps of two rounds.
@@ -290,7 +305,7 @@ func (s *setup) methods(res *exp.Result) error {
 	if err != nil {
 		return err
 	}
-	if err := add("mixed-dpo", mixed.Policy, cm, t); err != nil {
+	if err := add("mixed-dpo", keep(mixed), cm, t); err != nil {
 		return err
 	}
 	// SPO round 2: offsets λ·Δr̂_1 from round 1's implicit rewards on the dimension-2 pairs.
@@ -317,7 +332,7 @@ func (s *setup) methods(res *exp.Result) error {
 			}
 			curves["weights/spo"], curves["weights/seq-dpo"] = histogram(ws), histogram(wd)
 		}
-		if err := add(name, spo.Policy, curves, t); err != nil {
+		if err := add(name, keep(spo), curves, t); err != nil {
 			return err
 		}
 		res.Timing["round2_"+name] += time.Since(t).Seconds()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/marl/ac"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/marl/ppo"
 	tp "github.com/paperlab/paperlab/toolkit/marl/tape"
@@ -150,19 +151,21 @@ func runLBF(cfg Config, m Method, seed uint64, opt exp.Options) (exp.Run, error)
 	progress := nb.NewProgress(fmt.Sprintf("tape lbf %s seed %d", m.Name, seed), cfg.TAPE.Iters)
 	progress.Out = opt.Log
 	var curves track.Curves
+	var actor *ac.Net
 	var err error
 	if m.Baseline != "" {
 		pc := cfg.PPO
 		pc.Scenario, pc.Critic = cfg.LBFScenario, m.Baseline
-		curves, _, err = ppo.Train(pc, seed, ppo.Hooks{Progress: progress})
+		curves, actor, err = ppo.Train(pc, seed, ppo.Hooks{Progress: progress})
 	} else {
 		tc := cfg.TAPE
 		tc.Scenario, tc.Topology = cfg.LBFScenario, m.Topology
-		curves, _, err = tp.Train(tc, seed, tp.Hooks{Progress: progress})
+		curves, actor, err = tp.Train(tc, seed, tp.Hooks{Progress: progress})
 	}
 	if err != nil {
 		return exp.Run{}, err
 	}
+	actor.Close()
 	ret := curves["episodic_return"]
 	k := max(1, int(math.Ceil(cfg.FinalFrac*float64(len(ret.Y)))))
 	final := 0.0

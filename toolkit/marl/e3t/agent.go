@@ -62,6 +62,15 @@ type Policy struct {
 	lastObs [][]float32
 }
 
+// Close frees the policy's networks on the engine (see nn.Model.Close); a partner model shared with
+// another policy is freed by whichever closes first, so close policies that share one together.
+func (p *Policy) Close() {
+	p.Actor.Close()
+	if p.PM != nil {
+		p.PM.Close()
+	}
+}
+
 // Reset implements Agent.
 func (p *Policy) Reset(n int) {
 	p.hist = make([][][]float32, n)

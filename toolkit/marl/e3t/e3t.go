@@ -99,7 +99,7 @@ type Result struct {
 }
 
 // Train runs one training.
-func Train(cfg Config, seed uint64, opt Options) (*Result, error) {
+func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -127,6 +127,11 @@ func Train(cfg Config, seed uint64, opt Options) (*Result, error) {
 		return nil, err
 	}
 	ego := &Policy{Actor: actor, K: cfg.K}
+	defer func() {
+		if err != nil {
+			ego.Close()
+		}
+	}()
 	var trPM *nn.Trainer
 	pmIn := cfg.K*(overcooked.VectorSize+na) + overcooked.VectorSize
 	if cfg.PartnerModel {
@@ -149,6 +154,15 @@ func Train(cfg Config, seed uint64, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Only the ego policy outlives Train (the caller closes it); the rest is freed here.
+	defer func() {
+		critic.Close()
+		for _, t := range []*nn.Trainer{trA, trC, trPM} {
+			if t != nil {
+				t.Close()
+			}
+		}
+	}()
 	// The E3T partner: a soft copy of the ego actor, ε-mixed, its partner-model slot fed noise.
 	var mate *Policy
 	if cfg.Mode == "e3t" {
@@ -160,6 +174,7 @@ func Train(cfg Config, seed uint64, opt Options) (*Result, error) {
 		if err := pa.SetWeights(w); err != nil {
 			return nil, err
 		}
+		defer pa.Close()
 		mate = &Policy{Actor: pa, K: cfg.K, Epsilon: cfg.Epsilon}
 		if cfg.PartnerModel {
 			mate.PM, mate.NoisePM = ego.PM, true

@@ -69,16 +69,22 @@ func (v *Vec) Step(actions [][]int) []Transition {
 		return out
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(v.Envs))
+	// Contiguous chunks (neighbouring copies' results share cache lines); the caller steps the
+	// first chunk itself, which saves waking one more thread.
+	chunk := func(w int) {
+		for k := w * len(v.Envs) / workers; k < (w+1)*len(v.Envs)/workers; k++ {
+			step(k)
+		}
+	}
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for w := 1; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for k := w; k < len(v.Envs); k += workers {
-				step(k)
-			}
+			chunk(w)
 		}(w)
 	}
+	chunk(0)
 	wg.Wait()
 	return out
 }

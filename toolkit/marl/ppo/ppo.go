@@ -64,7 +64,7 @@ type Hooks struct{ Progress track.Progress }
 
 // Train runs multi-agent PPO and returns the curves against environment steps: episodic_return,
 // value_loss, policy_loss, entropy, approx_kl, clip_ratio, explained_variance, SPS.
-func Train(cfg Config, seed uint64, hooks Hooks) (track.Curves, *ac.Net, error) {
+func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -104,6 +104,15 @@ func Train(cfg Config, seed uint64, hooks Hooks) (track.Curves, *ac.Net, error) 
 	if err != nil {
 		return nil, nil, err
 	}
+	// Only the actor outlives Train (the caller closes it); the rest is freed here.
+	defer func() {
+		critic.Close()
+		trA.Close()
+		trC.Close()
+		if err != nil {
+			actor.Close()
+		}
+	}()
 	sampler := ac.NewSampler(vec, actor, cfg.ObsScale, seed)
 	r := rand.New(rand.NewPCG(seed, 0x70706f))
 	curves := track.Curves{}

@@ -55,7 +55,7 @@ type Hooks struct{ Progress track.Progress }
 
 // Train runs TAPE and returns the curves against environment steps (episodic_return, critic_loss,
 // policy_loss, entropy, approx_kl, clip_ratio, topology_density, SPS) and the actor.
-func Train(cfg Config, seed uint64, hooks Hooks) (track.Curves, *ac.Net, error) {
+func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err error) {
 	gen, err := topology.Parse(cfg.Topology)
 	if err != nil {
 		return nil, nil, err
@@ -94,6 +94,15 @@ func Train(cfg Config, seed uint64, hooks Hooks) (track.Curves, *ac.Net, error) 
 	if err != nil {
 		return nil, nil, err
 	}
+	// Only the actor outlives Train (the caller closes it); the rest is freed here.
+	defer func() {
+		critic.Close()
+		trA.Close()
+		trC.Close()
+		if err != nil {
+			actor.Close()
+		}
+	}()
 	sampler := ac.NewSampler(vec, actor, cfg.ObsScale, seed)
 	r := rand.New(rand.NewPCG(seed, 0x74617065))
 	curves := track.Curves{}

@@ -26,17 +26,26 @@ func BenchmarkStep(b *testing.B) {
 
 // BenchmarkEnvStep: a full environment step as training sees it — rules plus both players' 96-value
 // featurize_state observations — one thread.
-func BenchmarkEnvStep(b *testing.B) { benchEnv(b, "overcooked:cramped_room") }
+func BenchmarkEnvStep(b *testing.B) { benchEnv(b, "overcooked:cramped_room", false) }
 
 // BenchmarkEnvStepLossless: rules plus both players' lossless observation planes (what
 // bench/overcooked.sh compares with overcooked_ai's lossless_state_encoding).
-func BenchmarkEnvStepLossless(b *testing.B) { benchEnv(b, "overcooked:cramped_room-lossless") }
+func BenchmarkEnvStepLossless(b *testing.B) { benchEnv(b, "overcooked:cramped_room-lossless", false) }
 
-func benchEnv(b *testing.B, scenario string) {
+// BenchmarkEnvStepReuse and BenchmarkEnvStepLosslessReuse: the same with Env.ReuseObs (the
+// observations written into the env's own buffers, no allocation per step).
+func BenchmarkEnvStepReuse(b *testing.B) { benchEnv(b, "overcooked:cramped_room", true) }
+
+func BenchmarkEnvStepLosslessReuse(b *testing.B) {
+	benchEnv(b, "overcooked:cramped_room-lossless", true)
+}
+
+func benchEnv(b *testing.B, scenario string, reuse bool) {
 	e, err := env.Make(scenario)
 	if err != nil {
 		b.Fatal(err)
 	}
+	e.(*Env).ReuseObs = reuse
 	rng := rand.New(rand.NewPCG(1, 1))
 	e.Reset(1)
 	acts := make([]int, 2)
@@ -50,12 +59,19 @@ func benchEnv(b *testing.B, scenario string) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 }
 
-// BenchmarkVecEnvStep: 32 copies stepped together on 2 goroutines (Vec.Parallel).
-func BenchmarkVecEnvStep(b *testing.B) {
-	const n = 32
+// BenchmarkVecEnvStep: vecCopies copies stepped together on 2 goroutines (Vec.Parallel); …Reuse with
+// Env.ReuseObs on every copy.
+func BenchmarkVecEnvStep(b *testing.B)      { benchVec(b, false) }
+func BenchmarkVecEnvStepReuse(b *testing.B) { benchVec(b, true) }
+
+func benchVec(b *testing.B, reuse bool) {
+	n := vecCopies
 	v, err := env.NewVec("overcooked:cramped_room", n)
 	if err != nil {
 		b.Fatal(err)
+	}
+	for _, e := range v.Envs {
+		e.(*Env).ReuseObs = reuse
 	}
 	v.Parallel = true
 	v.Reset(1)
@@ -73,3 +89,7 @@ func BenchmarkVecEnvStep(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "steps/s")
 }
+
+// vecCopies is the number of copies in the vectorized benchmarks (enough work per step that waking
+// a second thread pays off).
+const vecCopies = 256

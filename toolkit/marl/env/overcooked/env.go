@@ -70,7 +70,12 @@ type Env struct {
 	ShapingFactor float64
 	// Last is the outcome of the last step.
 	Last Outcome
-	pl   *planner
+	// ReuseObs makes Reset and Step write the observations into buffers the env owns, overwritten
+	// by the next Reset or Step (no allocation per step); callers that keep observations copy them.
+	// Off by default: each step returns fresh slices.
+	ReuseObs bool
+	pl       *planner
+	obsBuf   []float32
 }
 
 // New makes an environment from a configuration.
@@ -148,13 +153,23 @@ func (e *Env) StateSize() int { return VectorSize + 1 }
 
 // Observe returns both players' observations.
 func (e *Env) Observe() [][]float32 {
-	out := make([][]float32, 2)
-	for i := range out {
-		if e.Cfg.Obs == "lossless" {
-			out[i] = e.Game.Lossless(i, e.Cfg.Rules, e.Cfg.Horizon)
-		} else {
-			out[i] = e.Game.Vector(i, e.pl, e.Cfg.Rules)
+	n := e.ObsSize()
+	var buf []float32
+	if e.ReuseObs {
+		if len(e.obsBuf) != 2*n {
+			e.obsBuf = make([]float32, 2*n)
 		}
+		buf = e.obsBuf
+	} else {
+		buf = make([]float32, 2*n)
+	}
+	out := [][]float32{buf[:n:n], buf[n:]}
+	if e.Cfg.Obs == "lossless" {
+		for i := range out {
+			e.Game.LosslessInto(out[i], i, e.Cfg.Rules, e.Cfg.Horizon)
+		}
+	} else {
+		e.Game.VectorsInto(out, e.pl, e.Cfg.Rules)
 	}
 	return out
 }

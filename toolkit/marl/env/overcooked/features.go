@@ -18,9 +18,18 @@ var PlaneNames = []string{
 
 // Lossless returns player a's lossless planes (26·W·H values).
 func (s *State) Lossless(a int, r Rules, horizon int) []float32 {
+	out := make([]float32, len(PlaneNames)*s.Layout.W*s.Layout.H)
+	s.LosslessInto(out, a, r, horizon)
+	return out
+}
+
+// LosslessInto writes player a's lossless planes into out (26·W·H values; overwritten).
+func (s *State) LosslessInto(out []float32, a int, r Rules, horizon int) {
 	l := s.Layout
 	wh := l.W * l.H
-	out := make([]float32, len(PlaneNames)*wh)
+	out = out[:len(PlaneNames)*wh]
+	clear(out[:10*wh])
+	clear(out[16*wh:])
 	set := func(c int, p Pos, v float32) { out[c*wh+p.Y*l.W+p.X] += v }
 	b := 1 - a
 	set(0, s.Players[a].Pos, 1)
@@ -65,7 +74,6 @@ func (s *State) Lossless(a int, r Rules, horizon int) []float32 {
 			out[i] = 1
 		}
 	}
-	return out
 }
 
 // VectorSize is the length of Vector's output for two players and two pots.
@@ -160,6 +168,33 @@ func (s *State) Vector(i int, pl *planner, r Rules) []float32 {
 	me, other := s.Players[i].Pos, s.Players[1-i].Pos
 	out = append(out, float32(other.X-me.X), float32(other.Y-me.Y), float32(me.X), float32(me.Y))
 	return out
+}
+
+// blockSize is the length of one player's block in Vector.
+const blockSize = 46
+
+// Vectors returns both players' Vector observations (one allocation; each player's block is
+// computed once and shared by the two).
+func (s *State) Vectors(pl *planner, r Rules) [2][]float32 {
+	flat := make([]float32, 2*VectorSize)
+	out := [2][]float32{flat[:VectorSize], flat[VectorSize:]}
+	s.VectorsInto(out[:], pl, r)
+	return out
+}
+
+// VectorsInto writes both players' Vector observations into out[0] and out[1] (VectorSize each).
+func (s *State) VectorsInto(out [][]float32, pl *planner, r Rules) {
+	var blk [2 * blockSize]float32
+	s.block(blk[:0:blockSize], 0, pl, r)
+	s.block(blk[blockSize:blockSize:2*blockSize], 1, pl, r)
+	for i := range 2 {
+		o := out[i][:VectorSize]
+		copy(o, blk[i*blockSize:(i+1)*blockSize])
+		copy(o[blockSize:], blk[(1-i)*blockSize:(2-i)*blockSize])
+		me, other := s.Players[i].Pos, s.Players[1-i].Pos
+		o[2*blockSize], o[2*blockSize+1] = float32(other.X-me.X), float32(other.Y-me.Y)
+		o[2*blockSize+2], o[2*blockSize+3] = float32(me.X), float32(me.Y)
+	}
 }
 
 // block appends player i's 46 values to b.
