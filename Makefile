@@ -19,7 +19,8 @@ setup:
 	  echo "setup: no ONNX Runtime library; tests run on the pure-Go engine"; fi
 
 test: setup
-	@if [ ! -s "$$HOME/.local/lib/onnxruntime/libonnxruntime.so.1" ] && [ -z "$$ONNXRUNTIME_SHARED_LIBRARY_PATH" ]; then export PAPERLAB_REQUIRE_ONNX=0; fi; \
+	@if { [ ! -s "$$HOME/.local/lib/onnxruntime/libonnxruntime.so.1" ] && [ -z "$$ONNXRUNTIME_SHARED_LIBRARY_PATH" ]; } \
+	  || [ "$$(go env CGO_ENABLED)" != 1 ]; then export PAPERLAB_REQUIRE_ONNX=0; fi; \
 	go vet ./... && go test ./... && bash scripts/notebooks.sh smoke
 
 unit:
@@ -43,6 +44,7 @@ bench: setup
 
 fuzz:
 	go test -fuzz FuzzDecodeJSONL -fuzztime 30s ./datasets/arith
+	go test -fuzz FuzzParseLayout -fuzztime 30s ./toolkit/marl/env/overcooked
 
 clean:
 	rm -rf /tmp/paperlab-smoke

@@ -6,6 +6,9 @@ require (
 	github.com/gomlx/compute v0.1.2
 	github.com/gomlx/compute-onnx v0.0.0-20260730095030-43334863f719
 	github.com/gomlx/go-xla v0.4.1
+	github.com/gomlx/gomlx v0.28.2
+	github.com/janpfeifer/gonb v0.11.4
+	gonum.org/v1/plot v0.17.0
 )
 
 require (
@@ -22,10 +25,8 @@ require (
 	github.com/gofrs/flock v0.13.0 // indirect
 	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/gomlx/gomlx v0.28.2 // indirect
 	github.com/gx-org/backend v0.3.0 // indirect
 	github.com/gx-org/gx v0.6.1 // indirect
-	github.com/janpfeifer/gonb v0.11.4 // indirect
 	github.com/janpfeifer/must v0.2.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
@@ -47,7 +48,6 @@ require (
 	golang.org/x/term v0.40.0 // indirect
 	golang.org/x/text v0.35.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 )

@@ -40,6 +40,14 @@ if [ ! -s "$ORT_LIB" ]; then
   fi
 fi
 
+# --- C compiler: the ONNX Runtime engine is a cgo package; without gcc Go builds with CGO_ENABLED=0
+# and only the pure-Go engine exists ------------------------------------------------------------
+if [ -s "$ORT_LIB" ] && ! command -v gcc >/dev/null && ! command -v cc >/dev/null; then
+  say "installing Debian gcc (cgo, for the ONNX Runtime engine)"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc libc6-dev >/dev/null
+fi
+
 # --- Jupyter (Debian packages; PyPI is not reachable) ------------------------------------------
 if ! command -v jupyter-nbconvert >/dev/null || ! /usr/bin/python3 -c 'import nbclient, notebook' 2>/dev/null; then
   say "installing Debian jupyter-nbconvert python3-nbclient jupyter-notebook"

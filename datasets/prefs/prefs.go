@@ -13,8 +13,10 @@ package prefs
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -37,11 +39,15 @@ type Config struct {
 	PromptUnsafe float64 `json:"prompt_unsafe"`
 	// BTScale is the Bradley–Terry scale: P(a ≻ b) = σ(BTScale·(r_a − r_b)).
 	BTScale float64 `json:"bt_scale"`
+	// HeldOutEvery keeps one letter set in HeldOutEvery for evaluation (chosen by a fixed hash of
+	// the prompt's sorted letters, so every ordering of a held-out set is held out): TrainPrompts
+	// never draws them and EvalPrompts draws only them. 0 holds nothing out.
+	HeldOutEvery int `json:"held_out_every"`
 }
 
 // Default is the task of the SPO experiment.
 func Default() Config {
-	return Config{PromptLen: 3, MinResp: 4, MaxResp: 8, Unsafe: "mnop", PromptUnsafe: 0.4, BTScale: 2}
+	return Config{PromptLen: 3, MinResp: 4, MaxResp: 8, Unsafe: "mnop", PromptUnsafe: 0.4, BTScale: 2, HeldOutEvery: 8}
 }
 
 // Validate names the first invalid field.
@@ -57,6 +63,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("prefs config: prompt_unsafe = %v", c.PromptUnsafe)
 	case !(c.BTScale > 0):
 		return fmt.Errorf("prefs config: bt_scale = %v", c.BTScale)
+	case c.HeldOutEvery < 0 || c.HeldOutEvery == 1:
+		return fmt.Errorf("prefs config: held_out_every = %d (0: none, or ≥ 2)", c.HeldOutEvery)
 	}
 	return nil
 }
@@ -90,8 +98,35 @@ func (c Config) Reward(dim, x, y string) (float64, error) {
 	return 0, fmt.Errorf("prefs: unknown dimension %q (known: %v)", dim, Dimensions)
 }
 
-// Prompts draws n prompts with a seeded generator.
+// Prompts draws n prompts with a seeded generator (from every letter set, held out or not).
 func (c Config) Prompts(seed uint64, n int) ([]string, error) {
+	return c.draw(seed, n, func(string) bool { return true })
+}
+
+// TrainPrompts draws n prompts that are not held out (SFT demonstrations, preference pairs).
+func (c Config) TrainPrompts(seed uint64, n int) ([]string, error) {
+	return c.draw(seed, n, func(x string) bool { return !c.HeldOut(x) })
+}
+
+// EvalPrompts draws n held-out prompts (all prompts when HeldOutEvery is 0).
+func (c Config) EvalPrompts(seed uint64, n int) ([]string, error) {
+	return c.draw(seed, n, func(x string) bool { return c.HeldOutEvery == 0 || c.HeldOut(x) })
+}
+
+// HeldOut reports whether prompt x's letter set is kept for evaluation.
+func (c Config) HeldOut(x string) bool {
+	if c.HeldOutEvery < 2 {
+		return false
+	}
+	letters := []byte(strings.TrimSuffix(x, ">"))
+	slices.Sort(letters)
+	h := fnv.New32a()
+	h.Write(letters)
+	return h.Sum32()%uint32(c.HeldOutEvery) == 0
+}
+
+// draw returns the first n generated prompts that keep accepts.
+func (c Config) draw(seed uint64, n int, keep func(string) bool) ([]string, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -103,8 +138,11 @@ func (c Config) Prompts(seed uint64, n int) ([]string, error) {
 		}
 	}
 	unsafe := []rune(c.Unsafe)
-	out := make([]string, n)
-	for i := range out {
+	out := make([]string, 0, n)
+	for tries := 0; len(out) < n; tries++ {
+		if tries > 1000*n+1000 {
+			return nil, fmt.Errorf("prefs: could not draw %d prompts of the requested split (held_out_every = %d)", n, c.HeldOutEvery)
+		}
 		var b strings.Builder
 		used := map[rune]bool{}
 		for b.Len() < c.PromptLen {
@@ -118,7 +156,9 @@ func (c Config) Prompts(seed uint64, n int) ([]string, error) {
 				b.WriteRune(ch)
 			}
 		}
-		out[i] = b.String() + ">"
+		if x := b.String() + ">"; keep(x) {
+			out = append(out, x)
+		}
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -97,5 +98,43 @@ func TestJSONL(t *testing.T) {
 		if _, err := c.DecodeJSONL(strings.NewReader(in), "x"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v", want, err)
 		}
+	}
+}
+
+// Train and evaluation prompts never share a letter set, and both splits are drawn deterministically.
+func TestHeldOutPrompts(t *testing.T) {
+	c := Default()
+	train, err := c.TrainPrompts(3, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval, err := c.EvalPrompts(5, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(x string) string {
+		b := []byte(strings.TrimSuffix(x, ">"))
+		slices.Sort(b)
+		return string(b)
+	}
+	seen := map[string]bool{}
+	for _, x := range train {
+		seen[set(x)] = true
+	}
+	for _, x := range eval {
+		if seen[set(x)] {
+			t.Fatalf("evaluation prompt %q shares its letters with a training prompt", x)
+		}
+	}
+	if len(seen) < 300 {
+		t.Fatalf("only %d letter sets among 4000 training prompts", len(seen))
+	}
+	again, _ := c.EvalPrompts(5, 300)
+	if !reflect.DeepEqual(eval, again) {
+		t.Fatal("evaluation prompts are not a function of the seed")
+	}
+	c.HeldOutEvery = 1
+	if _, err := c.TrainPrompts(1, 10); err == nil || !strings.Contains(err.Error(), "held_out_every") {
+		t.Fatalf("held_out_every = 1 accepted (err %v)", err)
 	}
 }

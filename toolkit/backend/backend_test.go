@@ -125,7 +125,7 @@ func TestEnginesAgree(t *testing.T) {
 	maxDiff := 0.0
 	for i := range goLoss {
 		d := math.Abs(goLoss[i] - onnxLoss[i])
-		if d > 2e-5*math.Max(1, math.Abs(goLoss[i])) {
+		if d > 2e-6*math.Max(1, math.Abs(goLoss[i])) {
 			t.Fatalf("step %d: go loss %.8g, onnx loss %.8g (diff %.3g)", i, goLoss[i], onnxLoss[i], d)
 		}
 		maxDiff = math.Max(maxDiff, d)

@@ -311,6 +311,22 @@ func Bars(title, ylabel string, groups, seriesNames []string, mean, errs [][]flo
 		}
 	}
 	f.NominalX(groups...)
+	// The shifted error bars do not widen the axis on their own; leave headroom for them and for the
+	// legend (drawn inside, top right).
+	hi, lo := math.Inf(-1), 0.0
+	for g := range groups {
+		for k := range seriesNames {
+			e := 0.0
+			if errs != nil {
+				e = errs[g][k]
+			}
+			hi, lo = math.Max(hi, mean[g][k]+e), math.Min(lo, mean[g][k]-e)
+		}
+	}
+	if hi > 0 {
+		f.Y.Max = hi + 0.08*float64(len(seriesNames)+1)*(hi-lo)
+	}
+	f.Y.Min = math.Min(f.Y.Min, lo)
 	return f, nil
 }
 

@@ -38,6 +38,24 @@ func setup(t *testing.T) (compute.Backend, *lm.Model, []PairEx) {
 	return be, m, pairs
 }
 
+// LossValue against numbers worked out by hand: −log σ(β·margin − offset).
+func TestLossValueByHand(t *testing.T) {
+	for _, c := range []struct{ beta, margin, offset, want float64 }{
+		{0.1, 0, 0, math.Ln2},                    // no preference yet: log 2
+		{0.5, 2, 0, math.Log(1 + math.Exp(-1))},  // z = 1: 0.313262
+		{0.5, 2, 1, math.Ln2},                    // the offset cancels the margin (SPO)
+		{1, -3, 0, 3 + math.Log(1+math.Exp(-3))}, // misranked: 3.048587
+		{2, 40, 0, math.Exp(-80)},                // saturated: ≈ e^(−80), not 0 or NaN
+	} {
+		if got := LossValue(c.beta, c.margin, c.offset); math.Abs(got-c.want)/c.want > 1e-9 {
+			t.Errorf("LossValue(β=%v, margin=%v, offset=%v) = %.9g, want %.9g", c.beta, c.margin, c.offset, got, c.want)
+		}
+	}
+	if got := LossValue(0.5, 2, 0); math.Abs(got-0.31326169) > 1e-8 {
+		t.Errorf("LossValue(0.5, 2, 0) = %.8f, want 0.31326169", got)
+	}
+}
+
 // TestPairLossAndGradient checks the DPO/SPO loss against its hand formula and its gradient against
 // −(β/B)·Σ_b σ(offset_b − β·m_b)·(∇log π(y_w) − ∇log π(y_l)), with the reference = a perturbed copy.
 func TestPairLossAndGradient(t *testing.T) {
@@ -65,13 +83,34 @@ func TestPairLossAndGradient(t *testing.T) {
 	loss := PairLoss(beta)
 	exec := MustNewExec(be, func(g *Graph, x []*Node) []*Node {
 		v := lm.NewViews(m.Layout, x[0])
-		l, _ := loss(m.Config, v, x[1:])
-		return []*Node{l, v.FlatGradient(l)}
+		l, metrics := loss(m.Config, v, x[1:])
+		return append([]*Node{l, v.FlatGradient(l)}, metrics...)
 	})
 	out := exec.MustCall(append([]any{m.Params}, in...)...)
 	gotLoss := float64(tensors.ToScalar[float32](out[0]))
 	if math.Abs(gotLoss-wantLoss) > 1e-5 {
 		t.Fatalf("loss %v, hand formula %v", gotLoss, wantLoss)
+	}
+	// TRL's metrics, from the host log-probs: implicit rewards β·(log π − log π_ref), their margin,
+	// the fraction of pairs whose chosen reward is higher, and the policy's sequence log-probs.
+	n := float64(len(pairs))
+	host := map[string]float64{}
+	for i := range pairs {
+		ch, rj := beta*(pc[i]-rc[i]), beta*(pr[i]-rr[i])
+		host["rewards/chosen"] += ch / n
+		host["rewards/rejected"] += rj / n
+		host["rewards/margins"] += (ch - rj) / n
+		if ch > rj {
+			host["rewards/accuracies"] += 1 / n
+		}
+		host["logps/chosen"] += pc[i] / n
+		host["logps/rejected"] += pr[i] / n
+	}
+	for i, name := range Metrics {
+		got := float64(tensors.ToScalar[float32](out[2+i]))
+		if math.Abs(got-host[name]) > 1e-4*math.Max(1, math.Abs(host[name])) {
+			t.Errorf("%s = %v, from the host log-probs %v", name, got, host[name])
+		}
 	}
 	grad := tensors.MustCopyFlatData[float32](out[1])
 	// ∇ log π(y) of one sequence, from a graph that sums its token log-probs.

@@ -4,7 +4,7 @@
 //	paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR]
 //	paperlab all [-scale …]                 every registered experiment into figures/<name>
 //	paperlab data arith [-n N] [-seed S] [-out FILE]
-//	paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE]
+//	paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
 //	paperlab engine                         print the engine that would run
 package main
 
@@ -27,7 +27,7 @@ func usage() {
   paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR]
   paperlab all [-scale smoke|default]             run every experiment into figures/<name>
   paperlab data arith [-n N] [-seed S] [-out FILE]
-  paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE]
+  paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
                                                   one JSON line per step of an Overcooked episode
   paperlab engine                                 print the compute engine that would run
 `)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
@@ -25,6 +26,7 @@ func trace(args []string, w io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the random actions")
 	steps := fs.Int("steps", 20, "number of steps (with -actions: at most the file's length)")
 	actions := fs.String("actions", "", "file of joint actions, one line per step, e.g. N,INTERACT")
+	grid := fs.String("grid", "", "file with your own ASCII grid (overcooked_ai's layout characters: X counter, P pot, O onions, D dishes, S serving, 1 2 players); replaces the named layout, keeps its options")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -32,9 +34,23 @@ func trace(args []string, w io.Writer) error {
 	if family != "overcooked" {
 		return fmt.Errorf("trace: only overcooked:<layout> scenarios can be traced, got %q", scenario)
 	}
+	if *grid != "" { // options (-hN, -cN) still come from the scenario; the layout from the file
+		_, opts, _ := strings.Cut(spec, "-")
+		spec = "cramped_room"
+		if opts != "" {
+			spec += "-" + opts
+		}
+	}
 	cfg, err := overcooked.ParseSpec(spec)
 	if err != nil {
 		return err
+	}
+	if *grid != "" {
+		data, err := os.ReadFile(*grid)
+		if err != nil {
+			return fmt.Errorf("trace: %w", err)
+		}
+		cfg.Layout, cfg.Grid = filepath.Base(*grid), strings.TrimRight(string(data), "\n")
 	}
 	e, err := overcooked.New(cfg)
 	if err != nil {

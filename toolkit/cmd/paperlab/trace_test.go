@@ -136,3 +136,34 @@ func TestTraceCollisions(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceOwnGrid: -grid traces a user's kitchen (scenario options kept), and a bad grid is an
+// error naming its row and column.
+func TestTraceOwnGrid(t *testing.T) {
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "two_dispensers.txt")
+	os.WriteFile(grid, []byte("XXPXX\nO1 2O\nX   X\nXDXSX\n"), 0o644)
+	acts := filepath.Join(dir, "acts.txt")
+	os.WriteFile(acts, []byte("W,E\nINTERACT,INTERACT\n"), 0o644)
+	var buf bytes.Buffer
+	if err := trace([]string{"overcooked:cramped_room-h50", "-grid", grid, "-actions", acts}, &buf); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d trace lines, want 2:\n%s", len(lines), buf.String())
+	}
+	var last overcooked.TraceStep
+	if err := json.Unmarshal([]byte(lines[1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	p := last.Players
+	if p[0].Pos != [2]int{1, 1} || p[1].Pos != [2]int{3, 1} || p[0].Holding != "onion" || p[1].Holding != "onion" {
+		t.Fatalf("own grid: players %+v; want both at their start cells holding an onion", p)
+	}
+	os.WriteFile(grid, []byte("XXPXX\nO1 2O\nX  QX\nXDXSX\n"), 0o644)
+	err := trace([]string{"overcooked:cramped_room", "-grid", grid}, &buf)
+	if err == nil || !strings.Contains(err.Error(), "row 3 column 4") {
+		t.Fatalf("bad grid: error %v, want it to name row 3 column 4", err)
+	}
+}

@@ -45,6 +45,16 @@ type Config struct {
 	// MonitorEvery iterations the ego is evaluated with the noisy greedy partner (the efficiency
 	// curves against environment steps and wall time).
 	MonitorEvery int `json:"monitor_every"`
+	// CrossPlayEpisodes per pair of trained agents in the method × method cross-play (agents of
+	// different seeds only; half the episodes in each seat).
+	CrossPlayEpisodes int `json:"crossplay_episodes"`
+}
+
+// CrossPlay is the method × method cross-play of one layout: Mean[i][j] is the mean return of
+// method i's agents with method j's agents over every pair of different seeds.
+type CrossPlay struct {
+	Methods []string    `json:"methods"`
+	Mean    [][]float64 `json:"mean"`
 }
 
 // ConfigFor returns the configuration at a scale.
@@ -56,14 +66,15 @@ func ConfigFor(s exp.Scale) Config {
 			{Name: "fcp", Mode: "fcp"},
 			{Name: "e3t", Mode: "e3t", Epsilon: 0.5, PartnerModel: true},
 			{Name: "e3t-nopm", Mode: "e3t", Epsilon: 0.5},
-			{Name: "e3t-eps0.2", Mode: "e3t", Epsilon: 0.2, PartnerModel: true, FirstLayoutOnly: true},
+			{Name: "e3t-eps0.3", Mode: "e3t", Epsilon: 0.3, PartnerModel: true, FirstLayoutOnly: true},
+			{Name: "e3t-eps0.7", Mode: "e3t", Epsilon: 0.7, PartnerModel: true, FirstLayoutOnly: true},
 		},
-		HeldOutSeeds: []uint64{101, 102}, EvalEpisodes: 8, MonitorEvery: 10,
+		HeldOutSeeds: []uint64{101, 102}, EvalEpisodes: 8, MonitorEvery: 10, CrossPlayEpisodes: 4,
 	}
 	c.Train = e3.Default(overcooked.Config{}, "sp")
 	c.Train.Iters = 70
 	if s == exp.Smoke {
-		c.Horizon, c.CookTime, c.EvalEpisodes, c.MonitorEvery = 40, 5, 2, 1
+		c.Horizon, c.CookTime, c.EvalEpisodes, c.MonitorEvery, c.CrossPlayEpisodes = 40, 5, 2, 1, 2
 		c.Train.Iters, c.Train.Envs = 2, 2
 		c.HeldOutSeeds = []uint64{101}
 	}
@@ -144,13 +155,27 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 		}
 	}
 	// Self-play first: FCP's population is every SP seed's agent and its past checkpoints.
-	sp := map[uint64]*e3.Result{}
 	var population []e3.Agent
+	trained := map[string][]*e3.Policy{} // per method, by seed: the cross-play agents
+	var order []string
 	defer func() {
 		for _, a := range population {
 			a.(*e3.Policy).Close()
 		}
+		for _, m := range order {
+			if m != "sp" { // SP's agents are in the population
+				for _, p := range trained[m] {
+					p.Close()
+				}
+			}
+		}
 	}()
+	keep := func(method string, p *e3.Policy) {
+		if len(trained[method]) == 0 {
+			order = append(order, method)
+		}
+		trained[method] = append(trained[method], p)
+	}
 	spSteps, spSeconds := 0, 0.0
 	for _, seed := range seeds {
 		tc := cfg.Train
@@ -161,7 +186,7 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 		if err != nil {
 			return fmt.Errorf("%s sp seed %d: %w", layout, seed, err)
 		}
-		sp[seed] = r
+		keep("sp", r.Policy)
 		spSteps += r.EnvSteps
 		spSeconds += time.Since(start).Seconds()
 		population = append(population, r.Policy)
@@ -206,10 +231,44 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 					return err
 				}
 			}
-			r.Policy.Close()
+			keep(m.Name, r.Policy)
 		}
 	}
-	return nil
+	start := time.Now()
+	cp, err := crossPlay(cfg, layout, order, trained)
+	if err != nil {
+		return err
+	}
+	res.Timing["crossplay_"+layout] += time.Since(start).Seconds()
+	return res.SetExtra("crossplay_"+layout, cp)
+}
+
+// crossPlay pairs every method's agents with every method's agents of other seeds.
+func crossPlay(cfg Config, layout string, methods []string, agents map[string][]*e3.Policy) (CrossPlay, error) {
+	cp := CrossPlay{Methods: methods}
+	for i, a := range methods {
+		row := make([]float64, len(methods))
+		for j, b := range methods {
+			sum, n := 0.0, 0
+			for sa, pa := range agents[a] {
+				for sb, pb := range agents[b] {
+					if sa == sb {
+						continue
+					}
+					v, err := e3.Evaluate(cfg.game(layout), pa, pb, cfg.CrossPlayEpisodes, uint64(1000*i+100*j+10*sa+sb))
+					if err != nil {
+						return cp, fmt.Errorf("cross-play %s × %s: %w", a, b, err)
+					}
+					sum, n = sum+v, n+1
+				}
+			}
+			if n > 0 {
+				row[j] = sum / float64(n)
+			}
+		}
+		cp.Mean = append(cp.Mean, row)
+	}
+	return cp, nil
 }
 
 // snapshotPolicy is a frozen copy of a policy with other actor weights (FCP's past checkpoints).

@@ -14,10 +14,11 @@ import (
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
-// Figures draws: held-out return per method and layout (bars with seed error bars), a cross-play
-// heatmap per layout (method × held-out partner), the return with the noisy-greedy partner against
-// environment steps and against wall time (FCP shifted by its population's cost), and the animation
-// of one E3T episode with the noisy greedy cook.
+// Figures draws: held-out return per method and layout (bars with seed error bars; methods run on
+// every layout), the ε sweep on the first layout, per layout a heatmap of each method with each
+// held-out partner and the method × method cross-play heatmap (agents of different seeds), the
+// return with the noisy-greedy partner against environment steps and against wall time (FCP
+// shifted by its population's cost), and the animation of one E3T episode with the noisy greedy cook.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
 	var cfg Config
@@ -25,18 +26,45 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		return nil, err
 	}
 	layouts, methods := cfg.Layouts, res.Methods()
+	var everywhere []string // methods run on every layout
+	for _, m := range methods {
+		all := true
+		for _, l := range layouts {
+			_, ok := res.Summary[m][l+"/heldout_return"]
+			all = all && ok
+		}
+		if all {
+			everywhere = append(everywhere, m)
+		}
+	}
 	mean := make([][]float64, len(layouts))
 	errs := make([][]float64, len(layouts))
 	for i, l := range layouts {
-		for _, m := range methods {
-			s := res.Summary[m][l+"/heldout_return"] // zero for a method not run on the layout
+		for _, m := range everywhere {
+			s := res.Summary[m][l+"/heldout_return"]
 			mean[i] = append(mean[i], s.Mean)
 			errs[i] = append(errs[i], s.Std)
 		}
 	}
-	f, err := plot.Bars("return with held-out partners (mean ± std over seeds)", "sparse return per 400-step episode", layouts, methods, mean, errs)
+	f, err := plot.Bars("return with held-out partners (mean ± std over seeds)", "sparse return per 400-step episode", layouts, everywhere, mean, errs)
 	if err := figs.Add(f, err, "heldout_return"); err != nil {
 		return nil, err
+	}
+	// The ε sweep: E3T with its partner model at each ε, on the first layout.
+	var epsNames []string
+	var epsMean, epsErr []float64
+	for _, m := range cfg.Methods {
+		if s, ok := res.Summary[m.Name][layouts[0]+"/heldout_return"]; ok && m.Mode == "e3t" && m.PartnerModel {
+			epsNames = append(epsNames, fmt.Sprintf("ε = %g", m.Epsilon))
+			epsMean, epsErr = append(epsMean, s.Mean), append(epsErr, s.Std)
+		}
+	}
+	if len(epsNames) > 1 {
+		f, err := plot.Bars("E3T's ε on "+layouts[0]+": return with held-out partners", "sparse return per 400-step episode",
+			[]string{layouts[0]}, epsNames, [][]float64{epsMean}, [][]float64{epsErr})
+		if err := figs.Add(f, err, "epsilon_sweep"); err != nil {
+			return nil, err
+		}
 	}
 	var partners []string
 	_ = res.GetExtra("partners", &partners)
@@ -57,12 +85,22 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		if len(m) == 0 || len(partners) == 0 {
 			continue
 		}
-		f, err := plot.Heatmap("cross-play on "+l+": mean return with each held-out partner", "held-out partner", "method", m, rows, partners)
+		f, err := plot.Heatmap("held-out partners on "+l+": mean return of each method with each", "held-out partner", "method", m, rows, partners)
 		if err == nil {
 			f.Width = f.Width * 1.3
 		}
-		if err := figs.Add(f, err, "crossplay_"+l); err != nil {
+		if err := figs.Add(f, err, "partners_"+l); err != nil {
 			return nil, err
+		}
+		var cp CrossPlay
+		if err := res.GetExtra("crossplay_"+l, &cp); err == nil && len(res.Seeds) > 1 && len(cp.Methods) > 0 {
+			f, err := plot.Heatmap("cross-play on "+l+": mean return, agents of different seeds", "partner's method", "method", cp.Mean, cp.Methods, cp.Methods)
+			if err == nil {
+				f.Width = f.Width * 1.3
+			}
+			if err := figs.Add(f, err, "crossplay_"+l); err != nil {
+				return nil, err
+			}
 		}
 		var steps, wall []plot.Series
 		for _, meth := range methods {

@@ -113,7 +113,7 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 		return p
 	}}
 	// SFT on random responses.
-	prompts, err := cfg.Task.Prompts(seed, cfg.SFTSize)
+	prompts, err := cfg.Task.TrainPrompts(seed, cfg.SFTSize)
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 		}
 		s.pairs = append(s.pairs, ps)
 	}
-	if s.eval, err = cfg.Task.Prompts(seed+50_000, cfg.EvalPrompts); err != nil {
+	if s.eval, err = cfg.Task.EvalPrompts(seed+50_000, cfg.EvalPrompts); err != nil {
 		return err
 	}
 	for _, x := range s.eval {
@@ -163,7 +163,7 @@ func (s *setup) enc(x string) []int32 {
 // makePairs samples two SFT responses per fresh prompt and orders them by Bradley–Terry on dim.
 func (s *setup) makePairs(dim string, seed uint64, out string) ([]pref.PairEx, error) {
 	c := s.cfg
-	prompts, err := c.Task.Prompts(seed+777, c.PairsPerDim)
+	prompts, err := c.Task.TrainPrompts(seed+777, c.PairsPerDim)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +192,7 @@ func (s *setup) makePairs(dim string, seed uint64, out string) ([]pref.PairEx, e
 		pairs = append(pairs, p)
 		exs = append(exs, pref.PairEx{Prompt: s.enc(x), Chosen: s.enc(p.Chosen), Rejected: s.enc(p.Rejected)})
 	}
-	if out != "" && s.seed == 1 {
+	if out != "" {
 		if err := prefs.WriteJSONL(filepath.Join(out, "pairs", fmt.Sprintf("%s_seed%d.jsonl", dim, s.seed)), pairs); err != nil {
 			return nil, err
 		}

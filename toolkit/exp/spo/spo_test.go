@@ -1,12 +1,16 @@
 package spo
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/paperlab/paperlab/datasets/prefs"
+	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
+	"github.com/paperlab/paperlab/toolkit/lm"
 )
 
 // TestSmokeRunMetricsComplete runs experiment "spo" at smoke scale and checks the metrics file, the
@@ -37,5 +41,50 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "pareto.svg")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMakePairsDeterministic: the experiment's own pair generator (SFT samples labelled by
+// Bradley–Terry) gives the same pairs and the same JSONL file for a seed, other pairs for another
+// seed, and never uses a held-out prompt.
+func TestMakePairsDeterministic(t *testing.T) {
+	cfg := ConfigFor(exp.Smoke)
+	tok, err := lm.NewTokenizer(prefs.Alphabet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := lm.New(cfg.Model, tok, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	s := &setup{cfg: cfg, tok: tok, sft: m, seed: 1}
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a, err := s.makePairs("helpful", 100, dirA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := s.makePairs("helpful", 100, dirB)
+	c, _ := s.makePairs("helpful", 101, t.TempDir())
+	if len(a) < 10 || !reflect.DeepEqual(a, b) || reflect.DeepEqual(a, c) {
+		t.Fatalf("pairs are not a function of the seed (%d pairs; same seed equal %v; other seed equal %v)",
+			len(a), reflect.DeepEqual(a, b), reflect.DeepEqual(a, c))
+	}
+	fa, err := os.ReadFile(filepath.Join(dirA, "pairs", "helpful_seed1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, _ := os.ReadFile(filepath.Join(dirB, "pairs", "helpful_seed1.jsonl"))
+	if !bytes.Equal(fa, fb) {
+		t.Fatal("the stored JSONL differs between two runs with one seed")
+	}
+	pairs, err := cfg.Task.ReadJSONL(filepath.Join(dirA, "pairs", "helpful_seed1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pairs {
+		if cfg.Task.HeldOut(p.Prompt) {
+			t.Fatalf("pair %d uses the held-out prompt %q", p.ID, p.Prompt)
+		}
 	}
 }
