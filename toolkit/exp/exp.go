@@ -20,6 +20,7 @@ import (
 
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/fsx"
+	"github.com/paperlab/paperlab/toolkit/nb"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
@@ -62,6 +63,15 @@ type Options struct {
 	Out string
 	// Log receives progress lines (nil: stderr).
 	Log io.Writer
+}
+
+// Progress is a progress display (terminal line, or a live cell in gonb) writing to the run's log.
+func (o Options) Progress(label string, total int) *nb.Progress {
+	p := nb.NewProgress(label, total)
+	if o.Log != nil {
+		p.Out = o.Log
+	}
+	return p
 }
 
 // Experiment is a registered experiment.

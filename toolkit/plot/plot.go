@@ -40,8 +40,18 @@ func newFigure(title, xlabel, ylabel string) *Figure {
 	return &Figure{Plot: p, Width: 6 * vg.Inch, Height: 4 * vg.Inch}
 }
 
+// methodColors is Tableau 10: ten hues that stay apart (gonum's default soft palette has two reds).
+var methodColors = []color.Color{
+	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255},
+	color.RGBA{214, 39, 40, 255}, color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255},
+	color.RGBA{227, 119, 194, 255}, color.RGBA{127, 127, 127, 255}, color.RGBA{188, 189, 34, 255},
+	color.RGBA{23, 190, 207, 255},
+}
+
 // Color returns the i-th color of the palette used for methods.
-func Color(i int) color.Color { return plotutil.Color(i) }
+func Color(i int) color.Color {
+	return methodColors[((i%len(methodColors))+len(methodColors))%len(methodColors)]
+}
 
 func withAlpha(c color.Color, a uint8) color.Color {
 	r, g, b, _ := c.RGBA()

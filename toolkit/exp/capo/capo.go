@@ -17,7 +17,6 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/lmtask"
-	"github.com/paperlab/paperlab/toolkit/nb"
 	"github.com/paperlab/paperlab/toolkit/rl"
 )
 
@@ -138,8 +137,7 @@ func runSeed(cfg Config, seed uint64, tok *lm.Tokenizer, opt exp.Options, res *e
 	defer sft.Close() // models live in native engine memory until closed
 	sc := cfg.SFT
 	sc.Seed = seed
-	progress := nb.NewProgress(fmt.Sprintf("capo seed %d: SFT", seed), sc.Steps)
-	progress.Out = opt.Log
+	progress := opt.Progress(fmt.Sprintf("capo seed %d: SFT", seed), sc.Steps)
 	noisy, err := demos.NoisyExamples(cfg.SFTNoise, seed)
 	if err != nil {
 		return err
@@ -208,8 +206,7 @@ func runMethod(cfg Config, m Method, seed uint64, sft *lm.Model, pool, eval *lmt
 	if m.Tau > 0 {
 		rc.Adv.Tau = m.Tau
 	}
-	progress := nb.NewProgress(fmt.Sprintf("capo seed %d: %s", seed, m.Name), rc.Steps)
-	progress.Out = opt.Log
+	progress := opt.Progress(fmt.Sprintf("capo seed %d: %s", seed, m.Name), rc.Steps)
 	tr, curves, err := rl.Train(policy, sft, pool, rc, rl.Hooks{
 		Progress: progress,
 		OnEval: func(step int) (map[string]float64, error) {

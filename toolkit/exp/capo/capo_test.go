@@ -15,11 +15,11 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 	for _, m := range Methods {
 		methods = append(methods, m.Name)
 	}
-	exptest.RequireMetrics(t, back, methods, []string{"accuracy", "auc", "ece", "brier", "pc_accuracy_n16", "majority_accuracy_n16"}, 1)
+	exptest.RequireMetrics(t, back, methods, []string{"accuracy", "auc", "ece", "brier", "pc_accuracy_n16", "pc_sum_accuracy_n16", "majority_accuracy_n16"}, 1)
 	for _, m := range Methods {
 		run := back.RunsOf(m.Name)[0]
 		for _, k := range []string{"train/eval_accuracy", "train/eval_auc", "train/entropy", "train/reward", "train/kl",
-			"train/clip_ratio", "train/frac_reward_zero_std", "precision_coverage", "majority_vs_n", "pc_vs_n", "reliability"} {
+			"train/clip_ratio", "train/frac_reward_zero_std", "precision_coverage", "majority_vs_n", "pc_vs_n", "pc_sum_vs_n", "reliability"} {
 			if c, ok := run.Curves[k]; !ok || len(c.Y) == 0 {
 				t.Fatalf("%s: curve %s missing", m.Name, k)
 			}

@@ -109,9 +109,11 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 		pc.X, pc.Y = append(pc.X, c), append(pc.Y, p)
 	}
 	curves["precision_coverage"] = pc
-	maj, pcv := exp.Curve{}, exp.Curve{}
+	// PC voting in both readings of §1.3: each distinct path once ("unique sampled paths", the
+	// headline pc_*) and every sample counted (pc_sum_*).
+	maj, pcv, pcs := exp.Curve{}, exp.Curve{}, exp.Curve{}
 	for N := 1; N <= k; N++ {
-		var hitM, hitP int
+		var hitM, hitP, hitS int
 		for i := 0; i < n; i++ {
 			var votes []calib.Sample
 			for r := 0; r < N; r++ {
@@ -130,12 +132,17 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 			if a, _ := calib.PerplexityConsistencyVote(votes, true); a == gold {
 				hitP++
 			}
+			if a, _ := calib.PerplexityConsistencyVote(votes, false); a == gold {
+				hitS++
+			}
 		}
 		maj.X, maj.Y = append(maj.X, float64(N)), append(maj.Y, float64(hitM)/float64(n))
 		pcv.X, pcv.Y = append(pcv.X, float64(N)), append(pcv.Y, float64(hitP)/float64(n))
+		pcs.X, pcs.Y = append(pcs.X, float64(N)), append(pcs.Y, float64(hitS)/float64(n))
 	}
-	curves["majority_vs_n"], curves["pc_vs_n"] = maj, pcv
+	curves["majority_vs_n"], curves["pc_vs_n"], curves["pc_sum_vs_n"] = maj, pcv, pcs
 	final["majority_accuracy_n16"] = maj.Y[len(maj.Y)-1]
 	final["pc_accuracy_n16"] = pcv.Y[len(pcv.Y)-1]
+	final["pc_sum_accuracy_n16"] = pcs.Y[len(pcs.Y)-1]
 	return final, curves, nil
 }

@@ -43,7 +43,8 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	}
 	for _, v := range []struct{ key, title, name string }{
 		{"majority_vs_n", "majority vote: accuracy vs N", "voting_majority"},
-		{"pc_vs_n", "perplexity-consistency vote: accuracy vs N", "voting_pc"},
+		{"pc_vs_n", "perplexity-consistency vote (each distinct path once): accuracy vs N", "voting_pc"},
+		{"pc_sum_vs_n", "perplexity-consistency vote (every sample counted): accuracy vs N", "voting_pc_sum"},
 	} {
 		f, err := plot.Curves(v.title, "N samples", "accuracy", exp.CurveSeries(res, v.key, all))
 		if err := figs.Add(f, err, v.name); err != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
-	"github.com/paperlab/paperlab/toolkit/nb"
 )
 
 // Method is one training condition.
@@ -98,7 +97,7 @@ func partners(c Config, layout string, opt exp.Options, res *exp.Result) (map[st
 		tc := c.Train
 		tc.Game, tc.Mode = c.game(layout), "sp"
 		start := time.Now()
-		r, err := e3.Train(tc, seed, e3.Options{Progress: progress(opt, fmt.Sprintf("held-out sp %s seed %d", layout, seed), tc.Iters)})
+		r, err := e3.Train(tc, seed, e3.Options{Progress: opt.Progress(fmt.Sprintf("held-out sp %s seed %d", layout, seed), tc.Iters)})
 		if err != nil {
 			return nil, err
 		}
@@ -106,12 +105,6 @@ func partners(c Config, layout string, opt exp.Options, res *exp.Result) (map[st
 		out[fmt.Sprintf("sp-seed%d", seed)] = r.Policy
 	}
 	return out, nil
-}
-
-func progress(opt exp.Options, label string, total int) *nb.Progress {
-	p := nb.NewProgress(label, total)
-	p.Out = opt.Log
-	return p
 }
 
 // Run is the experiment.
@@ -182,7 +175,7 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 		tc.Game, tc.Mode = cfg.game(layout), "sp"
 		start := time.Now()
 		r, err := e3.Train(tc, seed, e3.Options{Monitor: held["noisy-greedy"], MonitorEvery: cfg.MonitorEvery,
-			Progress: progress(opt, fmt.Sprintf("e3t %s sp seed %d", layout, seed), tc.Iters)})
+			Progress: opt.Progress(fmt.Sprintf("e3t %s sp seed %d", layout, seed), tc.Iters)})
 		if err != nil {
 			return fmt.Errorf("%s sp seed %d: %w", layout, seed, err)
 		}
@@ -209,7 +202,7 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 			tc := cfg.Train
 			tc.Game, tc.Epsilon, tc.PartnerModel = cfg.game(layout), m.Epsilon, m.PartnerModel
 			o := e3.Options{Monitor: held["noisy-greedy"], MonitorEvery: cfg.MonitorEvery,
-				Progress: progress(opt, fmt.Sprintf("e3t %s %s seed %d", layout, m.Name, seed), tc.Iters)}
+				Progress: opt.Progress(fmt.Sprintf("e3t %s %s seed %d", layout, m.Name, seed), tc.Iters)}
 			extraSteps, extraSeconds := 0, 0.0
 			if m.Mode == "fcp" {
 				tc.Mode, o.Population = "br", population

@@ -53,7 +53,9 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	// The ε sweep: E3T with its partner model at each ε, on the first layout.
 	var epsNames []string
 	var epsMean, epsErr []float64
-	for _, m := range cfg.Methods {
+	byEps := append([]Method(nil), cfg.Methods...)
+	sort.SliceStable(byEps, func(i, j int) bool { return byEps[i].Epsilon < byEps[j].Epsilon })
+	for _, m := range byEps {
 		if s, ok := res.Summary[m.Name][layouts[0]+"/heldout_return"]; ok && m.Mode == "e3t" && m.PartnerModel {
 			epsNames = append(epsNames, fmt.Sprintf("ε = %g", m.Epsilon))
 			epsMean, epsErr = append(epsMean, s.Mean), append(epsErr, s.Std)

@@ -108,9 +108,7 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 		return err
 	}
 	s := &setup{cfg: cfg, tok: tok, seed: seed, opt: opt, progress: func(label string, total int) *nb.Progress {
-		p := nb.NewProgress(fmt.Sprintf("spo seed %d: %s", seed, label), total)
-		p.Out = opt.Log
-		return p
+		return opt.Progress(fmt.Sprintf("spo seed %d: %s", seed, label), total)
 	}}
 	// SFT on random responses.
 	prompts, err := cfg.Task.TrainPrompts(seed, cfg.SFTSize)

@@ -17,7 +17,6 @@ import (
 	"github.com/paperlab/paperlab/toolkit/marl/ppo"
 	tp "github.com/paperlab/paperlab/toolkit/marl/tape"
 	"github.com/paperlab/paperlab/toolkit/marl/topology"
-	"github.com/paperlab/paperlab/toolkit/nb"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
@@ -148,8 +147,7 @@ func runMatrix(cfg Config, res *exp.Result, opt exp.Options) error {
 
 func runLBF(cfg Config, m Method, seed uint64, opt exp.Options) (exp.Run, error) {
 	start := time.Now()
-	progress := nb.NewProgress(fmt.Sprintf("tape lbf %s seed %d", m.Name, seed), cfg.TAPE.Iters)
-	progress.Out = opt.Log
+	progress := opt.Progress(fmt.Sprintf("tape lbf %s seed %d", m.Name, seed), cfg.TAPE.Iters)
 	var curves track.Curves
 	var actor *ac.Net
 	var err error

@@ -20,7 +20,6 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/lmtask"
-	"github.com/paperlab/paperlab/toolkit/nb"
 )
 
 // Task is one training task.
@@ -121,8 +120,7 @@ func runOne(cfg Config, task Task, seed uint64, tok *lm.Tokenizer, opt exp.Optio
 	}
 	sft := task.SFT
 	sft.Seed = seed
-	progress := nb.NewProgress(fmt.Sprintf("lm %s seed %d", task.Name, seed), sft.Steps)
-	progress.Out = opt.Log
+	progress := opt.Progress(fmt.Sprintf("lm %s seed %d", task.Name, seed), sft.Steps)
 	tr, curves, err := lm.TrainSFT(m, sft, train.Examples(), eval.Examples(), lm.SFTHooks{
 		Progress: progress,
 		OnEval: func(int) (map[string]float64, error) {

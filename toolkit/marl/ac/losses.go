@@ -1,6 +1,8 @@
 package ac
 
 import (
+	"fmt"
+
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/paperlab/paperlab/toolkit/nn"
@@ -57,4 +59,20 @@ func ClassifierLoss(layers int) nn.LossFn {
 		hit := ReduceSum(Mul(ConvertDType(Equal(logits, ReduceAndKeep(logits, ReduceMax, -1)), dtypes.Float32), oh), -1)
 		return Neg(ReduceAllMean(lp)), []*Node{ReduceAllMean(hit)}
 	}
+}
+
+// NewActorTrainer is Adam at lr on an MLP actor with the PPO-clip loss (ActorLoss), gradients
+// clipped to maxGradNorm (0: no clipping).
+func NewActorTrainer(actor *Net, lr, clip, entCoef, maxGradNorm float64) (*nn.Trainer, error) {
+	o := nn.DefaultOpt(lr)
+	o.ClipNorm = maxGradNorm
+	return nn.NewTrainer(&actor.Model, o, fmt.Sprintf("actor-%g-%g", clip, entCoef), ActorMetrics, ActorLoss(actor.Layers(), clip, entCoef))
+}
+
+// NewValueTrainer is Adam at lr on an MLP critic with the squared-error ValueLoss, gradients clipped
+// to maxGradNorm (0: no clipping).
+func NewValueTrainer(critic *Net, lr, maxGradNorm float64) (*nn.Trainer, error) {
+	o := nn.DefaultOpt(lr)
+	o.ClipNorm = maxGradNorm
+	return nn.NewTrainer(&critic.Model, o, "value", nil, ValueLoss(critic.Layers()))
 }

@@ -144,13 +144,11 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			return nil, err
 		}
 	}
-	optA, optC := nn.DefaultOpt(cfg.LR), nn.DefaultOpt(cfg.LR)
-	optA.ClipNorm, optC.ClipNorm = cfg.MaxGradNorm, cfg.MaxGradNorm
-	trA, err := nn.NewTrainer(&actor.Model, optA, fmt.Sprintf("actor-%g-%g", cfg.Clip, cfg.EntCoef), ac.ActorMetrics, ac.ActorLoss(actor.Layers(), cfg.Clip, cfg.EntCoef))
+	trA, err := ac.NewActorTrainer(actor, cfg.LR, cfg.Clip, cfg.EntCoef, cfg.MaxGradNorm)
 	if err != nil {
 		return nil, err
 	}
-	trC, err := nn.NewTrainer(&critic.Model, optC, "value", nil, ac.ValueLoss(critic.Layers()))
+	trC, err := ac.NewValueTrainer(critic, cfg.LR, cfg.MaxGradNorm)
 	if err != nil {
 		return nil, err
 	}

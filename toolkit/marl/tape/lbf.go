@@ -84,12 +84,12 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 	if err != nil {
 		return nil, nil, err
 	}
-	optA, optC := nn.DefaultOpt(cfg.LRActor), nn.DefaultOpt(cfg.LRCritic)
-	optA.ClipNorm, optC.ClipNorm = cfg.MaxGradNorm, cfg.MaxGradNorm
-	trA, err := nn.NewTrainer(&actor.Model, optA, fmt.Sprintf("actor-%g-%g", cfg.Clip, cfg.EntCoef), ac.ActorMetrics, ac.ActorLoss(actor.Layers(), cfg.Clip, cfg.EntCoef))
+	trA, err := ac.NewActorTrainer(actor, cfg.LRActor, cfg.Clip, cfg.EntCoef, cfg.MaxGradNorm)
 	if err != nil {
 		return nil, nil, err
 	}
+	optC := nn.DefaultOpt(cfg.LRCritic)
+	optC.ClipNorm = cfg.MaxGradNorm
 	trC, err := nn.NewTrainer(&critic.Model, optC, "mixed", nil, critic.Loss())
 	if err != nil {
 		return nil, nil, err
