@@ -9,10 +9,27 @@ import (
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 )
 
-// rollout plays random available actions for a few episodes and records every transition.
-func rollout(t *testing.T, e env.Env, seed uint64, steps int) []env.Transition {
+// randomAvailable draws one available action per agent.
+func randomAvailable(r *rand.Rand, avail [][]bool) []int {
+	acts := make([]int, len(avail))
+	for i, m := range avail {
+		var ok []int
+		for a, v := range m {
+			if v {
+				ok = append(ok, a)
+			}
+		}
+		if len(ok) > 0 {
+			acts[i] = ok[r.IntN(len(ok))]
+		}
+	}
+	return acts
+}
+
+// rollout plays random available actions for a few episodes and records every transition; masked
+// reports whether any action was ever unavailable.
+func rollout(t *testing.T, e env.Env, seed uint64, steps int) (out []env.Transition, masked bool) {
 	r := rand.New(rand.NewPCG(seed, 99))
-	var out []env.Transition
 	obs := e.Reset(seed)
 	checkObs(t, e, obs)
 	epLen := 0
@@ -35,6 +52,7 @@ func rollout(t *testing.T, e env.Env, seed uint64, steps int) []env.Transition {
 			if len(ok) == 0 {
 				t.Fatalf("%s: agent %d has no available action", e.Name(), i)
 			}
+			masked = masked || len(ok) < e.NumActions()
 			acts[i] = ok[r.IntN(len(ok))]
 		}
 		tr := e.Step(acts)
@@ -55,7 +73,7 @@ func rollout(t *testing.T, e env.Env, seed uint64, steps int) []env.Transition {
 			e.Reset(seed + uint64(s) + 1)
 		}
 	}
-	return out
+	return out, masked
 }
 
 func checkObs(t *testing.T, e env.Env, obs [][]float32) {
@@ -81,7 +99,8 @@ func Check(t *testing.T, scenarios ...string) {
 				t.Fatal(err)
 			}
 			b, _ := env.Make(sc)
-			ra, rb := rollout(t, a, 5, 300), rollout(t, b, 5, 300)
+			ra, masked := rollout(t, a, 5, 300)
+			rb, _ := rollout(t, b, 5, 300)
 			if !reflect.DeepEqual(ra, rb) {
 				t.Fatal("the same seed and actions gave different transitions")
 			}
@@ -89,23 +108,40 @@ func Check(t *testing.T, scenarios ...string) {
 				t.Fatal("empty rendering")
 			}
 			// Unavailable actions count as the no-op: from the same state, stepping with an
-			// unavailable action equals stepping with action 0.
+			// unavailable action equals stepping with action 0. Two copies play the same random
+			// available actions until a state with a masked action appears (environments without
+			// masks are checked at the start state).
 			c, _ := env.Make(sc)
 			d, _ := env.Make(sc)
 			c.Reset(11)
 			d.Reset(11)
-			avail := c.Avail()
-			bad, good := make([]int, c.NumAgents()), make([]int, c.NumAgents())
-			for i := range bad {
-				bad[i] = 0
-				for act, ok := range avail[i] {
-					if !ok {
-						bad[i] = act
+			r := rand.New(rand.NewPCG(11, 7))
+			found := false
+			for step := 0; step < 2000; step++ {
+				avail := c.Avail()
+				bad, good, any := make([]int, c.NumAgents()), make([]int, c.NumAgents()), false
+				for i := range bad {
+					for act, ok := range avail[i] {
+						if !ok {
+							bad[i], any = act, true
+						}
 					}
 				}
+				if any || (step == 0 && !masked) {
+					if tc, td := c.Step(bad), d.Step(good); !reflect.DeepEqual(tc, td) {
+						t.Fatalf("unavailable actions %v did not act as the no-op:\n%+v\n%+v", bad, tc, td)
+					}
+					found = true
+					break
+				}
+				acts := randomAvailable(r, avail)
+				if tc, td := c.Step(acts), d.Step(acts); tc.Done || td.Done {
+					c.Reset(uint64(12 + step))
+					d.Reset(uint64(12 + step))
+				}
 			}
-			if tc, td := c.Step(bad), d.Step(good); !reflect.DeepEqual(tc, td) {
-				t.Fatalf("unavailable actions did not act as the no-op:\n%+v\n%+v", tc, td)
+			if !found {
+				t.Fatal("the rollout saw masked actions but no masked state was reached to test them")
 			}
 		})
 	}
