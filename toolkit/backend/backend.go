@@ -72,6 +72,10 @@ func ORTLibraryCandidates() []string {
 	return c
 }
 
+// ONNXAvailable reports whether the ONNX Runtime engine can run here: compiled in (cgo) and its
+// shared library found.
+func ONNXAvailable() bool { return onnxCompiledIn && ORTLibrary() != "" }
+
 // ORTLibrary returns the path of ONNX Runtime's shared library, or "" when none is found.
 // An explicit $ONNXRUNTIME_SHARED_LIBRARY_PATH wins even when the file is missing, so that
 // a wrong setting is reported rather than silently replaced.

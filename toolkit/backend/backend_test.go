@@ -110,7 +110,7 @@ func trainMLP(t *testing.T, config string, steps int) []float64 {
 // and checks that the losses agree step by step. It needs the ONNX Runtime library (`make setup`);
 // PAPERLAB_REQUIRE_ONNX=1 (set by `make test`) turns its absence into a failure instead of a skip.
 func TestEnginesAgree(t *testing.T) {
-	if !onnxCompiledIn || ORTLibrary() == "" {
+	if !ONNXAvailable() {
 		if os.Getenv("PAPERLAB_REQUIRE_ONNX") == "1" {
 			t.Fatal("PAPERLAB_REQUIRE_ONNX=1 but the ONNX Runtime library is missing; run `make setup`")
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute"
-	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/backend/backendtest"
 )
 
 // TestResumeIsBitIdentical: 12 SFT steps in one go, and 6 steps + checkpoint + load + 6 more steps,
@@ -18,17 +18,7 @@ func TestResumeIsBitIdentical(t *testing.T) { resumeCheck(t, goBackend(t), 0) }
 // TestResumeOnONNXRuntime: the same on ONNX Runtime, where a resumed run must match within float
 // rounding (measured: identical here, but ORT does not promise it).
 func TestResumeOnONNXRuntime(t *testing.T) {
-	if backend.ORTLibrary() == "" {
-		if os.Getenv("PAPERLAB_REQUIRE_ONNX") == "1" {
-			t.Fatal("PAPERLAB_REQUIRE_ONNX=1 but the ONNX Runtime library is missing; run `make setup`")
-		}
-		t.Skip("ONNX Runtime library not installed")
-	}
-	ort, _, err := backend.New(backend.ONNXConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resumeCheck(t, ort, 1e-6)
+	resumeCheck(t, backendtest.ONNX(t), 1e-6)
 }
 
 // resumeCheck trains 12 steps straight and 6 + save + load + 6 on engine be, and requires the final

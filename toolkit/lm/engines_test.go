@@ -2,27 +2,17 @@ package lm
 
 import (
 	"math"
-	"os"
 
-	"github.com/gomlx/compute"
 	"testing"
 
-	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/gomlx/compute"
+	"github.com/paperlab/paperlab/toolkit/backend/backendtest"
 )
 
 // TestEnginesAgreeOnLM trains configuration R for 30 SFT steps from the same weights on the pure-Go
 // engine and on ONNX Runtime and compares the losses step by step.
 func TestEnginesAgreeOnLM(t *testing.T) {
-	if backend.ORTLibrary() == "" {
-		if os.Getenv("PAPERLAB_REQUIRE_ONNX") == "1" {
-			t.Fatal("PAPERLAB_REQUIRE_ONNX=1 but the ONNX Runtime library is missing; run `make setup`")
-		}
-		t.Skip("ONNX Runtime library not installed")
-	}
-	ort, _, err := backend.New(backend.ONNXConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ort := backendtest.ONNX(t)
 	tok := arithTok(t)
 	train := additionData(t, tok, 1, 1000)
 	cfg := SFTConfig{Steps: 30, BatchSize: 32, Seed: 3, Opt: DefaultOpt(3e-3)}

@@ -12,6 +12,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/backend/backendtest"
 )
 
 // quadModel is w[2,2] (decayed) and b[3] (not decayed) with loss Σ(w−1)² + Σ b²·x, x a batch input.
@@ -238,10 +239,8 @@ func TestScheduleAndValidation(t *testing.T) {
 // by SetWeights are freed, and repeated calls give the same result.
 func TestCallLeavesNoDeviceCopies(t *testing.T) {
 	engines := []string{backend.GoConfig}
-	if backend.ORTLibrary() != "" {
+	if backendtest.HaveONNX(t) {
 		engines = append(engines, backend.ONNXConfig)
-	} else if os.Getenv("PAPERLAB_REQUIRE_ONNX") == "1" {
-		t.Fatal("PAPERLAB_REQUIRE_ONNX=1 but the ONNX Runtime library is missing; run `make setup`")
 	}
 	for _, cfg := range engines {
 		be, _, err := backend.New(cfg)
