@@ -1,9 +1,11 @@
 package ac
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/paperlab/paperlab/toolkit/nn"
+	"github.com/paperlab/paperlab/toolkit/track"
 )
 
 // Minibatches runs epochs passes over n samples split into mb shuffled minibatches, calling update
@@ -69,4 +71,29 @@ func ExplainedVariance(values, returns []float64) float64 {
 		return 0
 	}
 	return 1 - vr/v
+}
+
+// AddActorCurves records a PPO actor update's metrics (Minibatches' means) under cleanrl's names at x:
+// policy_loss, entropy, approx_kl, clip_ratio.
+func AddActorCurves(c track.Curves, x float64, am map[string]float64) {
+	c.Add("policy_loss", x, am["loss"])
+	c.Add("entropy", x, am["entropy"])
+	c.Add("approx_kl", x, am["approx_kl"])
+	c.Add("clip_ratio", x, am["clip_ratio"])
+}
+
+// FlushReturns records the mean of the episode returns finished since the last flush as
+// episodic_return at x, empties *recent and returns a progress status ("" when none finished).
+func FlushReturns(c track.Curves, x float64, recent *[]float64) string {
+	if len(*recent) == 0 {
+		return ""
+	}
+	m := 0.0
+	for _, v := range *recent {
+		m += v
+	}
+	m /= float64(len(*recent))
+	c.Add("episodic_return", x, m)
+	*recent = (*recent)[:0]
+	return fmt.Sprintf("return %.3f", m)
 }

@@ -200,25 +200,11 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 			vf[i] = float64(v)
 		}
 		x := float64(envSteps)
-		curves.Add("policy_loss", x, am["loss"])
-		curves.Add("entropy", x, am["entropy"])
-		curves.Add("approx_kl", x, am["approx_kl"])
-		curves.Add("clip_ratio", x, am["clip_ratio"])
+		ac.AddActorCurves(curves, x, am)
 		curves.Add("value_loss", x, cm["loss"])
 		curves.Add("explained_variance", x, ac.ExplainedVariance(vf, retS))
 		curves.Add("SPS", x, float64(envSteps)/time.Since(start).Seconds())
-		status := ""
-		if len(recent) > 0 {
-			m := 0.0
-			for _, v := range recent {
-				m += v
-			}
-			m /= float64(len(recent))
-			curves.Add("episodic_return", x, m)
-			status = fmt.Sprintf("return %.3f", m)
-			recent = recent[:0]
-		}
-		hooks.Progress.Update(it, status)
+		hooks.Progress.Update(it, ac.FlushReturns(curves, x, &recent))
 	}
 	return curves, actor, nil
 }
