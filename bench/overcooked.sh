@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Overcooked env speed, side by side in one command: PaperLab's Go rules (toolkit/marl/env/overcooked
-# benchmarks: rules only, rules + 96-value featurize_state, rules + lossless planes, 32 games stepped
-# on 2 goroutines) and overcooked_ai's Python rules (the same three) as the measuring peer
+# benchmarks: rules only, rules + 96-value featurize_state, rules + lossless planes, 256 games stepped
+# on GOMAXPROCS goroutines, 2 here) and overcooked_ai's Python rules (the same three) as the measuring peer
 # (bench/overcooked_peer.py).
 # The peer needs an overcooked_ai checkout: OVERCOOKED_AI_SRC=/path/to/overcooked_ai/src (default
 # ../overcooked_ai/src); without one only the Go side runs and the script says so.

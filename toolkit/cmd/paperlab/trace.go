@@ -34,23 +34,24 @@ func trace(args []string, w io.Writer) error {
 	if family != "overcooked" {
 		return fmt.Errorf("trace: only overcooked:<layout> scenarios can be traced, got %q", scenario)
 	}
-	if *grid != "" { // options (-hN, -cN) still come from the scenario; the layout from the file
-		_, opts, _ := strings.Cut(spec, "-")
-		spec = "cramped_room"
-		if opts != "" {
-			spec += "-" + opts
+	var cfg overcooked.Config
+	var err error
+	if *grid == "" {
+		if cfg, err = overcooked.ParseSpec(spec); err != nil {
+			return err
 		}
-	}
-	cfg, err := overcooked.ParseSpec(spec)
-	if err != nil {
-		return err
-	}
-	if *grid != "" {
+	} else { // the layout from the file; options (-hN, -cN) still from the scenario
 		data, err := os.ReadFile(*grid)
 		if err != nil {
 			return fmt.Errorf("trace: %w", err)
 		}
-		cfg.Layout, cfg.Grid = filepath.Base(*grid), strings.TrimRight(string(data), "\n")
+		cfg = overcooked.DefaultConfig(filepath.Base(*grid))
+		cfg.Grid = strings.TrimRight(string(data), "\n")
+		if _, opts, ok := strings.Cut(spec, "-"); ok {
+			if err := cfg.ApplyOptions(strings.Split(opts, "-"), spec); err != nil {
+				return err
+			}
+		}
 	}
 	e, err := overcooked.New(cfg)
 	if err != nil {
@@ -73,7 +74,6 @@ func trace(args []string, w io.Writer) error {
 		return fmt.Errorf("trace: -steps %d", *steps)
 	}
 	r := rand.New(rand.NewPCG(*seed, 0x7472))
-	e.Reset(*seed)
 	enc := json.NewEncoder(w)
 	for t := 0; t < *steps; t++ {
 		joint := [2]int{r.IntN(overcooked.NumActions), r.IntN(overcooked.NumActions)}

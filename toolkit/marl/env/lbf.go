@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -203,7 +204,7 @@ func (e *LBF) Reset(seed uint64) [][]float32 {
 	for i, p := range e.players {
 		levels[i] = p.level
 	}
-	sortInts(levels)
+	slices.Sort(levels)
 	maxFood := 0
 	for i := 0; i < len(levels) && i < 3; i++ {
 		maxFood += levels[i]
@@ -255,7 +256,8 @@ func (e *LBF) valid(p lbfPlayer, a int) bool {
 	case LBFEast:
 		return p.col < n-1 && e.food(p.row, p.col+1) == 0
 	case LBFLoad:
-		return e.food(p.row-1, p.col) > 0 || e.food(p.row+1, p.col) > 0 || e.food(p.row, p.col-1) > 0 || e.food(p.row, p.col+1) > 0
+		_, _, ok := e.adjacentFood(p.row, p.col)
+		return ok
 	}
 	return false
 }
@@ -374,14 +376,6 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-func sortInts(x []int) {
-	for i := 1; i < len(x); i++ {
-		for j := i; j > 0 && x[j] < x[j-1]; j-- {
-			x[j], x[j-1] = x[j-1], x[j]
-		}
-	}
 }
 
 // observe builds every player's observation vector (see LBFConfig).

@@ -2,6 +2,7 @@ package env
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -121,7 +122,7 @@ func TestLBFSpawnRules(t *testing.T) {
 			}
 			levels = append(levels, p.Level)
 		}
-		sortInts(levels)
+		slices.Sort(levels)
 		want := levels[0] + levels[1] + levels[2]
 		n := 0
 		for i, f := range e.field {

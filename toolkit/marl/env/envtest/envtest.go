@@ -9,9 +9,10 @@ import (
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 )
 
-// randomAvailable draws one available action per agent.
-func randomAvailable(r *rand.Rand, avail [][]bool) []int {
-	acts := make([]int, len(avail))
+// randomAvailable draws one available action per agent (action 0 for an agent with none) and
+// returns how many actions each agent had available.
+func randomAvailable(r *rand.Rand, avail [][]bool) (acts, counts []int) {
+	acts, counts = make([]int, len(avail)), make([]int, len(avail))
 	for i, m := range avail {
 		var ok []int
 		for a, v := range m {
@@ -19,11 +20,11 @@ func randomAvailable(r *rand.Rand, avail [][]bool) []int {
 				ok = append(ok, a)
 			}
 		}
-		if len(ok) > 0 {
+		if counts[i] = len(ok); len(ok) > 0 {
 			acts[i] = ok[r.IntN(len(ok))]
 		}
 	}
-	return acts
+	return acts, counts
 }
 
 // rollout plays random available actions for a few episodes and records every transition; masked
@@ -38,22 +39,17 @@ func rollout(t *testing.T, e env.Env, seed uint64, steps int) (out []env.Transit
 		if len(avail) != e.NumAgents() {
 			t.Fatalf("%s: %d masks for %d agents", e.Name(), len(avail), e.NumAgents())
 		}
-		acts := make([]int, e.NumAgents())
-		for i := range acts {
-			if len(avail[i]) != e.NumActions() {
-				t.Fatalf("%s: mask of agent %d has %d entries for %d actions", e.Name(), i, len(avail[i]), e.NumActions())
+		for i, m := range avail {
+			if len(m) != e.NumActions() {
+				t.Fatalf("%s: mask of agent %d has %d entries for %d actions", e.Name(), i, len(m), e.NumActions())
 			}
-			var ok []int
-			for a, v := range avail[i] {
-				if v {
-					ok = append(ok, a)
-				}
-			}
-			if len(ok) == 0 {
+		}
+		acts, counts := randomAvailable(r, avail)
+		for i, k := range counts {
+			if k == 0 {
 				t.Fatalf("%s: agent %d has no available action", e.Name(), i)
 			}
-			masked = masked || len(ok) < e.NumActions()
-			acts[i] = ok[r.IntN(len(ok))]
+			masked = masked || k < e.NumActions()
 		}
 		tr := e.Step(acts)
 		checkObs(t, e, tr.Obs)
@@ -134,7 +130,7 @@ func Check(t *testing.T, scenarios ...string) {
 					found = true
 					break
 				}
-				acts := randomAvailable(r, avail)
+				acts, _ := randomAvailable(r, avail)
 				if tc, td := c.Step(acts), d.Step(acts); tc.Done || td.Done {
 					c.Reset(uint64(12 + step))
 					d.Reset(uint64(12 + step))

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 )
@@ -26,37 +27,48 @@ func DefaultConfig(layout string) Config {
 	return Config{Layout: layout, Horizon: 400, Rules: DefaultRules(), Obs: "vector"}
 }
 
-// ParseSpec reads "cramped_room", optionally followed by "-hN" (horizon), "-cN" (cook time) and
-// "-lossless" (observation planes), e.g. "cramped_room-h200-c5".
+// ParseSpec reads "cramped_room", optionally followed by options (see ApplyOptions), e.g.
+// "cramped_room-h200-c5".
 func ParseSpec(spec string) (Config, error) {
 	parts := strings.Split(spec, "-")
 	name, ok := CanonicalLayout(parts[0])
 	c := DefaultConfig(name)
 	if !ok {
-		return c, fmt.Errorf("unknown Overcooked layout %q (known: %s, or an alias: %s)", parts[0],
-			strings.Join(LayoutNames(), ", "), strings.Join(aliasNames(), ", "))
+		return c, unknownLayout(parts[0])
 	}
-	for _, o := range parts[1:] {
+	err := c.ApplyOptions(parts[1:], spec)
+	return c, err
+}
+
+// ApplyOptions applies scenario options: "hN" (horizon), "cN" (cook time) and "lossless"
+// (observation planes); spec names the scenario in errors.
+func (c *Config) ApplyOptions(opts []string, spec string) error {
+	for _, o := range opts {
 		switch {
 		case o == "lossless":
 			c.Obs = "lossless"
 		case strings.HasPrefix(o, "h"):
 			n, err := strconv.Atoi(o[1:])
 			if err != nil || n < 1 {
-				return c, fmt.Errorf("bad horizon option %q in %q", o, spec)
+				return fmt.Errorf("bad horizon option %q in %q", o, spec)
 			}
 			c.Horizon = n
 		case strings.HasPrefix(o, "c"):
 			n, err := strconv.Atoi(o[1:])
 			if err != nil || n < 1 {
-				return c, fmt.Errorf("bad cook-time option %q in %q", o, spec)
+				return fmt.Errorf("bad cook-time option %q in %q", o, spec)
 			}
 			c.Rules.CookTime = n
 		default:
-			return c, fmt.Errorf("unknown option %q in %q (hN, cN, lossless)", o, spec)
+			return fmt.Errorf("unknown option %q in %q (hN, cN, lossless)", o, spec)
 		}
 	}
-	return c, nil
+	return nil
+}
+
+func unknownLayout(name string) error {
+	return fmt.Errorf("unknown Overcooked layout %q (known: %s, or an alias: %s)", name,
+		strings.Join(LayoutNames(), ", "), strings.Join(aliasNames(), ", "))
 }
 
 // Env is Overcooked as a PaperLab multi-agent environment. Its per-agent reward is overcooked_ai's
@@ -84,14 +96,13 @@ func New(c Config) (*Env, error) {
 	if grid == "" {
 		canon, ok := CanonicalLayout(c.Layout)
 		if !ok {
-			return nil, fmt.Errorf("unknown Overcooked layout %q (known: %s, or an alias: %s)", c.Layout,
-				strings.Join(LayoutNames(), ", "), strings.Join(aliasNames(), ", "))
+			return nil, unknownLayout(c.Layout)
 		}
 		grid, name, c.Layout = Layouts[canon], canon, canon
 	} else if name == "" {
 		name = "custom"
 	}
-	l, err := ParseLayout(name, grid)
+	k, err := kitchenFor(name, grid)
 	if err != nil {
 		return nil, err
 	}
@@ -101,9 +112,32 @@ func New(c Config) (*Env, error) {
 	if c.Obs != "vector" && c.Obs != "lossless" {
 		return nil, fmt.Errorf("overcooked: obs %q, want vector or lossless", c.Obs)
 	}
-	e := &Env{Cfg: c, Layout: l, ShapingFactor: 1, pl: newPlanner(l)}
-	e.Game = NewState(l)
+	e := &Env{Cfg: c, Layout: k.l, ShapingFactor: 1, pl: k.pl}
+	e.Game = NewState(k.l)
 	return e, nil
+}
+
+// kitchen is a parsed layout with its planner; both are read-only once built.
+type kitchen struct {
+	l  *Layout
+	pl *planner
+}
+
+// kitchens caches a kitchen per (name, grid): building the planner (a BFS from every cell and
+// facing) dominated New, which trainers and evaluations call once per game.
+var kitchens sync.Map
+
+func kitchenFor(name, grid string) (*kitchen, error) {
+	key := name + "\x00" + grid
+	if k, ok := kitchens.Load(key); ok {
+		return k.(*kitchen), nil
+	}
+	l, err := ParseLayout(name, grid)
+	if err != nil {
+		return nil, err
+	}
+	k, _ := kitchens.LoadOrStore(key, &kitchen{l: l, pl: newPlanner(l)})
+	return k.(*kitchen), nil
 }
 
 func aliasNames() []string {
@@ -132,6 +166,9 @@ func (e *Env) Name() string {
 	}
 	if e.Cfg.Rules.CookTime != 20 {
 		n += fmt.Sprintf("-c%d", e.Cfg.Rules.CookTime)
+	}
+	if e.Cfg.Obs == "lossless" {
+		n += "-lossless"
 	}
 	return n
 }

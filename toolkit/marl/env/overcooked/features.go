@@ -162,12 +162,21 @@ func (pl *planner) closest(p Pos, dir int, cands []Pos) (Pos, bool) {
 // player's position relative to i, and i's absolute position. With overcooked_ai's default motion
 // planner objects on counters are never "closest", so counter candidates are left out here too.
 func (s *State) Vector(i int, pl *planner, r Rules) []float32 {
-	out := make([]float32, 0, VectorSize)
-	out = s.block(out, i, pl, r)
-	out = s.block(out, 1-i, pl, r)
-	me, other := s.Players[i].Pos, s.Players[1-i].Pos
-	out = append(out, float32(other.X-me.X), float32(other.Y-me.Y), float32(me.X), float32(me.Y))
+	var mine, theirs [blockSize]float32
+	s.block(mine[:0], i, pl, r)
+	s.block(theirs[:0], 1-i, pl, r)
+	out := make([]float32, VectorSize)
+	s.assemble(out, i, mine[:], theirs[:])
 	return out
+}
+
+// assemble writes player i's Vector into o from its own block and the other player's.
+func (s *State) assemble(o []float32, i int, mine, theirs []float32) {
+	copy(o, mine)
+	copy(o[blockSize:], theirs)
+	me, other := s.Players[i].Pos, s.Players[1-i].Pos
+	o[2*blockSize], o[2*blockSize+1] = float32(other.X-me.X), float32(other.Y-me.Y)
+	o[2*blockSize+2], o[2*blockSize+3] = float32(me.X), float32(me.Y)
 }
 
 // blockSize is the length of one player's block in Vector.
@@ -188,12 +197,7 @@ func (s *State) VectorsInto(out [][]float32, pl *planner, r Rules) {
 	s.block(blk[:0:blockSize], 0, pl, r)
 	s.block(blk[blockSize:blockSize:2*blockSize], 1, pl, r)
 	for i := range 2 {
-		o := out[i][:VectorSize]
-		copy(o, blk[i*blockSize:(i+1)*blockSize])
-		copy(o[blockSize:], blk[(1-i)*blockSize:(2-i)*blockSize])
-		me, other := s.Players[i].Pos, s.Players[1-i].Pos
-		o[2*blockSize], o[2*blockSize+1] = float32(other.X-me.X), float32(other.Y-me.Y)
-		o[2*blockSize+2], o[2*blockSize+3] = float32(me.X), float32(me.Y)
+		s.assemble(out[i][:VectorSize], i, blk[i*blockSize:(i+1)*blockSize], blk[(1-i)*blockSize:(2-i)*blockSize])
 	}
 }
 
@@ -240,7 +244,7 @@ func (s *State) block(b []float32, i int, pl *planner, r Rules) []float32 {
 		}
 		for k, x := range remaining {
 			if x == c {
-				remaining = append(remaining[:k:k], remaining[k+1:]...)
+				remaining = append(remaining[:k], remaining[k+1:]...)
 				break
 			}
 		}
