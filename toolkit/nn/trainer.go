@@ -140,6 +140,9 @@ func (t *Trainer) Close() {
 	t.M, t.V, t.decay = nil, nil, nil
 }
 
+// ScalarLike is a scalar constant of x's dtype.
+func ScalarLike(x *Node, v float64) *Node { return Scalar(x.Graph(), x.DType(), v) }
+
 // Scalar64 reads a scalar tensor as float64 (NaN for other types).
 func Scalar64(t *tensors.Tensor) float64 {
 	switch v := t.Value().(type) {

@@ -6,6 +6,7 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/paperlab/paperlab/toolkit/lm"
+	"github.com/paperlab/paperlab/toolkit/nn"
 )
 
 // LossConfig configures the PPO-clip policy loss.
@@ -64,7 +65,7 @@ func PPOLoss(c LossConfig) lm.LossFn {
 		if hi == 0 {
 			hi = c.ClipEps
 		}
-		clipped := Min(Max(ratio, ScalarLike(ratio, 1-c.ClipEps)), ScalarLike(ratio, 1+hi))
+		clipped := Min(Max(ratio, nn.ScalarLike(ratio, 1-c.ClipEps)), nn.ScalarLike(ratio, 1+hi))
 		pg1 := Neg(Mul(adv, ratio))
 		pg2 := Neg(Mul(adv, clipped))
 		perTok := Max(pg1, pg2)
@@ -93,9 +94,6 @@ func PPOLoss(c LossConfig) lm.LossFn {
 		}
 	}
 }
-
-// ScalarLike is a scalar constant of x's dtype.
-func ScalarLike(x *Node, v float64) *Node { return Scalar(x.Graph(), x.DType(), v) }
 
 // aggregate reduces per-token losses [B,T] under mask [B,T].
 func aggregate(agg string, x, mask *Node) *Node {

@@ -141,13 +141,6 @@ func Policy(logits []float32, avail [][]bool, r *rand.Rand, greedy bool) (acts [
 	return acts, logp
 }
 
-// WithID appends the one-hot encoding of agent id (of n) to x.
-func WithID(x []float32, id, n int) []float32 {
-	out := append(append([]float32(nil), x...), make([]float32, n)...)
-	out[len(x)+id] = 1
-	return out
-}
-
 // Float32 is a tensor helper: a host slice as a [rows, cols] tensor.
 func Float32(x []float32, rows, cols int) *tensors.Tensor {
 	return tensors.FromFlatDataAndDimensions(x, rows, cols)

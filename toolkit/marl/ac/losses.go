@@ -24,7 +24,7 @@ func ActorLoss(layers int, clip, entCoef float64) nn.LossFn {
 		ratio := Exp(logRatio)
 		adv := in[4]
 		pg1 := Neg(Mul(adv, ratio))
-		pg2 := Neg(Mul(adv, Min(Max(ratio, ScalarLike(ratio, 1-clip)), ScalarLike(ratio, 1+clip))))
+		pg2 := Neg(Mul(adv, Min(Max(ratio, nn.ScalarLike(ratio, 1-clip)), nn.ScalarLike(ratio, 1+clip))))
 		probs := Exp(lp)
 		ent := Neg(ReduceSum(Mul(probs, Mul(lp, in[1])), -1)) // unavailable actions carry no mass
 		loss := Sub(ReduceAllMean(Max(pg1, pg2)), MulScalar(ReduceAllMean(ent), entCoef))
@@ -35,9 +35,6 @@ func ActorLoss(layers int, clip, entCoef float64) nn.LossFn {
 		}
 	}
 }
-
-// ScalarLike is a scalar constant of x's dtype.
-func ScalarLike(x *Node, v float64) *Node { return Scalar(x.Graph(), x.DType(), v) }
 
 // ValueLoss is the mean squared error of an MLP value head (output 1) to targets: inputs x [B, D],
 // targets [B].
@@ -61,18 +58,20 @@ func ClassifierLoss(layers int) nn.LossFn {
 	}
 }
 
-// NewActorTrainer is Adam at lr on an MLP actor with the PPO-clip loss (ActorLoss), gradients
-// clipped to maxGradNorm (0: no clipping).
-func NewActorTrainer(actor *Net, lr, clip, entCoef, maxGradNorm float64) (*nn.Trainer, error) {
+// NewTrainer is Adam at lr (nn.DefaultOpt) on model m with the given loss, gradients clipped to
+// maxGradNorm (0: no clipping).
+func NewTrainer(m *nn.Model, lr, maxGradNorm float64, name string, metrics []string, loss nn.LossFn) (*nn.Trainer, error) {
 	o := nn.DefaultOpt(lr)
 	o.ClipNorm = maxGradNorm
-	return nn.NewTrainer(&actor.Model, o, fmt.Sprintf("actor-%g-%g", clip, entCoef), ActorMetrics, ActorLoss(actor.Layers(), clip, entCoef))
+	return nn.NewTrainer(m, o, name, metrics, loss)
 }
 
-// NewValueTrainer is Adam at lr on an MLP critic with the squared-error ValueLoss, gradients clipped
-// to maxGradNorm (0: no clipping).
+// NewActorTrainer is NewTrainer on an MLP actor with the PPO-clip loss (ActorLoss).
+func NewActorTrainer(actor *Net, lr, clip, entCoef, maxGradNorm float64) (*nn.Trainer, error) {
+	return NewTrainer(&actor.Model, lr, maxGradNorm, fmt.Sprintf("actor-%g-%g", clip, entCoef), ActorMetrics, ActorLoss(actor.Layers(), clip, entCoef))
+}
+
+// NewValueTrainer is NewTrainer on an MLP critic with the squared-error ValueLoss.
 func NewValueTrainer(critic *Net, lr, maxGradNorm float64) (*nn.Trainer, error) {
-	o := nn.DefaultOpt(lr)
-	o.ClipNorm = maxGradNorm
-	return nn.NewTrainer(&critic.Model, o, "value", nil, ValueLoss(critic.Layers()))
+	return NewTrainer(&critic.Model, lr, maxGradNorm, "value", nil, ValueLoss(critic.Layers()))
 }

@@ -44,21 +44,25 @@ func TDLambda(rewards, q []float64, dones []bool, lastQ, gamma, lambda float64) 
 	return g
 }
 
+// MeanStd is the mean and the population standard deviation of x (x non-empty).
+func MeanStd(x []float64) (mean, std float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	s := 0.0
+	for _, v := range x {
+		s += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(s / float64(len(x)))
+}
+
 // Normalize returns (x − mean)/(std + 1e-8).
 func Normalize(x []float64) []float64 {
 	if len(x) == 0 {
 		return nil
 	}
-	m := 0.0
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	s := 0.0
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	std := math.Sqrt(s / float64(len(x)))
+	m, std := MeanStd(x)
 	out := make([]float64, len(x))
 	for i, v := range x {
 		out[i] = (v - m) / (std + 1e-8)

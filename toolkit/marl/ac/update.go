@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/nn"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
@@ -39,17 +40,31 @@ func Minibatches(n, epochs, mb int, r *rand.Rand, update func(idx []int) (nn.Ste
 // per-agent samples idx of a rollout.
 func ActorBatch(ro *Rollout, adv []float64, idx []int) []any {
 	b := len(idx)
-	obs := make([]float32, 0, b*ro.ObsDim)
-	avail := make([]float32, 0, b*ro.NA)
 	acts := make([]int32, b)
 	logp := make([]float32, b)
 	a := make([]float32, b)
 	for k, i := range idx {
-		obs = append(obs, ro.Obs[i*ro.ObsDim:(i+1)*ro.ObsDim]...)
-		avail = append(avail, ro.Avail[i*ro.NA:(i+1)*ro.NA]...)
 		acts[k], logp[k], a[k] = int32(ro.Act[i]), ro.LogP[i], float32(adv[i])
 	}
-	return []any{Float32(obs, b, ro.ObsDim), Float32(avail, b, ro.NA), acts, logp, a}
+	return []any{Rows(ro.Obs, ro.ObsDim, idx), Rows(ro.Avail, ro.NA, idx), acts, logp, a}
+}
+
+// ValueBatch gathers a critic's inputs: rows idx of x (dim values each) and their targets y.
+func ValueBatch(x []float32, dim int, y []float64, idx []int) []any {
+	t := make([]float32, len(idx))
+	for k, i := range idx {
+		t[k] = float32(y[i])
+	}
+	return []any{Rows(x, dim, idx), t}
+}
+
+// Rows gathers rows idx of a row-major host matrix x with dim columns as a [len(idx), dim] tensor.
+func Rows(x []float32, dim int, idx []int) *tensors.Tensor {
+	out := make([]float32, 0, len(idx)*dim)
+	for _, i := range idx {
+		out = append(out, x[i*dim:(i+1)*dim]...)
+	}
+	return Float32(out, len(idx), dim)
 }
 
 // ExplainedVariance is 1 − Var(returns − values)/Var(returns) (cleanrl's diagnostic).

@@ -70,6 +70,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("e3t: epsilon %v and copy_rate %v must lie in [0,1]", c.Epsilon, c.CopyRate)
 	case c.PartnerModel && c.K < 1:
 		return fmt.Errorf("e3t: partner model needs k ≥ 1")
+	case c.PartnerModel && c.Mode == "sp":
+		// SP trains both seats as learners; the partner model's history is kept for the ego seat only.
+		return fmt.Errorf("e3t: partner_model needs mode e3t or br (with sp both players are learners)")
 	case c.Envs < 1 || c.Iters < 1 || c.Hidden < 1 || c.Epochs < 1 || c.MiniBatches < 1 || c.ShapingSteps < 1:
 		return fmt.Errorf("e3t: envs, iters, hidden, epochs, mini_batches and shaping_steps must be ≥ 1")
 	}
@@ -138,9 +141,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		if ego.PM, err = ac.NewNet(be, []int{pmIn, cfg.Hidden, cfg.Hidden, na}, 0.01, seed+2); err != nil {
 			return nil, err
 		}
-		o := nn.DefaultOpt(cfg.PMLR)
-		o.ClipNorm = cfg.MaxGradNorm
-		if trPM, err = nn.NewTrainer(&ego.PM.Model, o, "pm", []string{"accuracy"}, ac.ClassifierLoss(ego.PM.Layers())); err != nil {
+		if trPM, err = ac.NewTrainer(&ego.PM.Model, cfg.PMLR, cfg.MaxGradNorm, "pm", []string{"accuracy"}, ac.ClassifierLoss(ego.PM.Layers())); err != nil {
 			return nil, err
 		}
 	}
@@ -164,14 +165,11 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 	// The E3T partner: a soft copy of the ego actor, ε-mixed, its partner-model slot fed noise.
 	var mate *Policy
 	if cfg.Mode == "e3t" {
-		w, _ := actor.Weights()
-		pa, err := ac.NewNet(be, actor.Sizes, 0.01, seed)
+		m, err := actor.CloneWeights()
 		if err != nil {
 			return nil, err
 		}
-		if err := pa.SetWeights(w); err != nil {
-			return nil, err
-		}
+		pa := &ac.Net{Sizes: actor.Sizes, Model: m}
 		defer pa.Close()
 		mate = &Policy{Actor: pa, K: cfg.K, Epsilon: cfg.Epsilon}
 		if cfg.PartnerModel {
@@ -205,7 +203,6 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			learners = append(learners, mateIdx)
 		}
 		ego.Reset(cfg.Envs)
-		var other Agent = mate
 		switch cfg.Mode {
 		case "e3t":
 			mate.Reset(cfg.Envs)
@@ -248,7 +245,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			case "sp":
 				mateActs = learnerActs[1]
 			case "e3t":
-				if mateActs, err = other.Act(games, mateIdx, rng); err != nil {
+				if mateActs, err = mate.Act(games, mateIdx, rng); err != nil {
 					return nil, err
 				}
 			case "br":
@@ -281,7 +278,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			ego.Saw(mateActs)
 			switch cfg.Mode {
 			case "e3t":
-				other.Saw(learnerActs[0])
+				mate.Saw(learnerActs[0])
 			case "br":
 				for k, p := range partners {
 					p.Saw(learnerActs[0][k : k+1])
@@ -316,13 +313,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			return nil, fmt.Errorf("iteration %d actor: %w", it, err)
 		}
 		cm, err := ac.Minibatches(H*S, cfg.Epochs, cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
-			x := make([]float32, 0, len(idx)*obsDim)
-			y := make([]float32, len(idx))
-			for k, i := range idx {
-				x = append(x, obs[i*obsDim:(i+1)*obsDim]...)
-				y[k] = float32(ret[i])
-			}
-			return trC.Update(ac.Float32(x, len(idx), obsDim), y)
+			return trC.Update(ac.ValueBatch(obs, obsDim, ret, idx)...)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d critic: %w", it, err)
@@ -330,13 +321,11 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		x := float64(res.EnvSteps)
 		if cfg.PartnerModel {
 			pm, err := ac.Minibatches(len(pmLabels), 1, cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
-				xs := make([]float32, 0, len(idx)*pmIn)
 				ys := make([]int32, len(idx))
 				for k, i := range idx {
-					xs = append(xs, pmRows[i*pmIn:(i+1)*pmIn]...)
 					ys[k] = pmLabels[i]
 				}
-				return trPM.Update(ac.Float32(xs, len(idx), pmIn), ys)
+				return trPM.Update(ac.Rows(pmRows, pmIn, idx), ys)
 			})
 			if err != nil {
 				return nil, fmt.Errorf("iteration %d partner model: %w", it, err)
@@ -367,9 +356,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		res.Curves.Add("SPS", x, float64(res.EnvSteps)/time.Since(start).Seconds())
 		status := fmt.Sprintf("return %.1f shaping %.2f", sparse/float64(cfg.Envs), factor)
 		if opt.Monitor != nil && opt.MonitorEvery > 0 && (it%opt.MonitorEvery == 0 || it == cfg.Iters) {
-			saved := ego.Greedy
 			m, err := Evaluate(cfg.Game, ego, opt.Monitor, 4, seed*7919+uint64(it))
-			ego.Greedy = saved
 			if err != nil {
 				return nil, err
 			}

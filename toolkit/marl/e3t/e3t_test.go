@@ -152,10 +152,11 @@ func TestTrainDeterministic(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	base := Default(overcooked.DefaultConfig("cramped_room"), "sp")
 	for want, mut := range map[string]func(*Config){
-		`mode "xx"`:    func(c *Config) { c.Mode = "xx" },
-		"epsilon":      func(c *Config) { c.Epsilon = 2 },
-		"k ≥ 1":        func(c *Config) { c.PartnerModel, c.K = true, 0 },
-		"mini_batches": func(c *Config) { c.MiniBatches = 0 },
+		`mode "xx"`:            func(c *Config) { c.Mode = "xx" },
+		"epsilon":              func(c *Config) { c.Epsilon = 2 },
+		"k ≥ 1":                func(c *Config) { c.PartnerModel, c.K = true, 0 },
+		"mini_batches":         func(c *Config) { c.MiniBatches = 0 },
+		"needs mode e3t or br": func(c *Config) { c.PartnerModel = true },
 	} {
 		c := base
 		mut(&c)

@@ -182,15 +182,8 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 		if err != nil {
 			return curves, actor, fmt.Errorf("iteration %d actor: %w", it, err)
 		}
-		inDim := criticIn
 		cm, err := ac.Minibatches(len(retS), cfg.Epochs, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
-			x := make([]float32, 0, len(idx)*inDim)
-			y := make([]float32, len(idx))
-			for k, i := range idx {
-				x = append(x, vin[i*inDim:(i+1)*inDim]...)
-				y[k] = float32(retS[i])
-			}
-			return trC.Update(ac.Float32(x, len(idx), inDim), y)
+			return trC.Update(ac.ValueBatch(vin, criticIn, retS, idx)...)
 		})
 		if err != nil {
 			return curves, actor, fmt.Errorf("iteration %d critic: %w", it, err)

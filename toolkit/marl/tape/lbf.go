@@ -88,9 +88,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 	if err != nil {
 		return nil, nil, err
 	}
-	optC := nn.DefaultOpt(cfg.LRCritic)
-	optC.ClipNorm = cfg.MaxGradNorm
-	trC, err := nn.NewTrainer(&critic.Model, optC, "mixed", nil, critic.Loss())
+	trC, err := ac.NewTrainer(&critic.Model, cfg.LRCritic, cfg.MaxGradNorm, "mixed", nil, critic.Loss())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -142,7 +140,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 				row := (e*n + j) * na
 				v -= float64(lk[e*n+j]) * float64(lq[row]) // remove Q_j(s, 0) of the dummy action 0
 				for a := 0; a < na; a++ {
-					v += float64(lk[e*n+j]) * pi1(lpi, row, a) * float64(lq[row+a])
+					v += float64(lk[e*n+j]) * lpi[row+a] * float64(lq[row+a])
 				}
 			}
 			lastV[e] = v
@@ -177,18 +175,21 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 		// Coalition advantages with one topology for this update.
 		topo := gen.Sample(r, n)
 		adv := make([]float64, rows*n)
+		qs, pis := make([][]float64, n), make([][]float64, n)
+		for j := range qs {
+			qs[j] = make([]float64, na)
+		}
 		for i := 0; i < rows; i++ {
-			dop := make([]float64, n)
 			kk := make([]float64, n)
 			for j := 0; j < n; j++ {
 				row := (i*n + j) * na
-				base := 0.0
-				for a := 0; a < na; a++ {
-					base += pi1(pi, row, a) * float64(q[row+a])
+				for a := range qs[j] {
+					qs[j][a] = float64(q[row+a])
 				}
-				dop[j] = float64(q[row+ro.Act[i*n+j]]) - base
+				pis[j] = pi[row : row+na]
 				kk[j] = float64(k[i*n+j])
 			}
+			dop := DOPAdvantage(qs, pis, ro.Act[i*n:(i+1)*n])
 			c := topology.CoalitionAdvantage(topo, kk, dop)
 			copy(adv[i*n:(i+1)*n], c)
 		}
@@ -237,20 +238,10 @@ func policies(actor *ac.Net, obs, avail []float32, rows, na int) ([]float64, err
 	return out, nil
 }
 
-func pi1(p []float64, row, a int) float64 { return p[row+a] }
-
 // scaleUnit divides by the standard deviation (no centring: the sign of a coalition advantage is
 // its meaning).
 func scaleUnit(x []float64) []float64 {
-	var m, s float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	std := math.Sqrt(s / float64(len(x)))
+	_, std := ac.MeanStd(x)
 	out := make([]float64, len(x))
 	for i, v := range x {
 		out[i] = v / (std + 1e-8)
