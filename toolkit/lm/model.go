@@ -78,5 +78,3 @@ func (m *Model) call(e *Exec, args ...any) ([]*tensors.Tensor, error) {
 	}
 	return out, nil
 }
-
-func bad(x float64) bool { return nn.Bad(x) }

@@ -2,8 +2,10 @@ package lm
 
 import (
 	"fmt"
-	"github.com/gomlx/compute"
 	"math"
+
+	"github.com/gomlx/compute"
+	"github.com/paperlab/paperlab/toolkit/nn"
 
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
@@ -87,7 +89,7 @@ func (m *Model) Score(examples []Example, withEOS bool) ([]Scored, error) {
 			if n > 0 {
 				s.LPM = sum / float64(n)
 			}
-			if bad(s.LPM) {
+			if nn.Bad(s.LPM) {
 				return nil, fmt.Errorf("lm: score of example %d is %v", lo+i, s.LPM)
 			}
 			out = append(out, s)

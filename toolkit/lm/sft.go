@@ -136,10 +136,20 @@ func ContinueSFT(tr *Trainer, cfg SFTConfig, train, eval []Example, hooks SFTHoo
 
 // sampleBatch draws n examples with replacement; the draw depends only on (seed, step).
 func sampleBatch(data []Example, n int, seed uint64, step int) []Example {
-	r := rand.New(rand.NewPCG(seed, uint64(step)))
 	out := make([]Example, n)
+	for i, k := range BatchIndices(len(data), n, seed, step) {
+		out[i] = data[k]
+	}
+	return out
+}
+
+// BatchIndices draws the size indices (with replacement, of n items) of training step step's batch:
+// a function of the seed and the step only, so a resumed run draws the same batches.
+func BatchIndices(n, size int, seed uint64, step int) []int {
+	r := rand.New(rand.NewPCG(seed, uint64(step)))
+	out := make([]int, size)
 	for i := range out {
-		out[i] = data[r.IntN(len(data))]
+		out[i] = r.IntN(n)
 	}
 	return out
 }

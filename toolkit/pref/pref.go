@@ -50,15 +50,16 @@ func PairLoss(beta float64) lm.LossFn {
 			return Const(g, m)
 		}
 		vec := func(mat, x *Node) *Node { return Reshape(MatMul(mat, Reshape(x, 2*b, 1)), b) }
-		chosen := MulScalar(vec(pick(1, 0), ratio), beta)
-		rejected := MulScalar(vec(pick(0, 1), ratio), beta)
+		pickC, pickR := pick(1, 0), pick(0, 1)
+		chosen := MulScalar(vec(pickC, ratio), beta)
+		rejected := MulScalar(vec(pickR, ratio), beta)
 		margin := Sub(chosen, rejected)
 		z := Sub(margin, in[6])
 		loss := ReduceAllMean(softplus(Neg(z))) // −log σ(z)
 		acc := ConvertDType(GreaterThan(chosen, rejected), dtypes.Float32)
 		return loss, []*Node{
 			ReduceAllMean(chosen), ReduceAllMean(rejected), ReduceAllMean(acc), ReduceAllMean(margin),
-			ReduceAllMean(vec(pick(1, 0), seq)), ReduceAllMean(vec(pick(0, 1), seq)),
+			ReduceAllMean(vec(pickC, seq)), ReduceAllMean(vec(pickR, seq)),
 		}
 	}
 }
@@ -72,11 +73,7 @@ func softplus(x *Node) *Node {
 // log-probabilities refChosen[i], refRejected[i] of each pair.
 func pack(m *lm.Model, pairs []PairEx, refChosen, refRejected []float64) ([]any, error) {
 	b := len(pairs)
-	exs := make([]lm.Example, 2*b)
-	for i, p := range pairs {
-		exs[i] = lm.Example{Prompt: p.Prompt, Completion: p.Chosen}
-		exs[b+i] = lm.Example{Prompt: p.Prompt, Completion: p.Rejected}
-	}
+	exs := pairExamples(pairs)
 	batch, err := lm.Pack(exs, lm.FitWidth(exs, m.Config.Context, true), true)
 	if err != nil {
 		return nil, err
@@ -89,17 +86,21 @@ func pack(m *lm.Model, pairs []PairEx, refChosen, refRejected []float64) ([]any,
 	return append(batch.Tensors(), ref, off), nil
 }
 
+// pairExamples lists every pair's (prompt, chosen) example, then every (prompt, rejected) one.
+func pairExamples(pairs []PairEx) []lm.Example {
+	b := len(pairs)
+	exs := make([]lm.Example, 2*b)
+	for i, p := range pairs {
+		exs[i] = lm.Example{Prompt: p.Prompt, Completion: p.Chosen}
+		exs[b+i] = lm.Example{Prompt: p.Prompt, Completion: p.Rejected}
+	}
+	return exs
+}
+
 // SeqLogProbs returns log π(y|x) (summed over response tokens and EOS) of the chosen and rejected
 // responses of every pair under m.
 func SeqLogProbs(m *lm.Model, pairs []PairEx) (chosen, rejected []float64, err error) {
-	exs := make([]lm.Example, 0, 2*len(pairs))
-	for _, p := range pairs {
-		exs = append(exs, lm.Example{Prompt: p.Prompt, Completion: p.Chosen})
-	}
-	for _, p := range pairs {
-		exs = append(exs, lm.Example{Prompt: p.Prompt, Completion: p.Rejected})
-	}
-	scored, err := m.Score(exs, true)
+	scored, err := m.Score(pairExamples(pairs), true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -139,18 +140,13 @@ func ImplicitRewardGaps(after, before *lm.Model, beta float64, pairs []PairEx) (
 // margin against ref (§2.2): the factor by which DPO/SPO scales a pair's gradient. DPO's weights
 // are the same with offset 0.
 func PairWeights(policy, ref *lm.Model, beta float64, pairs []PairEx) ([]float64, error) {
-	pc, pr, err := SeqLogProbs(policy, pairs)
-	if err != nil {
-		return nil, err
-	}
-	rc, rr, err := SeqLogProbs(ref, pairs)
+	m, err := ImplicitRewardGaps(policy, ref, beta, pairs) // β·Δ_θ
 	if err != nil {
 		return nil, err
 	}
 	out := make([]float64, len(pairs))
 	for i, p := range pairs {
-		m := beta * ((pc[i] - rc[i]) - (pr[i] - rr[i]))
-		out[i] = 1 / (1 + math.Exp(-(p.Offset - m)))
+		out[i] = 1 / (1 + math.Exp(-(p.Offset - m[i])))
 	}
 	return out, nil
 }

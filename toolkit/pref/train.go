@@ -2,7 +2,6 @@ package pref
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/track"
@@ -78,12 +77,10 @@ func TrainPairs(policy, ref *lm.Model, pairs []PairEx, cfg TrainConfig, hooks Ho
 		}
 	}
 	for step := 1; step <= cfg.Steps; step++ {
-		r := rand.New(rand.NewPCG(cfg.Seed, uint64(step)))
 		batch := make([]PairEx, cfg.BatchSize)
 		bc := make([]float64, cfg.BatchSize)
 		br := make([]float64, cfg.BatchSize)
-		for i := range batch {
-			k := r.IntN(len(pairs))
+		for i, k := range lm.BatchIndices(len(pairs), cfg.BatchSize, cfg.Seed, step) {
 			batch[i], bc[i], br[i] = pairs[k], refC[k], refR[k]
 		}
 		in, err := pack(policy, batch, bc, br)

@@ -75,20 +75,24 @@ func mean(x []float64) float64 {
 	return s / float64(len(x))
 }
 
+// meanStdUnbiased is the mean and the (n−1) standard deviation of x (0 for fewer than 2 values).
+func meanStdUnbiased(x []float64) (m, std float64) {
+	m = mean(x)
+	var ss float64
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	if len(x) > 1 {
+		std = math.Sqrt(ss / float64(len(x)-1))
+	}
+	return m, std
+}
+
 // GRPO is (R_i − mean R)/(std R + eps), with the unbiased (G−1) standard deviation as TRL and verl
 // compute it. A group whose rewards are all equal gets zero advantages.
 func GRPO(g Group, p AdvParams) []float64 {
-	n := len(g.Rewards)
-	m := mean(g.Rewards)
-	var ss float64
-	for _, r := range g.Rewards {
-		ss += (r - m) * (r - m)
-	}
-	std := 0.0
-	if n > 1 {
-		std = math.Sqrt(ss / float64(n-1))
-	}
-	out := make([]float64, n)
+	m, std := meanStdUnbiased(g.Rewards)
+	out := make([]float64, len(g.Rewards))
 	for i, r := range g.Rewards {
 		out[i] = (r - m) / (std + p.Eps)
 	}

@@ -2,7 +2,6 @@ package rl
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -87,6 +86,8 @@ type Rollout struct {
 	Adv     []float64 // after the mask
 	Mask    []float64 // 1 kept, 0 masked (all ones without the mask)
 	RefLP   []lm.Scored
+	// Examples are the (prompt, completion) token sequences the updates train on.
+	Examples []lm.Example
 }
 
 // Train runs the GRPO-family loop on policy; ref is the frozen reference model (its perplexities
@@ -133,7 +134,7 @@ func Train(policy, ref *lm.Model, task Task, cfg Config, hooks Hooks) (*lm.Train
 		if err != nil {
 			return tr, curves, fmt.Errorf("rl step %d: %w", step, err)
 		}
-		stats, err := update(tr, ro, task, cfg, step)
+		stats, err := update(tr, ro, cfg, step)
 		if err != nil {
 			return tr, curves, fmt.Errorf("rl step %d: %w", step, err)
 		}
@@ -202,6 +203,7 @@ func Collect(policy, ref *lm.Model, task Task, prompts []int, cfg Config, est Es
 		ro.Rewards = append(ro.Rewards, task.Reward(ro.Prompts[i], gen))
 		exs[i] = lm.Example{Prompt: ids[i], Completion: gen.Tokens}
 	}
+	ro.Examples = exs
 	if ro.RefLP, err = ref.Score(exs, false); err != nil {
 		return nil, err
 	}
@@ -234,7 +236,7 @@ func Collect(policy, ref *lm.Model, task Task, prompts []int, cfg Config, est Es
 }
 
 // update runs PPOEpochs × MiniBatches optimizer steps on a rollout and returns the mean metrics.
-func update(tr *lm.Trainer, ro *Rollout, task Task, cfg Config, step int) (map[string]float64, error) {
+func update(tr *lm.Trainer, ro *Rollout, cfg Config, step int) (map[string]float64, error) {
 	n := len(ro.Gens)
 	r := rand.New(rand.NewPCG(cfg.Seed, uint64(step)*7919))
 	sums := map[string]float64{}
@@ -244,7 +246,7 @@ func update(tr *lm.Trainer, ro *Rollout, task Task, cfg Config, step int) (map[s
 		size := n / cfg.MiniBatches
 		for mb := 0; mb < cfg.MiniBatches; mb++ {
 			idx := perm[mb*size : (mb+1)*size]
-			batch, err := packRollout(tr.Model, ro, task, idx)
+			batch, err := packRollout(tr.Model, ro, idx)
 			if err != nil {
 				return nil, err
 			}
@@ -267,10 +269,10 @@ func update(tr *lm.Trainer, ro *Rollout, task Task, cfg Config, step int) (map[s
 }
 
 // packRollout builds the PPOLoss inputs for the samples idx of a rollout.
-func packRollout(m *lm.Model, ro *Rollout, task Task, idx []int) ([]any, error) {
+func packRollout(m *lm.Model, ro *Rollout, idx []int) ([]any, error) {
 	exs := make([]lm.Example, len(idx))
 	for k, i := range idx {
-		exs[k] = lm.Example{Prompt: task.Prompt(ro.Prompts[i]), Completion: ro.Gens[i].Tokens}
+		exs[k] = ro.Examples[i]
 	}
 	b, err := lm.Pack(exs, lm.FitWidth(exs, m.Config.Context, false), false)
 	if err != nil {
@@ -298,13 +300,7 @@ func rolloutMetrics(ro *Rollout, g int) map[string]float64 {
 	groups := len(ro.Rewards) / g
 	var stdSum, zero, length, kept float64
 	for k := 0; k < groups; k++ {
-		rs := ro.Rewards[k*g : (k+1)*g]
-		m := mean(rs)
-		var ss float64
-		for _, r := range rs {
-			ss += (r - m) * (r - m)
-		}
-		s := math.Sqrt(ss / float64(g-1))
+		_, s := meanStdUnbiased(ro.Rewards[k*g : (k+1)*g])
 		stdSum += s
 		if s == 0 {
 			zero++

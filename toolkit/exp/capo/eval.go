@@ -111,17 +111,17 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 	curves["precision_coverage"] = pc
 	// PC voting in both readings of §1.3: each distinct path once ("unique sampled paths", the
 	// headline pc_*) and every sample counted (pc_sum_*).
+	// Votes grow by one sampling round per N: each generation is judged and decoded once.
 	maj, pcv, pcs := exp.Curve{}, exp.Curve{}, exp.Curve{}
+	votesOf := make([][]calib.Sample, n)
 	for N := 1; N <= k; N++ {
 		var hitM, hitP, hitS int
 		for i := 0; i < n; i++ {
-			var votes []calib.Sample
-			for r := 0; r < N; r++ {
-				g := gens[r*n+i]
-				if a := set.Answer(i, g); a != "" {
-					votes = append(votes, calib.Sample{Answer: a, Path: set.Tok.Decode(g.Tokens), LPM: g.LPM})
-				}
+			g := gens[(N-1)*n+i]
+			if a := set.Answer(i, g); a != "" {
+				votesOf[i] = append(votesOf[i], calib.Sample{Answer: a, Path: set.Tok.Decode(g.Tokens), LPM: g.LPM})
 			}
+			votes := votesOf[i]
 			if len(votes) == 0 {
 				continue
 			}

@@ -16,6 +16,7 @@ package spo
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -74,15 +75,14 @@ func ConfigFor(s exp.Scale) Config {
 
 // setup is what every method of a seed shares.
 type setup struct {
-	cfg      Config
-	tok      *lm.Tokenizer
-	sft      *lm.Model
-	pairs    [][]pref.PairEx // per dimension
-	eval     []string
-	evalIDs  [][]int32
-	seed     uint64
-	opt      exp.Options
-	progress func(label string, total int) *nb.Progress
+	cfg     Config
+	tok     *lm.Tokenizer
+	sft     *lm.Model
+	pairs   [][]pref.PairEx // per dimension
+	eval    []string
+	evalIDs [][]int32
+	seed    uint64
+	opt     exp.Options
 }
 
 // Run is the experiment.
@@ -107,9 +107,7 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	if err != nil {
 		return err
 	}
-	s := &setup{cfg: cfg, tok: tok, seed: seed, opt: opt, progress: func(label string, total int) *nb.Progress {
-		return opt.Progress(fmt.Sprintf("spo seed %d: %s", seed, label), total)
-	}}
+	s := &setup{cfg: cfg, tok: tok, seed: seed, opt: opt}
 	// SFT on random responses.
 	prompts, err := cfg.Task.TrainPrompts(seed, cfg.SFTSize)
 	if err != nil {
@@ -148,6 +146,11 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	}
 	res.Timing["sft_and_pairs"] += time.Since(t0).Seconds()
 	return s.methods(res)
+}
+
+// progress is a progress display for one part of this seed's run.
+func (s *setup) progress(label string, total int) *nb.Progress {
+	return s.opt.Progress(fmt.Sprintf("spo seed %d: %s", s.seed, label), total)
 }
 
 func (s *setup) enc(x string) []int32 {
@@ -210,11 +213,15 @@ func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
 	}
 	out := map[string]float64{}
 	n := len(s.eval)
+	texts := make([]string, len(gens))
+	for i, g := range gens {
+		texts[i] = s.tok.Decode(g.Tokens)
+	}
 	var length float64
 	for d, dim := range s.cfg.Dims {
 		sum := 0.0
-		for i, g := range gens {
-			v, err := s.cfg.Task.Reward(dim, s.eval[i%n], s.tok.Decode(g.Tokens))
+		for i, text := range texts {
+			v, err := s.cfg.Task.Reward(dim, s.eval[i%n], text)
 			if err != nil {
 				return nil, err
 			}
@@ -339,13 +346,9 @@ func (s *setup) methods(res *exp.Result) error {
 }
 
 func merge(a, b map[string]exp.Curve) map[string]exp.Curve {
-	out := map[string]exp.Curve{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
+	out := make(map[string]exp.Curve, len(a)+len(b))
+	maps.Copy(out, a)
+	maps.Copy(out, b)
 	return out
 }
 
