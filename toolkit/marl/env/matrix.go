@@ -15,7 +15,6 @@ type Matrix struct {
 	agents  int
 	actions int
 	Payoff  []float64
-	done    bool
 }
 
 // NewMatrix makes a matrix game from its payoff table (len = actions^agents).
@@ -56,7 +55,6 @@ func (m *Matrix) obs() [][]float32 {
 
 // Reset starts the (one-step) episode; a matrix game has no randomness.
 func (m *Matrix) Reset(uint64) [][]float32 {
-	m.done = false
 	return m.obs()
 }
 
@@ -73,7 +71,6 @@ func (m *Matrix) Step(actions []int) Transition {
 	for i := range rewards {
 		rewards[i] = r
 	}
-	m.done = true
 	return Transition{Obs: m.obs(), Rewards: rewards, Shared: r, Done: true}
 }
 
