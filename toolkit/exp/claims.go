@@ -3,36 +3,171 @@ package exp
 import (
 	"fmt"
 	"math"
+
+	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
-// Claim is one of a paper's qualitative claims checked against a result, seed by seed.
+// Claim is one of a paper's qualitative claims checked against a result, paired per seed: each
+// seed gives one value of the measure (usually a difference between two methods trained from the
+// same seed), and the verdict reads the 95 % t-interval of the mean of those values.
 type Claim struct {
 	// Text states the claim; Measure says what is compared.
 	Text    string `json:"text"`
 	Measure string `json:"measure"`
-	// Diffs are the per-seed values of the measure (usually a difference whose sign decides).
+	// Test is the direction and threshold the claim asserts for the measure.
+	Test Test `json:"test"`
+	// Diffs are the per-seed values of the measure.
 	Diffs []float64 `json:"diffs"`
-	// Seeds is how many seeds agree with the claim, of len(Diffs).
+	// Stat summarises Diffs: mean paired difference, sample std, se and 95 % t-interval.
+	Stat stats.Summary `json:"stat"`
+	// Seeds is how many seeds agree with the claim on their own, of len(Diffs) (extra information;
+	// the verdict rests on the interval).
 	Seeds int `json:"seeds"`
 }
 
-// Verdict is "holds" (every seed agrees), "mixed" or "does not hold" (no seed agrees).
-func (c Claim) Verdict() string {
-	switch {
-	case len(c.Diffs) == 0:
-		return "not measured"
-	case c.Seeds == len(c.Diffs):
-		return "holds"
-	case c.Seeds == 0:
-		return "does not hold"
-	}
-	return "mixed"
+// Op is the relation a claim asserts between its measure and a threshold.
+type Op string
+
+const (
+	Above     Op = ">"  // measure > X
+	AtLeastOp Op = ">=" // measure ≥ X (non-inferiority)
+	Below     Op = "<"  // measure < X
+	AtMostOp  Op = "<=" // measure ≤ X
+	WithinOp  Op = "±"  // |measure| ≤ X (equivalence)
+)
+
+// Test is a claim's assertion about its measure: Op against the threshold X.
+type Test struct {
+	Op Op      `json:"op"`
+	X  float64 `json:"x"`
 }
 
-// String renders the claim with its mean ± std and seed count.
+// Positive, Negative, AtLeast, AtMost and Within build the common tests.
+var (
+	Positive = Test{Op: Above}
+	Negative = Test{Op: Below}
+)
+
+// AtLeast is the test measure ≥ x.
+func AtLeast(x float64) Test { return Test{Op: AtLeastOp, X: x} }
+
+// AtMost is the test measure ≤ x.
+func AtMost(x float64) Test { return Test{Op: AtMostOp, X: x} }
+
+// Within is the test |measure| ≤ x.
+func Within(x float64) Test { return Test{Op: WithinOp, X: x} }
+
+// Agrees reports whether one value satisfies the test (one seed's vote).
+func (t Test) Agrees(d float64) bool {
+	switch t.Op {
+	case Above:
+		return d > t.X
+	case AtLeastOp:
+		return d >= t.X
+	case Below:
+		return d < t.X
+	case AtMostOp:
+		return d <= t.X
+	case WithinOp:
+		return math.Abs(d) <= t.X
+	}
+	return false
+}
+
+// String is the test in words, e.g. "> 0" or "within ±0.02".
+func (t Test) String() string {
+	if t.Op == WithinOp {
+		return fmt.Sprintf("within ±%g", t.X)
+	}
+	return fmt.Sprintf("%s %g", t.Op, t.X)
+}
+
+// Verdicts.
+const (
+	Holds          = "holds"           // the 95 % interval lies where the claim says
+	DoesNotHold    = "does not hold"   // the interval lies on the other side
+	NotSignificant = "not significant" // the interval straddles the threshold
+	NoDifference   = "no difference"   // every seed gives exactly the threshold (a tie)
+	NotMeasured    = "not measured"
+	OneSeed        = "one seed: no interval"
+)
+
+// Verdict reads the 95 % t-interval of the mean paired value: "holds" only when it excludes the
+// threshold in the claimed direction (for Within: lies inside ±X), "does not hold" when it excludes
+// it the other way, "not significant" when it straddles it, and "no difference" when every seed
+// gives exactly the threshold (a directional claim met by ties is not a claim that holds).
+func (c Claim) Verdict() string {
+	s := c.Stat
+	switch {
+	case len(c.Diffs) == 0:
+		return NotMeasured
+	case c.Test.Op != WithinOp && allEqual(c.Diffs, c.Test.X):
+		return NoDifference
+	case len(c.Diffs) == 1:
+		return OneSeed
+	}
+	lo, hi := s.CI95[0], s.CI95[1]
+	if s.Std == 0 { // every seed the same value: the interval is that point
+		lo, hi = s.Mean, s.Mean
+	}
+	x := c.Test.X
+	switch c.Test.Op {
+	case Above:
+		return verdict(lo > x, hi < x)
+	case AtLeastOp:
+		return verdict(lo >= x, hi < x)
+	case Below:
+		return verdict(hi < x, lo > x)
+	case AtMostOp:
+		return verdict(hi <= x, lo > x)
+	case WithinOp:
+		return verdict(lo >= -x && hi <= x, hi < -x || lo > x)
+	}
+	return NotMeasured
+}
+
+func verdict(holds, opposite bool) string {
+	switch {
+	case holds:
+		return Holds
+	case opposite:
+		return DoesNotHold
+	}
+	return NotSignificant
+}
+
+func allEqual(xs []float64, v float64) bool {
+	for _, x := range xs {
+		if x != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Interval renders the mean paired value with its 95 % interval, e.g. "+0.037 [+0.012, +0.062]".
+func (c Claim) Interval() string {
+	s := c.Stat
+	if s.N < 2 || math.IsNaN(s.CI95[0]) {
+		return fmt.Sprintf("%+.3f (n=%d)", s.Mean, s.N)
+	}
+	return fmt.Sprintf("%+.3f [%+.3f, %+.3f]", s.Mean, s.CI95[0], s.CI95[1])
+}
+
+// String renders the claim with its paired mean, interval, seed agreement and verdict.
 func (c Claim) String() string {
-	s := MeanStd(c.Diffs)
-	return fmt.Sprintf("%s — %s: %+.3f ± %.3f; %d/%d seeds agree → %s", c.Text, c.Measure, s.Mean, s.Std, c.Seeds, len(c.Diffs), c.Verdict())
+	return fmt.Sprintf("%s — %s (%s): %s; %d/%d seeds agree → %s", c.Text, c.Measure, c.Test, c.Interval(), c.Seeds, len(c.Diffs), c.Verdict())
+}
+
+// ClaimsTable is the table every notebook shows for a paper's claims: claim, measure and test,
+// mean paired value with its 95 % t-interval over seeds, seeds agreeing, verdict.
+func ClaimsTable(claims []Claim) (headers []string, rows [][]string) {
+	headers = []string{"claim", "measure (claimed)", "mean paired value [95% CI]", "n", "seeds agreeing", "verdict"}
+	for _, c := range claims {
+		rows = append(rows, []string{c.Text, fmt.Sprintf("%s (%s)", c.Measure, c.Test), c.Interval(),
+			fmt.Sprint(len(c.Diffs)), fmt.Sprintf("%d/%d", c.Seeds, len(c.Diffs)), c.Verdict()})
+	}
+	return headers, rows
 }
 
 // Final returns the final metric of method's run with seed (an experiment with several parts can
@@ -49,22 +184,23 @@ func (r *Result) Final(method, metric string, seed uint64) (float64, bool) {
 // PerSeed is a per-seed measure: its value for a seed, and whether it exists.
 type PerSeed func(seed uint64) (float64, bool)
 
-// Check evaluates a claim: measure on every seed of the result, agree decides each seed.
-func (r *Result) Check(text, measure string, agree func(float64) bool, f PerSeed) Claim {
-	return CheckOn(r.Seeds, text, measure, agree, f)
+// Check evaluates a claim: measure on every seed of the result, judged by test.
+func (r *Result) Check(text, measure string, test Test, f PerSeed) Claim {
+	return CheckOn(r.Seeds, text, measure, test, f)
 }
 
 // CheckOn is Check on a given list of seeds (e.g. a part of an experiment run with more seeds).
-func CheckOn(seeds []uint64, text, measure string, agree func(float64) bool, f PerSeed) Claim {
-	c := Claim{Text: text, Measure: measure}
+func CheckOn(seeds []uint64, text, measure string, test Test, f PerSeed) Claim {
+	c := Claim{Text: text, Measure: measure, Test: test}
 	for _, seed := range seeds {
 		if d, ok := f(seed); ok && !math.IsNaN(d) {
 			c.Diffs = append(c.Diffs, d)
-			if agree(d) {
+			if test.Agrees(d) {
 				c.Seeds++
 			}
 		}
 	}
+	c.Stat = stats.Summarize(c.Diffs)
 	return c
 }
 
@@ -76,18 +212,3 @@ func (r *Result) Diff(ma, a, mb, b string) PerSeed {
 		return x - y, ok1 && ok2
 	}
 }
-
-// Positive, Negative and AtLeast are common agreement tests.
-func Positive(d float64) bool { return d > 0 }
-
-// Negative is d < 0.
-func Negative(d float64) bool { return d < 0 }
-
-// AtLeast returns the test d ≥ x.
-func AtLeast(x float64) func(float64) bool { return func(d float64) bool { return d >= x } }
-
-// AtMost returns the test d ≤ x.
-func AtMost(x float64) func(float64) bool { return func(d float64) bool { return d <= x } }
-
-// Within returns the test |d| ≤ x.
-func Within(x float64) func(float64) bool { return func(d float64) bool { return math.Abs(d) <= x } }

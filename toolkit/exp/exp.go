@@ -21,6 +21,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/fsx"
 	"github.com/paperlab/paperlab/toolkit/nb"
+	"github.com/paperlab/paperlab/toolkit/stats"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
@@ -151,14 +152,9 @@ type Run struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// Stat is a metric's mean and (population) standard deviation over n seeds.
-type Stat struct {
-	Mean float64 `json:"mean"`
-	Std  float64 `json:"std"`
-	N    int     `json:"n"`
-}
-
-func (s Stat) String() string { return fmt.Sprintf("%.3f ± %.3f (n=%d)", s.Mean, s.Std, s.N) }
+// Stat is a metric's statistics over n seeds: mean, sample standard deviation (n − 1), standard
+// error and the 95 % Student-t interval of the mean (undefined ones are null in metrics.json).
+type Stat = stats.Summary
 
 // Result is what an experiment returns and what metrics.json holds.
 type Result struct {
@@ -169,7 +165,8 @@ type Result struct {
 	// Config is the experiment's full configuration at this scale.
 	Config json.RawMessage `json:"config,omitempty"`
 	Runs   []Run           `json:"runs"`
-	// Summary maps method → metric → statistics over seeds of the runs' final metrics.
+	// Summary maps method → metric → statistics over seeds of the runs' final metrics
+	// ({"mean", "std", "n", "se", "ci95"}; std is the sample standard deviation).
 	Summary map[string]map[string]Stat `json:"summary"`
 	// Tables holds extra per-method data that is not a per-seed scalar (e.g. a cross-play matrix).
 	Tables map[string][][]float64 `json:"tables,omitempty"`
@@ -226,26 +223,9 @@ func (r *Result) Summarize() {
 	for m, metrics := range vals {
 		r.Summary[m] = map[string]Stat{}
 		for k, xs := range metrics {
-			r.Summary[m][k] = MeanStd(xs)
+			r.Summary[m][k] = stats.Summarize(xs)
 		}
 	}
-}
-
-// MeanStd returns the mean and population standard deviation of xs (NaN mean for no values).
-func MeanStd(xs []float64) Stat {
-	if len(xs) == 0 {
-		return Stat{Mean: math.NaN(), Std: math.NaN()}
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	m := s / float64(len(xs))
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return Stat{Mean: m, Std: math.Sqrt(ss / float64(len(xs))), N: len(xs)}
 }
 
 // RunsOf returns the runs of one method, in seed order.

@@ -17,19 +17,25 @@ func TestSummarizeAndWrite(t *testing.T) {
 		{Method: "b", Seed: 1, Final: map[string]float64{"m": 5}},
 	}
 	r.Summarize()
-	if s := r.Summary["a"]["m"]; s.Mean != 2 || s.Std != 1 || s.N != 2 {
+	// Sample std of {1, 3} is √2 (the population one would be 1); se = 1; t(0.975, 1) = 12.706.
+	if s := r.Summary["a"]["m"]; s.Mean != 2 || math.Abs(s.Std-math.Sqrt2) > 1e-12 || s.N != 2 ||
+		math.Abs(s.SE-1) > 1e-12 || math.Abs(s.CI95[1]-(2+12.7062)) > 1e-3 {
 		t.Fatalf("summary a/m = %+v", s)
 	}
-	if s := r.Summary["b"]["m"]; s.Mean != 5 || s.Std != 0 || s.N != 1 {
-		t.Fatalf("summary b/m = %+v", s)
+	if s := r.Summary["b"]["m"]; s.Mean != 5 || !math.IsNaN(s.Std) || s.N != 1 {
+		t.Fatalf("summary b/m = %+v (one seed has no spread)", s)
 	}
 	dir := t.TempDir()
 	if err := r.Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	back, err := Load(dir)
-	if err != nil || back.Summary["a"]["m"].Mean != 2 {
+	if err != nil || back.Summary["a"]["m"].Mean != 2 || back.Summary["a"]["m"].CI95 != r.Summary["a"]["m"].CI95 ||
+		!math.IsNaN(back.Summary["b"]["m"].Std) {
 		t.Fatalf("Load: %v %+v", err, back)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, MetricsFile)); !bytes.Contains(b, []byte(`"se"`)) || !bytes.Contains(b, []byte(`"ci95"`)) {
+		t.Fatalf("metrics.json lacks se/ci95:\n%s", b)
 	}
 	r.Runs[1].Final["m"] = math.NaN()
 	err = r.Write(dir)

@@ -1,4 +1,5 @@
-// Package nb holds the small notebook helpers PaperLab's gonb notebooks use: inline SVG, Markdown
+// Package nb holds the small notebook helpers PaperLab's gonb notebooks use: figures as MIME
+// bundles (PNG + SVG, never HTML, so they render in untrusted notebooks), animations, Markdown
 // and HTML tables, and a live-updating progress line. Outside a notebook every function degrades to
 // plain terminal output (or nothing, for pictures), so the same code runs from the CLI.
 //
@@ -6,6 +7,7 @@
 package nb
 
 import (
+	"encoding/base64"
 	"fmt"
 	"html"
 	"io"
@@ -15,15 +17,66 @@ import (
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/protocol"
 )
 
 // IsNotebook reports whether the program runs inside a gonb kernel.
 func IsNotebook() bool { return gonbui.IsNotebook }
 
-// SVG shows an SVG document inline (notebook only); it is saved in the .ipynb.
-func SVG(svg string) {
+// FigureWidth is the width, in CSS pixels, at which notebooks show a figure (its PNG carries
+// more pixels than that, so it stays sharp on high-density screens).
+const FigureWidth = 720
+
+// FigureBundle is the MIME bundle of a figure: PNG, which every Jupyter front end renders even in
+// an untrusted notebook (a notebook is trusted only on the machine that executed it), SVG, which a
+// front end shows instead where it is allowed to, and a plain-text title for terminals and screen
+// readers. No HTML: untrusted HTML is sanitised, and an SVG inside it is shown as garbled text.
+func FigureBundle(title string, png []byte, svg string, width int) *protocol.DisplayData {
+	d := &protocol.DisplayData{Data: map[protocol.MIMEType]any{
+		protocol.MIMETextPlain: "<figure: " + title + ">",
+	}}
+	if len(png) > 0 {
+		d.Data[protocol.MIMEImagePNG] = png
+		d.Metadata = map[string]any{string(protocol.MIMEImagePNG): map[string]int{"width": width}}
+	}
+	if svg != "" {
+		d.Data[protocol.MIMEImageSVG] = svg
+	}
+	return d
+}
+
+// Figure shows a figure (see FigureBundle) in a notebook; it is saved in the .ipynb. No-op elsewhere.
+func Figure(title string, png []byte, svg string) {
 	if gonbui.IsNotebook {
-		gonbui.DisplaySVG(svg)
+		gonbui.SendData(FigureBundle(title, png, svg, FigureWidth))
+	}
+}
+
+// MIMEImageGIF is the MIME type of an animated GIF.
+const MIMEImageGIF protocol.MIMEType = "image/gif"
+
+// AnimationBundle is the MIME bundle of an animated GIF: image/gif for front ends that render it
+// (JupyterLab, VS Code), an <img> with a data URI for the classic notebook, which has no GIF
+// renderer but keeps data-URI images when it sanitises untrusted HTML (no script, no style, no SVG),
+// a PNG poster frame, and a plain-text caption.
+func AnimationBundle(caption string, gif, poster []byte, width int) *protocol.DisplayData {
+	b64 := base64.StdEncoding.EncodeToString(gif)
+	d := &protocol.DisplayData{Data: map[protocol.MIMEType]any{
+		MIMEImageGIF:           gif,
+		protocol.MIMETextHTML:  fmt.Sprintf(`<img src="data:image/gif;base64,%s" width="%d" alt="%s"/>`, b64, width, html.EscapeString(caption)),
+		protocol.MIMETextPlain: "<animation: " + caption + ">",
+	}, Metadata: map[string]any{string(MIMEImageGIF): map[string]int{"width": width}}}
+	if len(poster) > 0 {
+		d.Data[protocol.MIMEImagePNG] = poster
+		d.Metadata[string(protocol.MIMEImagePNG)] = map[string]int{"width": width}
+	}
+	return d
+}
+
+// Animation shows an animated GIF (see AnimationBundle) at width CSS pixels. No-op outside a notebook.
+func Animation(caption string, gif, poster []byte, width int) {
+	if gonbui.IsNotebook {
+		gonbui.SendData(AnimationBundle(caption, gif, poster, width))
 	}
 }
 

@@ -2,8 +2,8 @@
 // reliability diagrams, precision–coverage curves, bars with error bars and heatmaps.
 //
 // Every figure is a *Figure; Save writes it as SVG and PNG into a directory and, when the program runs
-// inside a gonb notebook, also displays the SVG inline so that it is saved in the .ipynb (plotly
-// output is not, and its CDN is unreachable here).
+// inside a gonb notebook, also displays it as a PNG + SVG bundle so that it is saved in the .ipynb
+// and renders in untrusted notebooks (plotly output is not saved, and its CDN is unreachable here).
 package plot
 
 import (
@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"path/filepath"
 
@@ -22,6 +23,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // Figure is a gonum plot with its default size.
@@ -58,11 +60,22 @@ func withAlpha(c color.Color, a uint8) color.Color {
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
 }
 
-// Render returns the figure encoded in format ("svg" or "png").
+// DPI is the resolution of PNG figures: a 6 × 4 inch figure is 1200 × 800 pixels, sharp when a
+// notebook shows it 720 pixels wide on a high-density screen.
+const DPI = 200
+
+// Render returns the figure encoded in format ("svg", or "png" at DPI).
 func (f *Figure) Render(format string) ([]byte, error) {
-	w, err := f.WriterTo(f.Width, f.Height, format)
-	if err != nil {
-		return nil, err
+	var w io.WriterTo
+	if format == "png" {
+		c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(DPI))
+		f.Draw(draw.New(c))
+		w = vgimg.PngCanvas{Canvas: c}
+	} else {
+		var err error
+		if w, err = f.WriterTo(f.Width, f.Height, format); err != nil {
+			return nil, err
+		}
 	}
 	var buf bytes.Buffer
 	if _, err := w.WriteTo(&buf); err != nil {
@@ -71,20 +84,27 @@ func (f *Figure) Render(format string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Save writes dir/name.svg and dir/name.png (atomically) and, inside gonb, shows the SVG inline.
-// dir may be "" to only display. It returns the paths written.
+// Save writes dir/name.svg and dir/name.png (atomically) and, inside gonb, shows the figure as a
+// PNG + SVG MIME bundle (nb.Figure). dir may be "" to only display. It returns the paths written.
 func (f *Figure) Save(dir, name string) ([]string, error) {
+	if dir == "" && !nb.IsNotebook() {
+		return nil, nil
+	}
 	svg, err := f.Render("svg")
 	if err != nil {
 		return nil, fmt.Errorf("figure %s: %w", name, err)
 	}
-	nb.SVG(string(svg))
-	if dir == "" {
-		return nil, nil
-	}
 	png, err := f.Render("png")
 	if err != nil {
 		return nil, fmt.Errorf("figure %s: %w", name, err)
+	}
+	title := f.Title.Text
+	if title == "" {
+		title = name
+	}
+	nb.Figure(title, png, string(svg))
+	if dir == "" {
+		return nil, nil
 	}
 	var paths []string
 	for _, out := range []struct {

@@ -7,6 +7,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/lmtask"
+	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
 // Coverage grid on which precision–coverage curves are stored, so seeds can be averaged.
@@ -92,7 +93,7 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 		}
 	}
 	if len(aucs) > 0 {
-		final["auc"] = exp.MeanStd(aucs).Mean
+		final["auc"] = stats.Summarize(aucs).Mean
 	} else {
 		delete(final, "auc")
 	}

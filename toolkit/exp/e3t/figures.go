@@ -1,9 +1,10 @@
 package e3t
 
 import (
-	"encoding/base64"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"path/filepath"
 	"sort"
 
@@ -163,6 +164,9 @@ func secondsAt(c exp.Curve, x float64) float64 {
 	return c.Y[i]
 }
 
+// gifScale enlarges the episode's frames (32-pixel tiles → 96) so the animation reads at a glance.
+const gifScale = 3
+
 // Animation replays a recorded episode, writes it as dir/episode.gif (every second step) and shows
 // it in a notebook.
 func Animation(ep Episode, dir string) ([]string, error) {
@@ -178,12 +182,19 @@ func Animation(ep Episode, dir string) ([]string, error) {
 			states = append(states, g.Game.Clone())
 		}
 	}
-	b, err := overcooked.GIF(states, g.Cfg.Rules, 8)
+	b, err := overcooked.GIF(states, g.Cfg.Rules, 8, gifScale)
 	if err != nil {
 		return nil, err
 	}
-	nb.HTML(fmt.Sprintf(`<p>E3T (player 1, blue) with the noisy greedy cook on %s: return %.0f</p><img src="data:image/gif;base64,%s"/>`,
-		ep.Layout.Layout, ep.Return, base64.StdEncoding.EncodeToString(b)))
+	var poster bytes.Buffer
+	if err := png.Encode(&poster, overcooked.Upscale(states[len(states)/2].Image(g.Cfg.Rules), gifScale)); err != nil {
+		return nil, err
+	}
+	caption := fmt.Sprintf("E3T (player 1, blue) with the noisy greedy cook on %s: return %.0f", ep.Layout.Layout, ep.Return)
+	if nb.IsNotebook() {
+		nb.Markdown("**" + caption + "**")
+	}
+	nb.Animation(caption, b, poster.Bytes(), 480)
 	if dir == "" {
 		return nil, nil
 	}

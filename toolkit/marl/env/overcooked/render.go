@@ -153,6 +153,21 @@ func (s *State) Image(r Rules) *image.RGBA {
 	return img
 }
 
+// Upscale enlarges an image by an integer factor, nearest neighbour (tiles stay crisp).
+func Upscale(src image.Image, k int) image.Image {
+	if k <= 1 {
+		return src
+	}
+	b := src.Bounds()
+	dst := image.NewRGBA(image.Rect(0, 0, b.Dx()*k, b.Dy()*k))
+	for y := 0; y < b.Dy()*k; y++ {
+		for x := 0; x < b.Dx()*k; x++ {
+			dst.Set(x, y, src.At(b.Min.X+x/k, b.Min.Y+y/k))
+		}
+	}
+	return dst
+}
+
 // PNG encodes the state's picture.
 func (s *State) PNG(r Rules) ([]byte, error) {
 	var buf bytes.Buffer
@@ -160,14 +175,18 @@ func (s *State) PNG(r Rules) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// GIF encodes a sequence of states as an animated GIF (delay in hundredths of a second per frame).
-func GIF(states []*State, r Rules, delay int) ([]byte, error) {
+// GIF encodes a sequence of states as an animated GIF (delay in hundredths of a second per frame),
+// each pixel drawn as a scale × scale block (scale ≥ 1; 3 makes cramped_room 480 × 384).
+func GIF(states []*State, r Rules, delay, scale int) ([]byte, error) {
 	if len(states) == 0 {
 		return nil, fmt.Errorf("overcooked: no frames")
 	}
+	if scale < 1 {
+		return nil, fmt.Errorf("overcooked: GIF scale %d, want ≥ 1", scale)
+	}
 	anim := &gif.GIF{}
 	for _, s := range states {
-		src := s.Image(r)
+		src := Upscale(s.Image(r), scale)
 		pal := image.NewPaletted(src.Bounds(), palette.Plan9)
 		draw.FloydSteinberg.Draw(pal, src.Bounds(), src, image.Point{})
 		anim.Image = append(anim.Image, pal)

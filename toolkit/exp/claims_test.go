@@ -1,0 +1,45 @@
+package exp
+
+import (
+	"strings"
+	"testing"
+)
+
+func claimOf(test Test, diffs ...float64) Claim {
+	var seeds []uint64
+	for i := range diffs {
+		seeds = append(seeds, uint64(i+1))
+	}
+	return CheckOn(seeds, "c", "m", test, func(s uint64) (float64, bool) { return diffs[s-1], true })
+}
+
+func TestClaimVerdictsReadThePairedInterval(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		claim Claim
+		want  string
+		agree int
+	}{
+		{"clear gain", claimOf(Positive, 0.30, 0.32, 0.29, 0.31, 0.33), Holds, 5},
+		// Every seed agrees, yet three seeds with this spread cannot exclude zero.
+		{"3/3 agree but wide", claimOf(Positive, 0.01, 0.30, 0.02), NotSignificant, 3},
+		{"clear loss", claimOf(Positive, -0.3, -0.32, -0.29), DoesNotHold, 0},
+		{"straddles", claimOf(Negative, -0.1, 0.1, -0.05, 0.08), NotSignificant, 2},
+		{"ties", claimOf(AtLeast(0), 0, 0, 0, 0, 0), NoDifference, 5},
+		{"ties, strict", claimOf(Positive, 0, 0, 0), NoDifference, 0},
+		{"equivalent", claimOf(Within(0.02), 0.001, -0.002, 0.0, 0.003, -0.001), Holds, 5},
+		{"not equivalent", claimOf(Within(0.02), 0.1, 0.12, 0.11), DoesNotHold, 0},
+		{"constant non-zero", claimOf(Positive, 0.5, 0.5, 0.5), Holds, 3},
+		{"one seed", claimOf(Positive, 0.5), OneSeed, 1},
+		{"none", claimOf(Positive), NotMeasured, 0},
+		{"at most", claimOf(AtMost(0.01), -0.05, -0.04, -0.06), Holds, 3},
+	} {
+		if got := c.claim.Verdict(); got != c.want || c.claim.Seeds != c.agree {
+			t.Errorf("%s: verdict %q (%d seeds agree), want %q (%d); %s", c.name, got, c.claim.Seeds, c.want, c.agree, c.claim)
+		}
+	}
+	h, rows := ClaimsTable([]Claim{claimOf(Positive, 0.30, 0.32, 0.29)})
+	if len(rows) != 1 || len(rows[0]) != len(h) || !strings.Contains(rows[0][2], "[+0.") || rows[0][5] != Holds {
+		t.Errorf("table %v %v", h, rows)
+	}
+}

@@ -1,0 +1,101 @@
+package stats
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// Critical values from any t table (two-sided 95 %: the 0.975 quantile).
+func TestTQuantileMatchesTables(t *testing.T) {
+	for _, c := range []struct {
+		df   int
+		want float64
+	}{{1, 12.7062}, {2, 4.3027}, {4, 2.7764}, {9, 2.2622}, {19, 2.0930}, {29, 2.0452}, {1000, 1.9623}} {
+		if got := TQuantile(0.975, c.df); !near(got, c.want, 1e-4) {
+			t.Errorf("t(0.975, df=%d) = %.5f, want %.4f", c.df, got, c.want)
+		}
+	}
+	if got := TQuantile(0.025, 4); !near(got, -2.7764, 1e-4) {
+		t.Errorf("lower tail: %v", got)
+	}
+	if got := TCDF(0, 3); got != 0.5 {
+		t.Errorf("TCDF(0) = %v", got)
+	}
+}
+
+func TestSummarizeUsesSampleStd(t *testing.T) {
+	s := Summarize([]float64{1, 2, 3, 4})
+	// sample variance = (2.25+0.25+0.25+2.25)/3 = 5/3
+	if s.Mean != 2.5 || !near(s.Std, math.Sqrt(5.0/3), 1e-12) || s.N != 4 {
+		t.Fatalf("summary %+v", s)
+	}
+	if !near(s.SE, s.Std/2, 1e-12) {
+		t.Errorf("se %v", s.SE)
+	}
+	h := 3.1824 * s.SE // t(0.975, 3)
+	if !near(s.CI95[0], 2.5-h, 1e-3) || !near(s.CI95[1], 2.5+h, 1e-3) {
+		t.Errorf("ci95 %v, want 2.5 ± %.4f", s.CI95, h)
+	}
+	one := Summarize([]float64{7})
+	if one.Mean != 7 || !math.IsNaN(one.Std) || !math.IsNaN(one.CI95[0]) {
+		t.Errorf("one value: %+v (spread must be undefined, not 0)", one)
+	}
+	if none := Summarize(nil); !math.IsNaN(none.Mean) || none.N != 0 {
+		t.Errorf("no values: %+v", none)
+	}
+}
+
+func TestSummaryJSONRoundTripWithUndefinedFields(t *testing.T) {
+	for _, s := range []Summary{Summarize([]float64{1, 2, 4}), Summarize([]float64{3}), Summarize(nil)} {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Summary
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+		if !same(back.Mean, s.Mean) || !same(back.Std, s.Std) || back.N != s.N || !same(back.SE, s.SE) ||
+			!same(back.CI95[0], s.CI95[0]) || !same(back.CI95[1], s.CI95[1]) {
+			t.Errorf("%s: round trip %+v → %+v", b, s, back)
+		}
+	}
+}
+
+func TestWilsonStaysInUnitIntervalAndMatchesReference(t *testing.T) {
+	lo, hi := Wilson(0, 5)
+	if lo != 0 || !near(hi, 0.4345, 1e-4) {
+		t.Errorf("0/5: [%v, %v]", lo, hi)
+	}
+	lo, hi = Wilson(5, 5)
+	if !near(lo, 0.5655, 1e-4) || hi != 1 {
+		t.Errorf("5/5: [%v, %v]", lo, hi)
+	}
+	lo, hi = Wilson(15, 20) // reference: [0.5313, 0.8881]
+	if !near(lo, 0.5313, 1e-4) || !near(hi, 0.8881, 1e-4) {
+		t.Errorf("15/20: [%v, %v]", lo, hi)
+	}
+}
+
+func TestEMA(t *testing.T) {
+	got := EMA([]float64{1, 1, 1, math.NaN(), 1}, 0.3)
+	for i, v := range got {
+		if i == 3 {
+			if !math.IsNaN(v) {
+				t.Errorf("NaN not carried: %v", got)
+			}
+			continue
+		}
+		if !near(v, 1, 1e-12) {
+			t.Errorf("debiased EMA of a constant must be the constant: %v", got)
+		}
+	}
+	got = EMA([]float64{0, 10}, 0.5) // avg 0 → 5; weight .5 → .75
+	if !near(got[1], 5/0.75, 1e-12) {
+		t.Errorf("EMA %v", got)
+	}
+}
