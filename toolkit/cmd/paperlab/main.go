@@ -5,6 +5,7 @@
 //	paperlab all [-scale …]                 every registered experiment into figures/<name>
 //	paperlab data arith [-n N] [-seed S] [-out FILE]
 //	paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
+//	paperlab redraw [-out DIR] <experiment>…|all   figures again from figures/<name>/metrics.json
 //	paperlab engine                         print the engine that would run
 package main
 
@@ -29,6 +30,9 @@ func usage() {
   paperlab data arith [-n N] [-seed S] [-out FILE]
   paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
                                                   one JSON line per step of an Overcooked episode
+  paperlab redraw [-in DIR] [-out DIR] <experiment>…|all
+                                                  draw the figures again from a stored metrics.json
+                                                  (default figures/<name>; no training)
   paperlab engine                                 print the compute engine that would run
 `)
 }
@@ -61,6 +65,8 @@ func run(args []string) error {
 		return data(rest)
 	case "trace":
 		return trace(rest, os.Stdout)
+	case "redraw":
+		return redraw(rest)
 	case "all":
 		fs, scale, seeds, _ := runFlags("all")
 		if err := fs.Parse(rest); err != nil {
@@ -87,6 +93,43 @@ func run(args []string) error {
 		}
 		return runOne(e, *scale, *seeds, *out)
 	}
+}
+
+func redraw(args []string) error {
+	fs := flag.NewFlagSet("redraw", flag.ContinueOnError)
+	in := fs.String("in", "", "folder holding metrics.json (default: figures/<experiment>; one experiment only)")
+	out := fs.String("out", "", "folder for the figures (default: the -in folder, whose metrics.json then gets the new summary)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	names := fs.Args()
+	if len(names) == 1 && names[0] == "all" {
+		names = nil
+		for _, e := range exp.List() {
+			names = append(names, e.Name)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("redraw: name an experiment (or all)")
+	}
+	if (*in != "" || *out != "") && len(names) > 1 {
+		return fmt.Errorf("redraw: -in and -out take one experiment")
+	}
+	for _, name := range names {
+		dir := *in
+		if dir == "" {
+			var err error
+			if dir, err = exp.OutDir(name, exp.Default); err != nil {
+				return err
+			}
+		}
+		res, err := exp.Redraw(name, dir, *out, os.Stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s: %d figures from %s\n", name, len(res.Figures), dir)
+	}
+	return nil
 }
 
 func runFlags(name string) (*flag.FlagSet, *string, *int, *string) {
