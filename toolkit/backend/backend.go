@@ -51,13 +51,26 @@ type Info struct {
 	ORTLibrary string `json:"ort_library,omitempty"`
 }
 
-// String is the one line that every CLI run and notebook prints.
+// String is the one line that every CLI run and notebook prints. The library's path is written
+// relative to the home folder ("~/…"), so a saved notebook carries no path of the machine that ran it.
 func (i Info) String() string {
 	s := fmt.Sprintf("engine: %s — %s (%s)", i.Config, i.Description, i.Reason)
 	if i.ORTLibrary != "" {
-		s += "; library " + i.ORTLibrary
+		s += "; library " + HomeRelative(i.ORTLibrary)
 	}
 	return s
+}
+
+// HomeRelative writes a path under the home folder as "~/…" (other paths unchanged).
+func HomeRelative(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return p
+	}
+	if rel, err := filepath.Rel(home, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return filepath.Join("~", rel)
+	}
+	return p
 }
 
 // ORTLibraryCandidates lists, in order, the places searched for ONNX Runtime's shared library when

@@ -64,6 +64,30 @@ type Options struct {
 	Out string
 	// Log receives progress lines (nil: stderr).
 	Log io.Writer
+	// Config replaces the experiment's preset configuration at Scale (nil: the preset). It is the
+	// experiment's own Config type, as a value or a pointer; see ConfigOf and NotebookWith.
+	Config any
+	// Overwrite lets a run whose configuration or seeds differ from the committed
+	// figures/<name>/metrics.json write there anyway (see DefaultOut); otherwise it goes to a
+	// scratch folder.
+	Overwrite bool
+}
+
+// ConfigOf is the configuration an experiment's Run uses: opt.Config when set (it must be the
+// experiment's Config type C, or *C), else preset(opt.Scale).
+func ConfigOf[C any](opt Options, preset func(Scale) C) (C, error) {
+	switch c := opt.Config.(type) {
+	case nil:
+		return preset(opt.Scale), nil
+	case C:
+		return c, nil
+	case *C:
+		if c != nil {
+			return *c, nil
+		}
+	}
+	var zero C
+	return zero, fmt.Errorf("options carry a configuration of type %T, want %T", opt.Config, zero)
 }
 
 // Progress is a progress display (terminal line, or a live cell in gonb) writing to the run's log.

@@ -2,6 +2,7 @@ package exp
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,7 +19,7 @@ import (
 func Execute(e Experiment, opt Options) (*Result, error) {
 	opt = e.withDefaults(opt)
 	fmt.Fprintln(opt.Log, backend.Describe())
-	fmt.Fprintf(opt.Log, "experiment %s: scale %s, %d seeds, output %s\n", e.Name, opt.Scale, opt.Seeds, orNone(opt.Out))
+	fmt.Fprintf(opt.Log, "experiment %s: scale %s, %d seeds, output %s\n", e.Name, opt.Scale, opt.Seeds, orNone(ShowPath(opt.Out)))
 	start := time.Now()
 	res, err := e.Run(opt)
 	if err != nil {
@@ -45,7 +46,7 @@ func finish(e Experiment, res *Result, opt Options, write bool) error {
 		if err := res.Write(opt.Out); err != nil {
 			return err
 		}
-		fmt.Fprintf(opt.Log, "wrote %s and %d figure files\n", filepath.Join(opt.Out, MetricsFile), len(figs))
+		fmt.Fprintf(opt.Log, "wrote %s and %d figure files\n", ShowPath(filepath.Join(opt.Out, MetricsFile)), len(figs))
 	}
 	return nil
 }
@@ -101,8 +102,9 @@ func (e Experiment) withDefaults(opt Options) Options {
 }
 
 // RunOrLoad is what notebooks call. When opt.Out already holds a metrics.json made with the same
-// scale, seeds and configuration (config is compared as JSON), and $PAPERLAB_RERUN is not 1, the
-// result is loaded and only the figures are drawn again; otherwise the experiment runs (Execute).
+// scale, seeds and configuration (opt.Config, or the preset; compared as JSON), and $PAPERLAB_RERUN
+// is not 1, the result is loaded and its figures are drawn for display only — a reload never
+// rewrites figure files; otherwise the experiment runs (Execute) and writes into opt.Out.
 // `make reproduce` relies on this to execute the notebooks right after the CLI ran the experiments
 // without training everything twice.
 func RunOrLoad(name string, opt Options) (*Result, error) {
@@ -112,34 +114,118 @@ func RunOrLoad(name string, opt Options) (*Result, error) {
 	}
 	opt = e.withDefaults(opt)
 	if opt.Out != "" && os.Getenv("PAPERLAB_RERUN") != "1" {
-		if old, err := Load(opt.Out); err == nil && old.Scale == opt.Scale && len(old.Seeds) == opt.Seeds &&
-			sameConfig(old.Config, e, opt) {
+		if old, ok := loadMatching(e, opt, opt.Out); ok {
 			fmt.Fprintf(opt.Log, "%s\nloaded %s (scale %s, %d seeds, made %s on %s); set PAPERLAB_RERUN=1 to train again\n",
-				backend.Describe(), filepath.Join(opt.Out, MetricsFile), old.Scale, len(old.Seeds), old.Started, old.Backend)
-			return old, finish(e, old, opt, false)
+				backend.Describe(), ShowPath(filepath.Join(opt.Out, MetricsFile)), old.Scale, len(old.Seeds), old.Started, old.Backend)
+			show := opt
+			show.Out = ""
+			return old, finish(e, old, show, false)
 		}
 	}
 	return Execute(e, opt)
 }
 
-func sameConfig(stored json.RawMessage, e Experiment, opt Options) bool {
-	if e.Config == nil {
-		return false
+// loadMatching loads dir/metrics.json when it was made with opt's scale, seeds and configuration.
+func loadMatching(e Experiment, opt Options, dir string) (*Result, bool) {
+	old, err := Load(dir)
+	if err != nil || old.Scale != opt.Scale || len(old.Seeds) != opt.Seeds {
+		return nil, false
 	}
-	cur, err := json.Marshal(e.Config(opt.Scale))
+	return old, sameConfig(old.Config, e, opt)
+}
+
+// configJSON is the configuration a run with opt uses, as compact JSON.
+func configJSON(e Experiment, opt Options) ([]byte, error) {
+	c := opt.Config
+	if c == nil {
+		c = e.Config(opt.Scale)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	err = json.Compact(&out, b)
+	return out.Bytes(), err
+}
+
+func sameConfig(stored json.RawMessage, e Experiment, opt Options) bool {
+	cur, err := configJSON(e, opt)
 	if err != nil {
 		return false
 	}
-	var a, b bytes.Buffer
-	if json.Compact(&a, stored) != nil || json.Compact(&b, cur) != nil {
+	var a bytes.Buffer
+	if json.Compact(&a, stored) != nil {
 		return false
 	}
-	return bytes.Equal(a.Bytes(), b.Bytes())
+	return bytes.Equal(a.Bytes(), cur)
 }
 
-// RepoRoot finds the PaperLab checkout: the nearest directory, from the working directory or from
-// $GONB_DIR (a gonb notebook's folder), whose go.mod declares module github.com/paperlab/paperlab.
+// DefaultOut is where a run writes when no folder is named. At smoke scale: a temporary folder
+// (tests never touch the committed figures). At default scale: figures/<name> when it holds no
+// result yet, or one made with the same seeds and configuration, or when opt.Overwrite is set;
+// otherwise a scratch folder runs/<name>/<scale>-<hash of the configuration and seeds> in the
+// checkout (ignored by git), so a changed configuration never overwrites the committed results,
+// and running the same change again finds its own earlier result. scratch reports the latter.
+func DefaultOut(e Experiment, opt Options) (out string, scratch bool, err error) {
+	opt = e.withDefaults(opt)
+	committed, err := OutDir(e.Name, opt.Scale)
+	if err != nil {
+		return "", false, err
+	}
+	if opt.Scale == Smoke && opt.Config == nil {
+		return committed, false, nil
+	}
+	if opt.Scale != Smoke {
+		if _, err := os.Stat(filepath.Join(committed, MetricsFile)); err != nil || opt.Overwrite {
+			return committed, false, nil
+		}
+		if _, ok := loadMatching(e, opt, committed); ok {
+			return committed, false, nil
+		}
+	}
+	cfg, err := configJSON(e, opt)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: config: %w", e.Name, err)
+	}
+	h := sha256.Sum256(append(cfg, fmt.Sprintf("|seeds=%d", opt.Seeds)...))
+	leaf := fmt.Sprintf("%s-%x", opt.Scale, h[:4])
+	if opt.Scale == Smoke {
+		return filepath.Join(filepath.Dir(committed), e.Name+"-"+leaf), true, nil
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", false, err
+	}
+	return filepath.Join(root, "runs", e.Name, leaf), true, nil
+}
+
+// ShowPath writes a path for people and saved notebooks: relative to the checkout when inside it
+// ("figures/capo/metrics.json"), else relative to the home folder ("~/…"), else as it is.
+func ShowPath(p string) string {
+	if p == "" {
+		return p
+	}
+	if root, err := RepoRoot(); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+				return rel
+			}
+		}
+	}
+	return backend.HomeRelative(p)
+}
+
+// RepoRoot finds the PaperLab checkout: $PAPERLAB_ROOT when set, else the nearest directory, from
+// the working directory or from $GONB_DIR (a gonb notebook's folder), whose go.mod declares module
+// github.com/paperlab/paperlab.
 func RepoRoot() (string, error) {
+	if d := os.Getenv("PAPERLAB_ROOT"); d != "" {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err != nil || !strings.Contains(firstLine(b), "github.com/paperlab/paperlab") {
+			return "", fmt.Errorf("$PAPERLAB_ROOT=%s is not a PaperLab checkout (no go.mod of module github.com/paperlab/paperlab)", d)
+		}
+		return d, nil
+	}
 	var starts []string
 	if wd, err := os.Getwd(); err == nil {
 		starts = append(starts, wd)
@@ -179,32 +265,85 @@ func OutDir(name string, scale Scale) (string, error) {
 	return filepath.Join(root, "figures", name), nil
 }
 
-// NotebookResult loads the result that Notebook(name) wrote at the scale given by $PAPERLAB_SCALE,
-// without running anything or drawing figures (for later cells of a notebook).
+// NotebookResult loads the result that Notebook(name) showed — the preset configuration at
+// $PAPERLAB_SCALE — without running anything or drawing figures (for later cells of a notebook;
+// gonb runs each cell as a new program, so a NotebookWith result is used in its own cell).
 func NotebookResult(name string) (*Result, error) {
-	_, out, err := notebookOut(name)
+	e, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	scale, err := ScaleFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	out, _, err := DefaultOut(e, Options{Scale: scale})
 	if err != nil {
 		return nil, err
 	}
 	return Load(out)
 }
 
-// notebookOut is the scale ($PAPERLAB_SCALE) and output folder of a notebook's experiment.
-func notebookOut(name string) (Scale, string, error) {
-	scale, err := ScaleFromEnv()
-	if err != nil {
-		return "", "", err
-	}
-	out, err := OutDir(name, scale)
-	return scale, out, err
+// Notebook runs (or loads, see RunOrLoad) experiment name with its preset configuration at the
+// scale given by $PAPERLAB_SCALE (smoke | default), writing to DefaultOut. It is the single call a
+// paper notebook makes.
+func Notebook(name string) (*Result, error) {
+	return notebookRun(name, nil)
 }
 
-// Notebook runs (or loads, see RunOrLoad) experiment name at the scale given by $PAPERLAB_SCALE,
-// writing to OutDir. It is the single call a paper notebook makes.
-func Notebook(name string) (*Result, error) {
-	scale, out, err := notebookOut(name)
+// NotebookWith is Notebook with a changed configuration: edit receives a copy of the experiment's
+// preset at $PAPERLAB_SCALE (C is the experiment's Config type, e.g. capo.Config) and changes what it
+// likes, e.g.
+//
+//	exp.NotebookWith("capo", func(c *capo.Config) { c.RL.Adv.Tau = 0.3 })
+//
+// A configuration that differs from the committed figures/<name>/metrics.json runs into a scratch
+// folder (printed; see DefaultOut), never over the committed results; running the same cell again
+// reloads it.
+func NotebookWith[C any](name string, edit func(*C)) (*Result, error) {
+	e, err := Lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	return RunOrLoad(name, Options{Scale: scale, Out: out, Log: io.Writer(os.Stdout)})
+	scale, err := ScaleFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	preset, ok := e.Config(scale).(C)
+	if !ok {
+		var zero C
+		return nil, fmt.Errorf("NotebookWith(%q): the experiment's configuration is %T, not %T", name, e.Config(scale), zero)
+	}
+	cfg := preset
+	if edit != nil {
+		edit(&cfg)
+	}
+	return notebookRun(name, cfg)
+}
+
+func notebookRun(name string, cfg any) (*Result, error) {
+	e, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	scale, err := ScaleFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	opt := Options{Scale: scale, Log: io.Writer(os.Stdout), Config: cfg}
+	out, scratch, err := DefaultOut(e, opt)
+	if err != nil {
+		return nil, err
+	}
+	if scratch {
+		fmt.Printf("configuration differs from the committed %s: results go to %s\n",
+			ShowPath(filepath.Join(mustOutDir(name, scale), MetricsFile)), ShowPath(out))
+	}
+	opt.Out = out
+	return RunOrLoad(name, opt)
+}
+
+func mustOutDir(name string, scale Scale) string {
+	d, _ := OutDir(name, scale)
+	return d
 }

@@ -1,8 +1,8 @@
 // Command paperlab runs PaperLab's experiments headless, the same functions the notebooks call.
 //
 //	paperlab list
-//	paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR]
-//	paperlab all [-scale …]                 every registered experiment into figures/<name>
+//	paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR] [-overwrite]
+//	paperlab all [-scale …] [-overwrite]    every registered experiment into figures/<name>
 //	paperlab data arith [-n N] [-seed S] [-out FILE]
 //	paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
 //	paperlab redraw [-out DIR] <experiment>…|all   figures again from figures/<name>/metrics.json
@@ -12,6 +12,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,8 +26,10 @@ import (
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   paperlab list                                   list experiments
-  paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR]
-  paperlab all [-scale smoke|default]             run every experiment into figures/<name>
+  paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR] [-overwrite]
+                                                  (a run whose seeds or configuration differ from the
+                                                  committed figures/<name> goes to runs/<name>/…)
+  paperlab all [-scale smoke|default] [-overwrite] run every experiment into figures/<name>
   paperlab data arith [-n N] [-seed S] [-out FILE]
   paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
                                                   one JSON line per step of an Overcooked episode
@@ -68,12 +71,15 @@ func run(args []string) error {
 	case "redraw":
 		return redraw(rest)
 	case "all":
-		fs, scale, seeds, _ := runFlags("all")
+		fs, f := runFlags("all")
 		if err := fs.Parse(rest); err != nil {
 			return err
 		}
+		if *f.out != "" {
+			return fmt.Errorf("all: -out takes one experiment")
+		}
 		for _, e := range exp.List() {
-			if err := runOne(e, *scale, *seeds, ""); err != nil {
+			if err := runOne(e, f); err != nil {
 				return err
 			}
 		}
@@ -84,14 +90,14 @@ func run(args []string) error {
 			usage()
 			return err
 		}
-		fs, scale, seeds, out := runFlags(cmd)
+		fs, f := runFlags(cmd)
 		if err := fs.Parse(rest); err != nil {
 			return err
 		}
 		if fs.NArg() > 0 {
 			return fmt.Errorf("%s: unexpected arguments %q", cmd, strings.Join(fs.Args(), " "))
 		}
-		return runOne(e, *scale, *seeds, *out)
+		return runOne(e, f)
 	}
 }
 
@@ -132,28 +138,46 @@ func redraw(args []string) error {
 	return nil
 }
 
-func runFlags(name string) (*flag.FlagSet, *string, *int, *string) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	scale := fs.String("scale", string(exp.Default), "smoke or default")
-	seeds := fs.Int("seeds", 0, "number of seeds (0: the experiment's default for the scale)")
-	out := fs.String("out", "", "output directory (default: figures/<experiment> at default scale, a temp folder at smoke scale)")
-	return fs, scale, seeds, out
+// runFlagSet holds the flags of an experiment run.
+type runFlagSet struct {
+	scale     *string
+	seeds     *int
+	out       *string
+	overwrite *bool
 }
 
-func runOne(e exp.Experiment, scaleStr string, seeds int, out string) error {
-	scale, err := exp.ParseScale(scaleStr)
+func runFlags(name string) (*flag.FlagSet, runFlagSet) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	return fs, runFlagSet{
+		scale: fs.String("scale", string(exp.Default), "smoke or default"),
+		seeds: fs.Int("seeds", 0, "number of seeds (0: the experiment's default for the scale)"),
+		out: fs.String("out", "", "output directory (default: figures/<experiment> at default scale — or runs/<experiment>/… when "+
+			"the seeds or configuration differ from the committed metrics.json — and a temp folder at smoke scale)"),
+		overwrite: fs.Bool("overwrite", false, "write into figures/<experiment> even when the committed metrics.json was made with other seeds or configuration"),
+	}
+}
+
+func runOne(e exp.Experiment, f runFlagSet) error {
+	scale, err := exp.ParseScale(*f.scale)
 	if err != nil {
 		return err
 	}
-	if seeds < 0 {
-		return fmt.Errorf("-seeds %d: must be ≥ 0", seeds)
+	if *f.seeds < 0 {
+		return fmt.Errorf("-seeds %d: must be ≥ 0", *f.seeds)
 	}
-	if out == "" {
-		if out, err = exp.OutDir(e.Name, scale); err != nil {
+	opt := exp.Options{Scale: scale, Seeds: *f.seeds, Out: *f.out, Overwrite: *f.overwrite}
+	if opt.Out == "" {
+		out, scratch, err := exp.DefaultOut(e, opt)
+		if err != nil {
 			return err
 		}
+		if scratch {
+			fmt.Fprintf(os.Stderr, "%s: seeds or configuration differ from the committed figures/%s/metrics.json: writing to %s (-overwrite to replace the committed results)\n",
+				e.Name, e.Name, exp.ShowPath(out))
+		}
+		opt.Out = out
 	}
-	res, err := exp.Execute(e, exp.Options{Scale: scale, Seeds: seeds, Out: out})
+	res, err := exp.Execute(e, opt)
 	if err != nil {
 		return err
 	}
@@ -161,12 +185,17 @@ func runOne(e exp.Experiment, scaleStr string, seeds int, out string) error {
 	return nil
 }
 
+// printSummary prints each method's metrics as mean ± half-width of the 95 % interval over seeds.
 func printSummary(res *exp.Result) {
 	for _, m := range res.Methods() {
 		var parts []string
 		for _, k := range sortedKeys(res.Summary[m]) {
 			s := res.Summary[m][k]
-			parts = append(parts, fmt.Sprintf("%s %.3f±%.3f", k, s.Mean, s.Std))
+			if h := s.HalfWidth(); !math.IsNaN(h) {
+				parts = append(parts, fmt.Sprintf("%s %.3f±%.3f", k, s.Mean, h))
+			} else {
+				parts = append(parts, fmt.Sprintf("%s %.3f", k, s.Mean))
+			}
 		}
 		fmt.Printf("  %-14s %s\n", m, strings.Join(parts, "  "))
 	}

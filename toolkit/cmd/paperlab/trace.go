@@ -24,7 +24,7 @@ func trace(args []string, w io.Writer) error {
 	scenario := args[0]
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	seed := fs.Uint64("seed", 1, "seed of the random actions")
-	steps := fs.Int("steps", 20, "number of steps (with -actions: at most the file's length)")
+	steps := fs.Int("steps", 0, "number of steps (0: 20 random steps; with -actions, the whole file up to the episode horizon of 400 steps)")
 	actions := fs.String("actions", "", "file of joint actions, one line per step, e.g. N,INTERACT")
 	grid := fs.String("grid", "", "file with your own ASCII grid (overcooked_ai's layout characters: X counter, P pot, O onions, D dishes, S serving, 1 2 players); replaces the named layout, keeps its options")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -68,10 +68,16 @@ func trace(args []string, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		*steps = min(*steps, len(script))
 	}
-	if *steps < 0 {
-		return fmt.Errorf("trace: -steps %d", *steps)
+	switch {
+	case *steps < 0:
+		return fmt.Errorf("trace: -steps %d, want ≥ 0", *steps)
+	case script != nil && *steps == 0:
+		*steps = min(len(script), cfg.Horizon)
+	case script != nil:
+		*steps = min(*steps, len(script))
+	case *steps == 0:
+		*steps = 20
 	}
 	r := rand.New(rand.NewPCG(*seed, 0x7472))
 	enc := json.NewEncoder(w)

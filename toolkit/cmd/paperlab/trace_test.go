@@ -16,7 +16,7 @@ func TestTraceScript(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "acts.txt")
 	os.WriteFile(path, []byte("# player 0 fetches an onion\nN,STAY\nW,STAY\nINTERACT,STAY\nE,S\nN,STAY\nINTERACT,STAY\n"), 0o644)
 	var buf bytes.Buffer
-	if err := trace([]string{"overcooked:cramped_room", "-actions", path, "-steps", "100"}, &buf); err != nil {
+	if err := trace([]string{"overcooked:cramped_room", "-actions", path}, &buf); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
@@ -31,6 +31,25 @@ func TestTraceScript(t *testing.T) {
 		last.Players[0].Pos != [2]int{2, 1} || last.Players[1].Pos != [2]int{3, 2} || last.Players[0].Holding != "" {
 		t.Fatalf("last line %s", lines[5])
 	}
+	// -steps still limits a file; without -actions 20 random steps; a long file stops at the horizon.
+	count := func(args ...string) int {
+		var b bytes.Buffer
+		if err := trace(append([]string{"overcooked:cramped_room"}, args...), &b); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(b.String(), "\n")
+	}
+	if n := count("-actions", path, "-steps", "3"); n != 3 {
+		t.Fatalf("-steps 3 with a 6-step file: %d lines", n)
+	}
+	if n := count(); n != 20 {
+		t.Fatalf("random trace: %d lines, want 20", n)
+	}
+	long := filepath.Join(t.TempDir(), "long.txt")
+	os.WriteFile(long, []byte(strings.Repeat("STAY,STAY\n", 450)), 0o644)
+	if n := count("-actions", long); n != 400 {
+		t.Fatalf("450-line file: %d lines, want the 400-step horizon", n)
+	}
 	os.WriteFile(path, []byte("N,STAY\nN,JUMP\n"), 0o644)
 	if err := trace([]string{"overcooked:cramped_room", "-actions", path}, &buf); err == nil || !strings.Contains(err.Error(), "acts.txt:2: player 1") {
 		t.Fatalf("bad action line: %v", err)
@@ -40,13 +59,13 @@ func TestTraceScript(t *testing.T) {
 	}
 }
 
-// traceFile runs `paperlab trace overcooked:cramped_room -steps 100 -actions FILE` on a committed,
+// traceFile runs `paperlab trace overcooked:cramped_room -actions FILE` (the whole file) on a committed,
 // hand-written action file and decodes its JSON lines.
 func traceFile(t *testing.T, file string) []overcooked.TraceStep {
 	t.Helper()
 	var buf bytes.Buffer
 	path := filepath.Join("..", "..", "marl", "env", "overcooked", "testdata", file)
-	if err := trace([]string{"overcooked:cramped_room", "-steps", "100", "-actions", path}, &buf); err != nil {
+	if err := trace([]string{"overcooked:cramped_room", "-actions", path}, &buf); err != nil {
 		t.Fatal(err)
 	}
 	var out []overcooked.TraceStep

@@ -109,7 +109,10 @@ func partners(c Config, layout string, opt exp.Options, res *exp.Result) (map[st
 
 // Run is the experiment.
 func Run(opt exp.Options) (*exp.Result, error) {
-	cfg := ConfigFor(opt.Scale)
+	cfg, err := exp.ConfigOf(opt, ConfigFor)
+	if err != nil {
+		return nil, err
+	}
 	seeds := exp.SeedList(opt.Seeds)
 	res, err := exp.NewResult("e3t", opt, seeds, cfg)
 	if err != nil {

@@ -87,7 +87,10 @@ type setup struct {
 
 // Run is the experiment.
 func Run(opt exp.Options) (*exp.Result, error) {
-	cfg := ConfigFor(opt.Scale)
+	cfg, err := exp.ConfigOf(opt, ConfigFor)
+	if err != nil {
+		return nil, err
+	}
 	seeds := exp.SeedList(opt.Seeds)
 	res, err := exp.NewResult("spo", opt, seeds, cfg)
 	if err != nil {

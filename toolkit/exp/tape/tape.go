@@ -69,7 +69,10 @@ func ConfigFor(s exp.Scale) Config {
 
 // Run is the experiment.
 func Run(opt exp.Options) (*exp.Result, error) {
-	cfg := ConfigFor(opt.Scale)
+	cfg, err := exp.ConfigOf(opt, ConfigFor)
+	if err != nil {
+		return nil, err
+	}
 	seeds := exp.SeedList(opt.Seeds)
 	res, err := exp.NewResult("tape", opt, seeds, cfg)
 	if err != nil {

@@ -76,7 +76,10 @@ type Shown struct {
 
 // Run trains every task with every seed.
 func Run(opt exp.Options) (*exp.Result, error) {
-	cfg := ConfigFor(opt.Scale)
+	cfg, err := exp.ConfigOf(opt, ConfigFor)
+	if err != nil {
+		return nil, err
+	}
 	seeds := exp.SeedList(opt.Seeds)
 	res, err := exp.NewResult("lm", opt, seeds, cfg)
 	if err != nil {

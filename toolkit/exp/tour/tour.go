@@ -125,7 +125,10 @@ func Metrics(conf []float64, correct []bool, bins int) (map[string]float64, map[
 
 // Run is the experiment.
 func Run(opt exp.Options) (*exp.Result, error) {
-	cfg := ConfigFor(opt.Scale)
+	cfg, err := exp.ConfigOf(opt, ConfigFor)
+	if err != nil {
+		return nil, err
+	}
 	seeds := exp.SeedList(opt.Seeds)
 	res, err := exp.NewResult("tour", opt, seeds, cfg)
 	if err != nil {
