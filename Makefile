@@ -1,7 +1,9 @@
 # PaperLab. Two commands do everything on a fresh Debian machine that has Go:
 #   make reproduce   install what is missing, run every experiment at default scale into figures/,
 #                    then execute the notebooks with their outputs saved
-#   make test        install what is missing, go vet, go test, and execute every notebook at smoke scale
+#   make test        install what is missing, go vet, go test, execute every notebook at smoke scale, and
+#                    count the figures headless Chromium renders in them (untrusted, as on a fresh clone)
+#   make test-browser  the same browser check on the committed notebooks
 SHELL := /bin/bash
 GOBIN := $(shell go env GOPATH)/bin
 export PATH := $(GOBIN):$(PATH)
@@ -11,7 +13,7 @@ export GOEXPERIMENT ?= simd
 # The engine agreement test must not skip in `make test`.
 export PAPERLAB_REQUIRE_ONNX ?= 1
 
-.PHONY: setup test unit notebooks reproduce experiments lab bench fuzz clean
+.PHONY: setup test test-browser unit notebooks reproduce experiments redraw lab bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -23,14 +25,24 @@ test: setup
 	  || [ "$$(go env CGO_ENABLED)" != 1 ]; then export PAPERLAB_REQUIRE_ONNX=0; fi; \
 	go vet ./... && go test ./... && bash scripts/notebooks.sh smoke
 
+# Jupyter as `make lab` starts it, a fresh copy of the committed notebooks (untrusted), headless
+# Chromium: every figure output must render (scripts/browser.sh; installs Debian chromium if missing).
+test-browser: setup
+	bash scripts/browser.sh notebooks
+
 unit:
 	go vet ./... && go test ./...
 
 notebooks: setup
 	bash scripts/notebooks.sh smoke
 
+# -overwrite: the reproduction replaces figures/<name> even when the code's configuration changed.
 experiments: setup
-	go run ./toolkit/cmd/paperlab all -scale default
+	go run ./toolkit/cmd/paperlab all -scale default -overwrite
+
+# Figures again from the committed metrics.json files (no training), e.g. after a change to toolkit/plot.
+redraw:
+	go run ./toolkit/cmd/paperlab redraw all
 
 reproduce: setup experiments
 	PAPERLAB_SCALE=default bash scripts/notebooks.sh inplace

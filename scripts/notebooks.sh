@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Executes every notebook under notebooks/ headlessly with the gonb kernel and fails on any error cell.
-#   scripts/notebooks.sh smoke      run at smoke scale into a temporary folder (make test)
+#   scripts/notebooks.sh smoke      run at smoke scale into a temporary folder (make test), then open
+#                                   the executed copies in headless Chromium (scripts/browser.sh)
 #   scripts/notebooks.sh inplace    run at $PAPERLAB_SCALE (default: default) and save outputs in place (make reproduce)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,4 +33,8 @@ for nb in notebooks/*.ipynb; do
   if ! "$out/nbcheck" "$result"; then status=1; continue; fi
   echo "  ok in $(( $(date +%s) - start ))s"
 done
+if [ "$mode" != inplace ] && [ $status = 0 ]; then
+  echo "browser check of the executed notebooks"
+  bash scripts/browser.sh "$out" || status=1
+fi
 exit $status

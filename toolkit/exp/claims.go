@@ -170,6 +170,26 @@ func ClaimsTable(claims []Claim) (headers []string, rows [][]string) {
 	return headers, rows
 }
 
+// SummaryTable is a table of the summary: one row per method that has any of metrics, each cell
+// "mean ± half-width of the 95 % interval (n=…)" over seeds, "—" where a method lacks the metric.
+func SummaryTable(res *Result, metrics []string) (headers []string, rows [][]string) {
+	headers = append([]string{"method"}, metrics...)
+	for _, m := range res.Methods() {
+		row, has := []string{m}, false
+		for _, k := range metrics {
+			if s, ok := res.Summary[m][k]; ok && s.N > 0 {
+				row, has = append(row, s.String()), true
+			} else {
+				row = append(row, "—")
+			}
+		}
+		if has {
+			rows = append(rows, row)
+		}
+	}
+	return headers, rows
+}
+
 // Final returns the final metric of method's run with seed (an experiment with several parts can
 // hold several runs per method and seed; the first that has the metric answers).
 func (r *Result) Final(method, metric string, seed uint64) (float64, bool) {

@@ -43,3 +43,15 @@ func TestClaimVerdictsReadThePairedInterval(t *testing.T) {
 		t.Errorf("table %v %v", h, rows)
 	}
 }
+
+func TestSummaryTableShowsIntervals(t *testing.T) {
+	r := &Result{Runs: []Run{
+		{Method: "a", Seed: 1, Final: map[string]float64{"x": 1}}, {Method: "a", Seed: 2, Final: map[string]float64{"x": 3}},
+		{Method: "b", Seed: 1, Final: map[string]float64{"y": 2}},
+	}}
+	r.Summarize()
+	h, rows := SummaryTable(r, []string{"x", "y"})
+	if len(h) != 3 || len(rows) != 2 || rows[0][1] != "2.000 ± 12.706 (n=2)" || rows[0][2] != "—" || rows[1][2] != "2.000 (n=1)" {
+		t.Fatalf("%v %v", h, rows)
+	}
+}

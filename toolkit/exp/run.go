@@ -164,9 +164,10 @@ func sameConfig(stored json.RawMessage, e Experiment, opt Options) bool {
 // DefaultOut is where a run writes when no folder is named. At smoke scale: a temporary folder
 // (tests never touch the committed figures). At default scale: figures/<name> when it holds no
 // result yet, or one made with the same seeds and configuration, or when opt.Overwrite is set;
-// otherwise a scratch folder runs/<name>/<scale>-<hash of the configuration and seeds> in the
-// checkout (ignored by git), so a changed configuration never overwrites the committed results,
-// and running the same change again finds its own earlier result. scratch reports the latter.
+// otherwise — and at smoke scale whenever opt.Config is set — a scratch folder
+// runs/<name>/<scale>-<hash of the configuration and seeds> in the checkout (ignored by git), so a
+// changed configuration never overwrites the committed results, and running the same change again
+// finds its own earlier result. scratch reports the latter.
 func DefaultOut(e Experiment, opt Options) (out string, scratch bool, err error) {
 	opt = e.withDefaults(opt)
 	committed, err := OutDir(e.Name, opt.Scale)
@@ -190,12 +191,9 @@ func DefaultOut(e Experiment, opt Options) (out string, scratch bool, err error)
 	}
 	h := sha256.Sum256(append(cfg, fmt.Sprintf("|seeds=%d", opt.Seeds)...))
 	leaf := fmt.Sprintf("%s-%x", opt.Scale, h[:4])
-	if opt.Scale == Smoke {
-		return filepath.Join(filepath.Dir(committed), e.Name+"-"+leaf), true, nil
-	}
 	root, err := RepoRoot()
-	if err != nil {
-		return "", false, err
+	if err != nil { // no checkout (a test binary elsewhere): beside the smoke folders
+		return filepath.Join(os.TempDir(), "paperlab-runs", e.Name, leaf), true, nil
 	}
 	return filepath.Join(root, "runs", e.Name, leaf), true, nil
 }
@@ -288,7 +286,11 @@ func NotebookResult(name string) (*Result, error) {
 // scale given by $PAPERLAB_SCALE (smoke | default), writing to DefaultOut. It is the single call a
 // paper notebook makes.
 func Notebook(name string) (*Result, error) {
-	return notebookRun(name, nil)
+	scale, err := ScaleFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return notebookRun(name, scale, nil)
 }
 
 // NotebookWith is Notebook with a changed configuration: edit receives a copy of the experiment's
@@ -301,11 +303,17 @@ func Notebook(name string) (*Result, error) {
 // folder (printed; see DefaultOut), never over the committed results; running the same cell again
 // reloads it.
 func NotebookWith[C any](name string, edit func(*C)) (*Result, error) {
-	e, err := Lookup(name)
+	scale, err := ScaleFromEnv()
 	if err != nil {
 		return nil, err
 	}
-	scale, err := ScaleFromEnv()
+	return NotebookWithScale(name, scale, edit)
+}
+
+// NotebookWithScale is NotebookWith at a given scale instead of $PAPERLAB_SCALE (e.g. a quick
+// variant at smoke scale inside a notebook that shows default-scale results).
+func NotebookWithScale[C any](name string, scale Scale, edit func(*C)) (*Result, error) {
+	e, err := Lookup(name)
 	if err != nil {
 		return nil, err
 	}
@@ -318,15 +326,11 @@ func NotebookWith[C any](name string, edit func(*C)) (*Result, error) {
 	if edit != nil {
 		edit(&cfg)
 	}
-	return notebookRun(name, cfg)
+	return notebookRun(name, scale, cfg)
 }
 
-func notebookRun(name string, cfg any) (*Result, error) {
+func notebookRun(name string, scale Scale, cfg any) (*Result, error) {
 	e, err := Lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	scale, err := ScaleFromEnv()
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +340,7 @@ func notebookRun(name string, cfg any) (*Result, error) {
 		return nil, err
 	}
 	if scratch {
-		fmt.Printf("configuration differs from the committed %s: results go to %s\n",
+		fmt.Printf("configuration differs from the preset's results (%s): this run's results go to %s\n",
 			ShowPath(filepath.Join(mustOutDir(name, scale), MetricsFile)), ShowPath(out))
 	}
 	opt.Out = out

@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
@@ -45,9 +46,16 @@ func FigureBundle(title string, png []byte, svg string, width int) *protocol.Dis
 	return d
 }
 
-// Figure shows a figure (see FigureBundle) in a notebook; it is saved in the .ipynb. No-op elsewhere.
+var hideFigures atomic.Bool
+
+// ShowFigures turns the display of figures and animations in this cell on or off (on by default;
+// gonb runs each cell as its own program, so the setting lasts one cell). Files are still written.
+func ShowFigures(on bool) { hideFigures.Store(!on) }
+
+// Figure shows a figure (see FigureBundle) in a notebook; it is saved in the .ipynb. No-op elsewhere
+// and after ShowFigures(false).
 func Figure(title string, png []byte, svg string) {
-	if gonbui.IsNotebook {
+	if gonbui.IsNotebook && !hideFigures.Load() {
 		gonbui.SendData(FigureBundle(title, png, svg, FigureWidth))
 	}
 }
@@ -75,7 +83,7 @@ func AnimationBundle(caption string, gif, poster []byte, width int) *protocol.Di
 
 // Animation shows an animated GIF (see AnimationBundle) at width CSS pixels. No-op outside a notebook.
 func Animation(caption string, gif, poster []byte, width int) {
-	if gonbui.IsNotebook {
+	if gonbui.IsNotebook && !hideFigures.Load() {
 		gonbui.SendData(AnimationBundle(caption, gif, poster, width))
 	}
 }

@@ -6,6 +6,7 @@ package stats
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 )
 
@@ -45,6 +46,14 @@ func Summarize(xs []float64) Summary {
 	h := TQuantile(0.975, n-1) * s.SE
 	s.CI95 = [2]float64{s.Mean - h, s.Mean + h}
 	return s
+}
+
+// String is "mean ± half-width of the 95 % interval (n=…)", or "mean (n=1)" where no interval exists.
+func (s Summary) String() string {
+	if h := s.HalfWidth(); !math.IsNaN(h) {
+		return fmt.Sprintf("%.3f ± %.3f (n=%d)", s.Mean, h, s.N)
+	}
+	return fmt.Sprintf("%.3f (n=%d)", s.Mean, s.N)
 }
 
 // HalfWidth is half the width of the 95 % interval (NaN when it is undefined).
