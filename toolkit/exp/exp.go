@@ -113,6 +113,8 @@ type Experiment struct {
 	// Figures draws every figure of the experiment from a result into dir ("" only displays) and
 	// returns the paths written.
 	Figures func(res *Result, dir string) ([]string, error)
+	// Claims checks the paper's claims on a result, paired per seed (nil: the experiment makes none).
+	Claims func(res *Result) []Claim
 }
 
 var (

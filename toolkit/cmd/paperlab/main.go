@@ -6,6 +6,7 @@
 //	paperlab data arith [-n N] [-seed S] [-out FILE]
 //	paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
 //	paperlab redraw [-out DIR] <experiment>…|all   figures again from figures/<name>/metrics.json
+//	paperlab claims [-in DIR] <experiment>  the paper's claims on a stored result (paired 95 % CIs)
 //	paperlab engine                         print the engine that would run
 package main
 
@@ -21,6 +22,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	_ "github.com/paperlab/paperlab/toolkit/exp/all"
+	"github.com/paperlab/paperlab/toolkit/nb"
 )
 
 func usage() {
@@ -36,6 +38,7 @@ func usage() {
   paperlab redraw [-in DIR] [-out DIR] <experiment>…|all
                                                   draw the figures again from a stored metrics.json
                                                   (default figures/<name>; no training)
+  paperlab claims [-in DIR] <experiment>          the paper's claims checked on figures/<name>/metrics.json
   paperlab engine                                 print the compute engine that would run
 `)
 }
@@ -70,6 +73,8 @@ func run(args []string) error {
 		return trace(rest, os.Stdout)
 	case "redraw":
 		return redraw(rest)
+	case "claims":
+		return claims(rest)
 	case "all":
 		fs, f := runFlags("all")
 		if err := fs.Parse(rest); err != nil {
@@ -99,6 +104,46 @@ func run(args []string) error {
 		}
 		return runOne(e, f)
 	}
+}
+
+// claims prints the paper's claims checked on a stored result (figures/<name> or -in DIR).
+func claims(args []string) error {
+	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
+	in := fs.String("in", "", "folder holding metrics.json (default: figures/<experiment>)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("claims: name one experiment")
+	}
+	e, err := exp.Lookup(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if e.Claims == nil {
+		return fmt.Errorf("claims: experiment %s checks no claims", e.Name)
+	}
+	dir := *in
+	if dir == "" {
+		if dir, err = exp.OutDir(e.Name, exp.Default); err != nil {
+			return err
+		}
+	}
+	res, err := exp.Load(dir)
+	if err != nil {
+		return err
+	}
+	printClaims(res, e)
+	return nil
+}
+
+// printClaims prints the claims table (paired 95 % intervals) of a result.
+func printClaims(res *exp.Result, e exp.Experiment) {
+	if e.Claims == nil {
+		return
+	}
+	fmt.Printf("claims (%s, %d seeds; paired per seed, mean [95%% t-interval]):\n", res.Experiment, len(res.Seeds))
+	fmt.Print(nb.TableText(exp.ClaimsTable(e.Claims(res))))
 }
 
 func redraw(args []string) error {
@@ -182,6 +227,7 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 		return err
 	}
 	printSummary(res)
+	printClaims(res, e)
 	return nil
 }
 

@@ -8,14 +8,19 @@ import (
 
 // Claims checks the paper's claims (§1.4–1.5) on a result.
 func Claims(res *exp.Result) []exp.Claim {
-	lastCurve := func(method, key string, seed uint64) (float64, bool) {
+	curveAt := func(method, key string, seed uint64, last bool) (float64, bool) {
 		for _, r := range res.RunsOf(method) {
 			if c, ok := r.Curves[key]; r.Seed == seed && ok && len(c.Y) > 0 {
-				return c.Y[len(c.Y)-1], true
+				if last {
+					return c.Y[len(c.Y)-1], true
+				}
+				return c.Y[0], true
 			}
 		}
 		return 0, false
 	}
+	lastCurve := func(method, key string, seed uint64) (float64, bool) { return curveAt(method, key, seed, true) }
+	firstCurve := func(method, key string, seed uint64) (float64, bool) { return curveAt(method, key, seed, false) }
 	diff := res.Check
 	pair := res.Diff
 	pos, neg := exp.Positive, exp.Negative
@@ -55,7 +60,13 @@ func Claims(res *exp.Result) []exp.Claim {
 				b, ok2 := pair("grpo", "pc_accuracy_n16", "grpo", "accuracy")(seed)
 				return a - b, ok1 && ok2
 			}),
-		diff("without the mask, CAPO's entropy grows", "final rollout entropy(capo-nomask) − entropy(capo)", pos,
+		diff("without the mask, CAPO's rollout entropy grows during RL", "entropy(capo-nomask): last RL step − first", pos,
+			func(seed uint64) (float64, bool) {
+				first, ok1 := firstCurve("capo-nomask", "train/entropy", seed)
+				last, ok2 := lastCurve("capo-nomask", "train/entropy", seed)
+				return last - first, ok1 && ok2
+			}),
+		diff("… or at least ends above CAPO's (the mask lowers entropy)", "final rollout entropy(capo-nomask) − entropy(capo)", pos,
 			func(seed uint64) (float64, bool) {
 				x, ok1 := lastCurve("capo-nomask", "train/entropy", seed)
 				y, ok2 := lastCurve("capo", "train/entropy", seed)

@@ -377,5 +377,6 @@ func init() {
 		Config:      func(s exp.Scale) any { return ConfigFor(s) },
 		Run:         Run,
 		Figures:     Figures,
+		Claims:      Claims,
 	})
 }

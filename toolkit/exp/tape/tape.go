@@ -202,5 +202,6 @@ func init() {
 		Config:      func(s exp.Scale) any { return ConfigFor(s) },
 		Run:         Run,
 		Figures:     Figures,
+		Claims:      Claims,
 	})
 }
