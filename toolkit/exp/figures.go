@@ -3,9 +3,14 @@ package exp
 import (
 	"errors"
 	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/calib"
 	"github.com/paperlab/paperlab/toolkit/plot"
+	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
 // ReliabilityBins rebuilds a reliability diagram from a run's "reliability" curve (x = bin mean
@@ -22,14 +27,66 @@ func ReliabilityBins(run Run) []plot.ReliabilityBin {
 	return bins
 }
 
-// SummaryBars draws the summary's metrics as grouped bars (one group per metric, one bar per method)
-// with ±1 std over seeds as error bars. Only methods that have every metric are drawn.
-func SummaryBars(res *Result, title string, metrics []string) (*plot.Figure, error) {
+// MethodColor is the colour of method m in every figure of res: plot.Color of its position in
+// res.Methods().
+func MethodColor(res *Result, m string) color.Color {
+	for i, name := range res.Methods() {
+		if name == m {
+			return plot.Color(i)
+		}
+	}
+	return plot.Color(len(res.Methods()))
+}
+
+// PooledReliability pools the reliability bins of every run of method m (plot.PoolBins): counts
+// summed, accuracy and confidence count-weighted over the runs. It returns the bins and how many
+// runs were pooled.
+func PooledReliability(res *Result, m string) ([]plot.ReliabilityBin, int, error) {
+	var runs [][]plot.ReliabilityBin
+	for _, run := range res.RunsOf(m) {
+		if b := ReliabilityBins(run); len(b) > 0 {
+			runs = append(runs, b)
+		}
+	}
+	if len(runs) == 0 {
+		return nil, 0, fmt.Errorf("method %s has no reliability bins: %w", m, ErrNoFigures)
+	}
+	bins, err := plot.PoolBins(runs)
+	return bins, len(runs), err
+}
+
+// MetricInfo says how a summary metric is shown: its human title, which way is better, whether it
+// is a probability (axis kept in [0, 1]) and whether it is a fraction of seeds (each run 0 or 1:
+// its interval is Wilson's, not the t-interval).
+type MetricInfo struct {
+	Key, Title string
+	Better     plot.Better
+	Prob       bool
+	Fraction   bool
+}
+
+// Estimate is the summary of metric k for method m as a plot estimate: the mean with its 95 %
+// t-interval, or for a fraction of seeds the fraction with its Wilson interval.
+func Estimate(res *Result, m string, k MetricInfo) plot.Estimate {
+	s := res.Summary[m][k.Key]
+	e := plot.Estimate{Label: m, Color: MethodColor(res, m), Mean: s.Mean, Lo: s.CI95[0], Hi: s.CI95[1]}
+	if k.Fraction && s.N > 0 {
+		e.Lo, e.Hi = stats.Wilson(int(math.Round(s.Mean*float64(s.N))), s.N)
+	} else if k.Prob && !math.IsNaN(e.Lo) {
+		e.Lo, e.Hi = math.Max(0, e.Lo), math.Min(1, e.Hi)
+	}
+	return e
+}
+
+// SummaryBars draws the summary's metrics as a dot plot, one panel per metric with its own fitted
+// axis (plot.Dots): the mean over seeds with its 95 % interval per method. Only methods that have
+// every metric are drawn.
+func SummaryBars(res *Result, title string, metrics []MetricInfo) (*plot.Figure, error) {
 	var methods []string
 	for _, m := range res.Methods() {
 		ok := true
 		for _, k := range metrics {
-			if s, has := res.Summary[m][k]; !has || s.N == 0 {
+			if s, has := res.Summary[m][k.Key]; !has || s.N == 0 {
 				ok = false
 			}
 		}
@@ -40,25 +97,49 @@ func SummaryBars(res *Result, title string, metrics []string) (*plot.Figure, err
 	if len(methods) == 0 {
 		return nil, fmt.Errorf("no method has all of %v: %w", metrics, ErrNoFigures)
 	}
-	mean := make([][]float64, len(metrics))
-	errs := make([][]float64, len(metrics))
-	for g, k := range metrics {
+	var panels []plot.Metric
+	wilson, ns := false, map[int]bool{}
+	for _, k := range metrics {
+		pm := plot.Metric{Title: k.Title, Better: k.Better, Prob: k.Prob || k.Fraction}
 		for _, m := range methods {
-			s := res.Summary[m][k]
-			mean[g] = append(mean[g], s.Mean)
-			errs[g] = append(errs[g], s.Std)
+			pm.Estimates = append(pm.Estimates, Estimate(res, m, k))
+			ns[res.Summary[m][k.Key].N] = true
 		}
+		wilson = wilson || k.Fraction
+		panels = append(panels, pm)
 	}
-	return plot.Bars(title, "value (mean ± std over seeds)", metrics, methods, mean, errs)
+	f, err := plot.Dots(title, panels)
+	if err != nil {
+		return nil, err
+	}
+	f.Subtitle = "dot: mean over " + seedCount(ns) + "; bar: 95 % CI of the mean"
+	if wilson {
+		f.Subtitle += " (fraction of seeds: Wilson 95 % interval)"
+	}
+	return f, nil
+}
+
+// seedCount writes "3 seeds" or "5 or 20 seeds".
+func seedCount(ns map[int]bool) string {
+	var xs []int
+	for n := range ns {
+		xs = append(xs, n)
+	}
+	sort.Ints(xs)
+	var parts []string
+	for _, n := range xs {
+		parts = append(parts, fmt.Sprint(n))
+	}
+	return strings.Join(parts, " or ") + " seeds"
 }
 
 // CurveSeries collects the curve named key of every run of each method into plot series (one seed
-// band per method). Runs lacking the curve are skipped.
+// band per method, in the method's colour). Runs lacking the curve are skipped.
 func CurveSeries(res *Result, key string, methods []string) []plot.Series {
 	var out []plot.Series
 	for _, m := range methods {
 		var s plot.Series
-		s.Name = m
+		s.Name, s.Color = m, MethodColor(res, m)
 		for _, run := range res.RunsOf(m) {
 			c, ok := run.Curves[key]
 			if !ok {
@@ -73,6 +154,37 @@ func CurveSeries(res *Result, key string, methods []string) []plot.Series {
 		}
 		if len(s.Y) > 0 {
 			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Group is a panel of methods (at most plot.MaxBands).
+type Group struct {
+	Title   string
+	Methods []string
+}
+
+// PanelsOf collects the curve key of each group's methods (CurveSeries) into plot panels, leaving
+// out methods without the curve and groups left empty.
+func PanelsOf(res *Result, key string, groups []Group) []plot.Panel {
+	var out []plot.Panel
+	for _, g := range groups {
+		if s := CurveSeries(res, key, g.Methods); len(s) > 0 {
+			out = append(out, plot.Panel{Title: g.Title, Series: s})
+		}
+	}
+	return out
+}
+
+// ScaleX divides the x values of series by d (e.g. 1e6 for "M env steps"), on copies.
+func ScaleX(series []plot.Series, d float64) []plot.Series {
+	out := make([]plot.Series, len(series))
+	for i, s := range series {
+		out[i] = s
+		out[i].X = make([]float64, len(s.X))
+		for j, x := range s.X {
+			out[i].X[j] = x / d
 		}
 	}
 	return out

@@ -1,45 +1,97 @@
-// Package plot draws PaperLab's figures with gonum/plot: learning curves with seed bands,
-// reliability diagrams, precision–coverage curves, bars with error bars and heatmaps.
+// Package plot draws PaperLab's figures with gonum/plot: learning curves with seed bands (95 %
+// t-intervals of the mean, at most MaxBands per panel), reliability diagrams pooled over seeds with a
+// count histogram, precision–coverage curves, dot plots of final metrics with fitted axes, and
+// heatmaps with a colour bar.
 //
-// Every figure is a *Figure; Save writes it as SVG and PNG into a directory and, when the program runs
+// A *Figure is a grid of gonum panels with a title (wrapped to the width), an optional subtitle, a
+// legend drawn outside the panels (at the right or below, never over data) and an optional side
+// panel (a colour bar). Save writes it as SVG and PNG into a directory and, when the program runs
 // inside a gonb notebook, also displays it as a PNG + SVG bundle so that it is saved in the .ipynb
 // and renders in untrusted notebooks (plotly output is not saved, and its CDN is unreachable here).
 package plot
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/fsx"
 	"github.com/paperlab/paperlab/toolkit/nb"
 	gplot "gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Figure is a gonum plot with its default size.
+// Font sizes of every figure (points): readable when a notebook shows a 6-inch figure 720 pixels wide.
+const (
+	titleSize    = 13
+	subtitleSize = 10.5
+	labelSize    = 12
+	tickSize     = 11
+	legendSize   = 11
+)
+
+// Figure is a grid of panels with a title, a subtitle, a legend outside the panels and an optional
+// side panel at the right (a colour bar).
 type Figure struct {
-	*gplot.Plot
+	Title    string
+	Subtitle string // a smaller line under the title (e.g. what the bands are)
+	// Panels are the rows of panels, top first; every row has the same number of columns (nil
+	// leaves a cell empty). Panels in a column share their data width, panels in a row their height.
+	Panels [][]*gplot.Plot
+	// RowWeights are the relative heights of the rows (nil: equal).
+	RowWeights []float64
+	Legend     *Legend     // nil: no legend
+	Side       *gplot.Plot // a narrow panel at the right of the grid (colour bar), nil: none
+	SideWidth  vg.Length
+	// Width and Height are the size the figure is rendered at.
 	Width, Height vg.Length
 }
 
-func newFigure(title, xlabel, ylabel string) *Figure {
-	p := gplot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = ylabel
-	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	return &Figure{Plot: p, Width: 6 * vg.Inch, Height: 4 * vg.Inch}
+// Plot returns the first panel (the only one of a single-panel figure).
+func (f *Figure) Plot() *gplot.Plot {
+	for _, row := range f.Panels {
+		for _, p := range row {
+			if p != nil {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// Legend is a list of entries drawn outside the panels: as a column at the right of the figure, or
+// Below the panels in rows.
+type Legend struct {
+	Below   bool
+	Entries []LegendEntry
+}
+
+// LegendEntry is one legend line: thumbnails (the plotters' own) and a label.
+type LegendEntry struct {
+	Label  string
+	Thumbs []gplot.Thumbnailer
+}
+
+// Add appends an entry unless one with the same label is there already (a method shown in two
+// panels has one entry).
+func (l *Legend) Add(label string, thumbs ...gplot.Thumbnailer) {
+	for _, e := range l.Entries {
+		if e.Label == label {
+			return
+		}
+	}
+	l.Entries = append(l.Entries, LegendEntry{Label: label, Thumbs: thumbs})
 }
 
 // methodColors is Tableau 10: ten hues that stay apart (gonum's default soft palette has two reds).
@@ -50,9 +102,18 @@ var methodColors = []color.Color{
 	color.RGBA{23, 190, 207, 255},
 }
 
-// Color returns the i-th color of the palette used for methods.
+// Color returns the i-th color of the palette used for methods (give method i of an experiment
+// Color(i) in every figure, so a method keeps its colour).
 func Color(i int) color.Color {
 	return methodColors[((i%len(methodColors))+len(methodColors))%len(methodColors)]
+}
+
+// colorOr returns c, or Color(i) when c is nil.
+func colorOr(c color.Color, i int) color.Color {
+	if c == nil {
+		return Color(i)
+	}
+	return c
 }
 
 func withAlpha(c color.Color, a uint8) color.Color {
@@ -64,18 +125,299 @@ func withAlpha(c color.Color, a uint8) color.Color {
 // notebook shows it 720 pixels wide on a high-density screen.
 const DPI = 200
 
+// textStyle is the default font at size pt.
+func textStyle(pt vg.Length) text.Style {
+	return text.Style{Color: color.Black, Font: font.From(gplot.DefaultFont, pt), Handler: gplot.DefaultTextHandler}
+}
+
+// newPanel returns a panel with PaperLab's fonts, a grid and readable ticks.
+func newPanel(title, xlabel, ylabel string) *gplot.Plot {
+	p := gplot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = labelSize
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	for _, a := range []*gplot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = labelSize
+		a.Tick.Label.Font.Size = tickSize
+		a.Tick.Marker = NiceTicks{}
+	}
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// newFigure returns a figure of one row of panels.
+func newFigure(title string, panels ...*gplot.Plot) *Figure {
+	return &Figure{Title: title, Panels: [][]*gplot.Plot{panels}, Width: 6.5 * vg.Inch, Height: 4 * vg.Inch}
+}
+
+// wrap breaks txt (at spaces) into lines no wider than w in style sty; existing line breaks stay.
+func wrap(sty text.Style, txt string, w vg.Length) string {
+	var out []string
+	for _, para := range strings.Split(txt, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			if line != "" && sty.Width(line+" "+word) > w {
+				out = append(out, line)
+				line = word
+				continue
+			}
+			if line != "" {
+				line += " "
+			}
+			line += word
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// Layout is where a figure's parts land on a canvas: the panels' canvases and data areas, the
+// legend's rectangle (empty without a legend) and the title's.
+type Layout struct {
+	Panels [][]draw.Canvas
+	Data   [][]vg.Rectangle
+	Legend vg.Rectangle
+	Title  vg.Rectangle
+	Side   draw.Canvas
+}
+
+const pad = 6 // points around and between the parts
+
+// legendSize returns the size of the legend drawn within width w, and where each entry starts.
+func (l *Legend) layout(w vg.Length) (size vg.Point, at []vg.Point) {
+	sty := textStyle(legendSize)
+	thumb := vg.Points(22)
+	h := sty.Rectangle("Mg").Size().Y * 1.25
+	gap := vg.Points(5)
+	if !l.Below {
+		for i, e := range l.Entries {
+			size.X = max(size.X, thumb+gap+sty.Width(e.Label))
+			at = append(at, vg.Point{X: 0, Y: -vg.Length(i+1) * h})
+		}
+		size.Y = vg.Length(len(l.Entries)) * h
+		return size, at
+	}
+	x, rows := vg.Length(0), 1
+	for _, e := range l.Entries {
+		ew := thumb + gap + sty.Width(e.Label)
+		if x > 0 && x+ew > w {
+			x, rows = 0, rows+1
+		}
+		at = append(at, vg.Point{X: x, Y: -vg.Length(rows) * h})
+		x += ew + 3*gap
+		size.X = max(size.X, x-3*gap)
+	}
+	size.Y = vg.Length(rows) * h
+	return size, at
+}
+
+func (l *Legend) draw(c draw.Canvas, r vg.Rectangle) {
+	sty := textStyle(legendSize)
+	sty.YAlign = draw.YCenter
+	thumb := vg.Points(22)
+	h := sty.Rectangle("Mg").Size().Y * 1.25
+	_, at := l.layout(r.Size().X)
+	for i, e := range l.Entries {
+		p := vg.Point{X: r.Min.X + at[i].X, Y: r.Max.Y + at[i].Y}
+		icon := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: p.X, Y: p.Y + h*0.2}, Max: vg.Point{X: p.X + thumb, Y: p.Y + h*0.8}}}
+		for _, t := range e.Thumbs {
+			t.Thumbnail(&icon)
+		}
+		c.FillText(sty, vg.Point{X: p.X + thumb + vg.Points(5), Y: p.Y + h/2}, e.Label)
+	}
+}
+
+// Layout computes where the figure's parts go on c: title (wrapped) and subtitle on top, the legend
+// at the right or below, the side panel right of the grid, and the grid's panels aligned so that
+// panels of a column share their data width and panels of a row their data height.
+func (f *Figure) Layout(c draw.Canvas) Layout {
+	var out Layout
+	area := c.Rectangle
+	area.Min.X, area.Min.Y, area.Max.X, area.Max.Y = area.Min.X+pad, area.Min.Y+pad, area.Max.X-pad, area.Max.Y-pad
+	top := area.Max.Y
+	if f.Title != "" {
+		sty := textStyle(titleSize)
+		t := wrap(sty, f.Title, area.Size().X)
+		top -= sty.Rectangle(t).Size().Y
+	}
+	if f.Subtitle != "" {
+		sty := textStyle(subtitleSize)
+		t := wrap(sty, f.Subtitle, area.Size().X)
+		top -= sty.Rectangle(t).Size().Y + 2
+	}
+	out.Title = vg.Rectangle{Min: vg.Point{X: area.Min.X, Y: top}, Max: area.Max}
+	if top < area.Max.Y {
+		top -= pad
+	}
+	area.Max.Y = top
+	if f.Legend != nil && len(f.Legend.Entries) > 0 {
+		size, _ := f.Legend.layout(area.Size().X)
+		if f.Legend.Below {
+			x := area.Min.X + (area.Size().X-size.X)/2
+			out.Legend = vg.Rectangle{Min: vg.Point{X: x, Y: area.Min.Y}, Max: vg.Point{X: x + size.X, Y: area.Min.Y + size.Y}}
+			area.Min.Y += size.Y + pad
+		} else {
+			y := area.Min.Y + (area.Size().Y+size.Y)/2
+			out.Legend = vg.Rectangle{Min: vg.Point{X: area.Max.X - size.X, Y: y - size.Y}, Max: vg.Point{X: area.Max.X, Y: y}}
+			area.Max.X -= size.X + 2*pad
+		}
+	}
+	if f.Side != nil {
+		w := f.SideWidth
+		if w == 0 {
+			w = vg.Inch
+		}
+		out.Side = draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: area.Max.X - w, Y: area.Min.Y}, Max: vg.Point{X: area.Max.X, Y: area.Max.Y}}}
+		area.Max.X -= w + pad
+	}
+	out.Panels, out.Data = align(f.Panels, f.RowWeights, c, area)
+	if f.Side != nil && len(out.Data) > 0 {
+		// The colour bar spans the data height of the first row.
+		for _, d := range out.Data[0] {
+			if d.Size().X > 0 {
+				sd := f.Side.DataCanvas(out.Side)
+				out.Side.Min.Y += d.Min.Y - sd.Min.Y
+				out.Side.Max.Y += d.Max.Y - sd.Max.Y
+				break
+			}
+		}
+	}
+	return out
+}
+
+// align places a grid of panels in area (like gonum's plot.Align, with row weights).
+func align(panels [][]*gplot.Plot, weights []float64, c draw.Canvas, area vg.Rectangle) ([][]draw.Canvas, [][]vg.Rectangle) {
+	rows := len(panels)
+	if rows == 0 {
+		return nil, nil
+	}
+	cols := 0
+	for _, r := range panels {
+		cols = max(cols, len(r))
+	}
+	w := make([]float64, rows)
+	var wsum float64
+	for j := range w {
+		w[j] = 1
+		if j < len(weights) && weights[j] > 0 {
+			w[j] = weights[j]
+		}
+		wsum += w[j]
+	}
+	gap := vg.Length(2 * pad)
+	// Initial tiles, to measure each panel's axes and title.
+	tileW := (area.Size().X - gap*vg.Length(cols-1)) / vg.Length(cols)
+	left, right := make([]vg.Length, cols), make([]vg.Length, cols)
+	bottom, topS := make([]vg.Length, rows), make([]vg.Length, rows)
+	type sp struct{ l, r, b, t vg.Length }
+	own := make([][]sp, rows)
+	y := area.Max.Y
+	for j := range panels {
+		own[j] = make([]sp, cols)
+		th := (area.Size().Y - gap*vg.Length(rows-1)) * vg.Length(w[j]/wsum)
+		for i := 0; i < cols; i++ {
+			x := area.Min.X + vg.Length(i)*(tileW+gap)
+			tile := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: x, Y: y - th}, Max: vg.Point{X: x + tileW, Y: y}}}
+			if i >= len(panels[j]) || panels[j][i] == nil {
+				continue
+			}
+			d := panels[j][i].DataCanvas(tile)
+			s := sp{d.Min.X - tile.Min.X, tile.Max.X - d.Max.X, d.Min.Y - tile.Min.Y, tile.Max.Y - d.Max.Y}
+			own[j][i] = s
+			left[i], right[i] = max(left[i], s.l), max(right[i], s.r)
+			bottom[j], topS[j] = max(bottom[j], s.b), max(topS[j], s.t)
+		}
+		y -= th + gap
+	}
+	availW := area.Size().X - gap*vg.Length(cols-1)
+	for i := range left {
+		availW -= left[i] + right[i]
+	}
+	availH := area.Size().Y - gap*vg.Length(rows-1)
+	for j := range bottom {
+		availH -= bottom[j] + topS[j]
+	}
+	dw := availW / vg.Length(cols)
+	canv := make([][]draw.Canvas, rows)
+	data := make([][]vg.Rectangle, rows)
+	y = area.Max.Y
+	for j := range panels {
+		canv[j], data[j] = make([]draw.Canvas, cols), make([]vg.Rectangle, cols)
+		dh := availH * vg.Length(w[j]/wsum)
+		dMaxY := y - topS[j]
+		dMinY := dMaxY - dh
+		x := area.Min.X
+		for i := 0; i < cols; i++ {
+			dMinX := x + left[i]
+			dMaxX := dMinX + dw
+			x = dMaxX + right[i] + gap
+			if i >= len(panels[j]) || panels[j][i] == nil {
+				continue
+			}
+			s := own[j][i]
+			canv[j][i] = draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: dMinX - s.l, Y: dMinY - s.b}, Max: vg.Point{X: dMaxX + s.r, Y: dMaxY + s.t}}}
+			data[j][i] = panels[j][i].DataCanvas(canv[j][i]).Rectangle
+		}
+		y = dMinY - bottom[j] - gap
+	}
+	return canv, data
+}
+
+// Draw draws the figure on c.
+func (f *Figure) Draw(c draw.Canvas) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	lay := f.Layout(c)
+	y := c.Max.Y - pad
+	if f.Title != "" {
+		sty := textStyle(titleSize)
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		t := wrap(sty, f.Title, c.Size().X-2*pad)
+		c.FillText(sty, vg.Point{X: c.Center().X, Y: y}, t)
+		y -= sty.Rectangle(t).Size().Y
+	}
+	if f.Subtitle != "" {
+		sty := textStyle(subtitleSize)
+		sty.Color = color.Gray{Y: 60}
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		t := wrap(sty, f.Subtitle, c.Size().X-2*pad)
+		c.FillText(sty, vg.Point{X: c.Center().X, Y: y - 2}, t)
+	}
+	for j, row := range f.Panels {
+		for i, p := range row {
+			if p == nil {
+				continue
+			}
+			pc := lay.Panels[j][i]
+			if p.Title.Text != "" {
+				p.Title.Text = wrap(p.Title.TextStyle, p.Title.Text, pc.Size().X)
+			}
+			p.Draw(pc)
+		}
+	}
+	if f.Side != nil {
+		f.Side.Draw(lay.Side)
+	}
+	if f.Legend != nil && len(f.Legend.Entries) > 0 {
+		f.Legend.draw(c, lay.Legend)
+	}
+}
+
 // Render returns the figure encoded in format ("svg", or "png" at DPI).
 func (f *Figure) Render(format string) ([]byte, error) {
 	var w io.WriterTo
-	if format == "png" {
+	switch format {
+	case "png":
 		c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(DPI))
 		f.Draw(draw.New(c))
 		w = vgimg.PngCanvas{Canvas: c}
-	} else {
-		var err error
-		if w, err = f.WriterTo(f.Width, f.Height, format); err != nil {
-			return nil, err
-		}
+	case "svg":
+		c := vgsvg.New(f.Width, f.Height)
+		f.Draw(draw.New(c))
+		w = c
+	default:
+		return nil, fmt.Errorf("plot: unknown format %q", format)
 	}
 	var buf bytes.Buffer
 	if _, err := w.WriteTo(&buf); err != nil {
@@ -98,7 +440,7 @@ func (f *Figure) Save(dir, name string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("figure %s: %w", name, err)
 	}
-	title := f.Title.Text
+	title := f.Title
 	if title == "" {
 		title = name
 	}
@@ -120,364 +462,155 @@ func (f *Figure) Save(dir, name string) ([]string, error) {
 	return paths, nil
 }
 
-// Series is one method's learning curve over several seeds: Y[s][i] is seed s's value at X[i].
-type Series struct {
-	Name string
-	X    []float64
-	Y    [][]float64
+// NiceTicks puts about five major ticks at multiples of 1, 2 or 5 × 10^k and labels them with as
+// few digits as the step needs ("0.5", "1", "250"), never "1750000.00"; minor ticks fall between.
+type NiceTicks struct{}
+
+// niceStep returns the smallest 1-2-5 step giving at most n intervals over span.
+func niceStep(span float64, n int) float64 {
+	raw := span / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw*0.999 {
+			return m * mag
+		}
+	}
+	return 10 * mag
 }
 
-// MeanStd returns the per-point mean and standard deviation over seeds (NaN values are skipped).
-func MeanStd(ys [][]float64) (mean, std []float64) {
-	if len(ys) == 0 {
-		return nil, nil
+// formatTick writes v rounded to the precision of step.
+func formatTick(v, step float64) string {
+	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	if math.Abs(v) < step*1e-6 {
+		v = 0
 	}
-	n := len(ys[0])
-	mean, std = make([]float64, n), make([]float64, n)
-	for i := 0; i < n; i++ {
-		var s, ss float64
-		k := 0
-		for _, y := range ys {
-			if i < len(y) && !math.IsNaN(y[i]) {
-				s += y[i]
-				ss += y[i] * y[i]
-				k++
-			}
-		}
-		if k == 0 {
-			mean[i], std[i] = math.NaN(), math.NaN()
-			continue
-		}
-		mean[i] = s / float64(k)
-		std[i] = math.Sqrt(math.Max(0, ss/float64(k)-mean[i]*mean[i]))
-	}
-	return mean, std
+	return strconv.FormatFloat(v, 'f', dec, 64)
 }
 
-// Curves draws each series as its mean over seeds with a band of ±1 standard deviation (a filled
-// polygon), the seed-band figure RL papers use.
-func Curves(title, xlabel, ylabel string, series []Series) (*Figure, error) {
-	f := newFigure(title, xlabel, ylabel)
-	for i, s := range series {
-		if len(s.Y) == 0 || len(s.X) == 0 {
-			return nil, fmt.Errorf("plot %q: series %q is empty", title, s.Name)
-		}
-		for k, y := range s.Y {
-			if len(y) != len(s.X) {
-				return nil, fmt.Errorf("plot %q: series %q seed %d has %d points for %d x values", title, s.Name, k, len(y), len(s.X))
-			}
-		}
-		mean, std := MeanStd(s.Y)
-		var line, band plotter.XYs
-		for j, x := range s.X {
-			if !math.IsNaN(mean[j]) {
-				line = append(line, plotter.XY{X: x, Y: mean[j]})
-			}
-		}
-		if len(s.Y) > 1 {
-			for j, x := range s.X {
-				if !math.IsNaN(mean[j]) {
-					band = append(band, plotter.XY{X: x, Y: mean[j] + std[j]})
-				}
-			}
-			for j := len(s.X) - 1; j >= 0; j-- {
-				if !math.IsNaN(mean[j]) {
-					band = append(band, plotter.XY{X: s.X[j], Y: mean[j] - std[j]})
-				}
-			}
-			poly, err := plotter.NewPolygon(band)
-			if err != nil {
-				return nil, err
-			}
-			poly.Color = withAlpha(Color(i), 60)
-			poly.LineStyle.Width = 0
-			f.Add(poly)
-		}
-		l, err := plotter.NewLine(line)
-		if err != nil {
-			return nil, err
-		}
-		l.Color = Color(i)
-		l.Width = vg.Points(1.8)
-		f.Add(l)
-		label := s.Name
-		if len(s.Y) > 1 {
-			label = fmt.Sprintf("%s (%d seeds)", s.Name, len(s.Y))
-		}
-		f.Legend.Add(label, l)
+// Ticks implements gonum's Ticker.
+func (NiceTicks) Ticks(lo, hi float64) []gplot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return nil
 	}
-	return f, nil
+	step := niceStep(hi-lo, 5)
+	minor := step / 5
+	if m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9)); math.Abs(m-2) < 1e-9 {
+		minor = step / 4
+	}
+	var ticks []gplot.Tick
+	for k := math.Ceil(lo/minor - 1e-9); k*minor <= hi+minor*1e-9; k++ {
+		v := k * minor
+		t := gplot.Tick{Value: v}
+		if r := v / step; math.Abs(r-math.Round(r)) < 1e-6 {
+			t.Label = formatTick(v, step)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
 }
 
-// ReliabilityBin is one bar of a reliability diagram (see calib.Bin).
-type ReliabilityBin struct {
-	Lo, Hi, MeanConf, Accuracy float64
-	Count                      int
-}
+// LogTicks labels a log axis at 1, 2 and 5 × 10^k (minor ticks at the other integers × 10^k).
+type LogTicks struct{}
 
-// Reliability draws one method's reliability diagram: accuracy per confidence bin as bars, with the
-// diagonal of perfect calibration, and the bins' mean confidence as points.
-func Reliability(title string, bins []ReliabilityBin) (*Figure, error) {
-	if len(bins) == 0 {
-		return nil, errors.New("plot: reliability diagram with no bins")
+// Ticks implements gonum's Ticker.
+func (LogTicks) Ticks(lo, hi float64) []gplot.Tick {
+	if !(lo > 0 && hi > lo) {
+		return nil
 	}
-	f := newFigure(title, "confidence", "accuracy")
-	f.X.Min, f.X.Max, f.Y.Min, f.Y.Max = 0, 1, 0, 1
-	total := 0
-	for _, b := range bins {
-		total += b.Count
-	}
-	for _, b := range bins {
-		if b.Count == 0 {
-			continue
-		}
-		bar, err := plotter.NewPolygon(plotter.XYs{{X: b.Lo, Y: 0}, {X: b.Hi, Y: 0}, {X: b.Hi, Y: b.Accuracy}, {X: b.Lo, Y: b.Accuracy}})
-		if err != nil {
-			return nil, err
-		}
-		// Shade bars by how many answers they hold.
-		bar.Color = withAlpha(Color(0), uint8(60+150*float64(b.Count)/float64(total)))
-		bar.LineStyle.Color = Color(0)
-		f.Add(bar)
-	}
-	diag, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
-	diag.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	diag.Color = color.Gray{Y: 90}
-	f.Add(diag)
-	f.Legend.Add("perfect calibration", diag)
-	var pts plotter.XYs
-	for _, b := range bins {
-		if b.Count > 0 {
-			pts = append(pts, plotter.XY{X: b.MeanConf, Y: b.Accuracy})
-		}
-	}
-	sc, err := plotter.NewScatter(pts)
-	if err != nil {
-		return nil, err
-	}
-	sc.GlyphStyle.Shape = draw.CircleGlyph{}
-	sc.GlyphStyle.Color = Color(1)
-	f.Add(sc)
-	f.Legend.Add("bin accuracy at mean confidence", sc)
-	f.Legend.Top, f.Legend.Left = true, true
-	return f, nil
-}
-
-// XYCurve is one named curve given by points.
-type XYCurve struct {
-	Name string
-	X, Y []float64
-}
-
-// Lines draws named curves (e.g. precision–coverage curves, one per method).
-func Lines(title, xlabel, ylabel string, curves []XYCurve) (*Figure, error) {
-	f := newFigure(title, xlabel, ylabel)
-	for i, c := range curves {
-		if len(c.X) == 0 || len(c.X) != len(c.Y) {
-			return nil, fmt.Errorf("plot %q: curve %q has %d x and %d y values", title, c.Name, len(c.X), len(c.Y))
-		}
-		pts := make(plotter.XYs, len(c.X))
-		for j := range c.X {
-			pts[j] = plotter.XY{X: c.X[j], Y: c.Y[j]}
-		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return nil, err
-		}
-		l.Color = Color(i)
-		l.Width = vg.Points(1.8)
-		l.Dashes = plotutil.Dashes(i % 4)
-		f.Add(l)
-		f.Legend.Add(c.Name, l)
-	}
-	return f, nil
-}
-
-// PrecisionCoverage draws precision against coverage for each method.
-func PrecisionCoverage(title string, curves []XYCurve) (*Figure, error) {
-	f, err := Lines(title, "coverage (fraction answered)", "precision (accuracy of answered)", curves)
-	if err != nil {
-		return nil, err
-	}
-	f.X.Min, f.X.Max = 0, 1
-	f.Legend.Top, f.Legend.Left = false, false
-	return f, nil
-}
-
-// Bars draws grouped bars with error bars: Mean[g][k] ± Err[g][k] is the value of series k (legend:
-// SeriesNames[k]) in group g (x label: Groups[g]).
-func Bars(title, ylabel string, groups, seriesNames []string, mean, errs [][]float64) (*Figure, error) {
-	if len(mean) != len(groups) || (errs != nil && len(errs) != len(groups)) {
-		return nil, fmt.Errorf("plot %q: %d groups but %d rows of values", title, len(groups), len(mean))
-	}
-	f := newFigure(title, "", ylabel)
-	w := vg.Points(math.Max(8, 60/float64(max(1, len(seriesNames)))))
-	for k, name := range seriesNames {
-		vals := make(plotter.Values, len(groups))
-		var eb plotter.XYs
-		var yerr plotter.YErrors
-		for g := range groups {
-			if k >= len(mean[g]) {
-				return nil, fmt.Errorf("plot %q: group %q lacks series %q", title, groups[g], name)
-			}
-			vals[g] = mean[g][k]
-			if errs != nil {
-				eb = append(eb, plotter.XY{X: float64(g), Y: mean[g][k]})
-				yerr = append(yerr, struct{ Low, High float64 }{errs[g][k], errs[g][k]})
-			}
-		}
-		bc, err := plotter.NewBarChart(vals, w)
-		if err != nil {
-			return nil, err
-		}
-		bc.Color = Color(k)
-		bc.LineStyle.Width = 0
-		bc.Offset = w * vg.Length(float64(k)-float64(len(seriesNames)-1)/2)
-		f.Add(bc)
-		f.Legend.Add(name, bc)
-		if errs != nil {
-			e := &plotter.YErrorBars{XYs: eb, YErrors: yerr, LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(1)}, CapWidth: vg.Points(4)}
-			f.Add(offsetPlotter{e, bc.Offset})
-		}
-	}
-	f.NominalX(groups...)
-	// The shifted error bars do not widen the axis on their own; leave headroom for them and for the
-	// legend (drawn inside, top right).
-	hi, lo := math.Inf(-1), 0.0
-	for g := range groups {
-		for k := range seriesNames {
-			e := 0.0
-			if errs != nil {
-				e = errs[g][k]
-			}
-			hi, lo = math.Max(hi, mean[g][k]+e), math.Min(lo, mean[g][k]-e)
-		}
-	}
-	if hi > 0 {
-		f.Y.Max = hi + 0.08*float64(len(seriesNames)+1)*(hi-lo)
-	}
-	f.Y.Min = math.Min(f.Y.Min, lo)
-	return f, nil
-}
-
-// offsetPlotter shifts a plotter horizontally by a fixed length (to sit error bars on offset bars).
-type offsetPlotter struct {
-	p      gplot.Plotter
-	offset vg.Length
-}
-
-func (o offsetPlotter) Plot(c draw.Canvas, p *gplot.Plot) {
-	c.Rectangle.Min.X += o.offset
-	c.Rectangle.Max.X += o.offset
-	o.p.Plot(c, p)
-}
-
-// grid adapts a matrix to gonum's GridXYZ with rows drawn top to bottom.
-type grid struct{ m [][]float64 }
-
-func (g grid) Dims() (c, r int)   { return len(g.m[0]), len(g.m) }
-func (g grid) Z(c, r int) float64 { return g.m[len(g.m)-1-r][c] }
-func (g grid) X(c int) float64    { return float64(c) }
-func (g grid) Y(r int) float64    { return float64(r) }
-
-// Heatmap draws a matrix with its values written in the cells; rows[i] labels row i (top first) and
-// cols[j] column j.
-func Heatmap(title, xlabel, ylabel string, m [][]float64, rows, cols []string) (*Figure, error) {
-	return LabeledHeatmap(title, xlabel, ylabel, m, nil, rows, cols)
-}
-
-// LabeledHeatmap is Heatmap with a text label per cell (labels[i][j]; "" leaves the cell blank).
-// NaN cells are drawn blank (e.g. positions past the end of a sequence).
-func LabeledHeatmap(title, xlabel, ylabel string, m [][]float64, labels [][]string, rows, cols []string) (*Figure, error) {
-	if len(m) == 0 || len(m[0]) == 0 || len(rows) != len(m) || len(cols) != len(m[0]) || (labels != nil && len(labels) != len(m)) {
-		return nil, fmt.Errorf("plot %q: heatmap needs a non-empty matrix with matching labels", title)
-	}
-	for i := range m {
-		if len(m[i]) != len(cols) || (labels != nil && len(labels[i]) != len(cols)) {
-			return nil, fmt.Errorf("plot %q: row %d has %d values, want %d", title, i, len(m[i]), len(cols))
-		}
-	}
-	f := newFigure(title, xlabel, ylabel)
-	f.Plot = gplot.New()
-	f.Title.Text, f.X.Label.Text, f.Y.Label.Text = title, xlabel, ylabel
-	hm := plotter.NewHeatMap(grid{m}, palette.Heat(32, 1))
-	hm.NaN = color.White
-	hm.Min, hm.Max = math.Inf(1), math.Inf(-1)
-	for i := range m {
-		for _, v := range m[i] {
-			if !math.IsNaN(v) {
-				hm.Min, hm.Max = math.Min(hm.Min, v), math.Max(hm.Max, v)
-			}
-		}
-	}
-	if hm.Min > hm.Max { // all NaN
-		hm.Min, hm.Max = 0, 1
-	}
-	if hm.Min == hm.Max {
-		hm.Max = hm.Min + 1
-	}
-	f.Add(hm)
-	var lab plotter.XYLabels
-	for i := range m {
-		for j := range m[i] {
-			text := fmt.Sprintf("%.3g", m[i][j])
-			if labels != nil {
-				text = labels[i][j]
-			}
-			if math.IsNaN(m[i][j]) || text == "" {
+	var ticks []gplot.Tick
+	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+		mag := math.Pow(10, e)
+		for m := 1.0; m < 10; m++ {
+			v := m * mag
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
 				continue
 			}
-			lab.XYs = append(lab.XYs, plotter.XY{X: float64(j), Y: float64(len(m) - 1 - i)})
-			lab.Labels = append(lab.Labels, text)
+			t := gplot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			ticks = append(ticks, t)
 		}
 	}
-	texts, err := plotter.NewLabels(lab)
-	if err != nil {
-		return nil, err
-	}
-	for i := range texts.TextStyle {
-		texts.TextStyle[i].XAlign = draw.XCenter
-		texts.TextStyle[i].YAlign = draw.YCenter
-	}
-	f.Add(texts)
-	f.NominalX(cols...)
-	rev := append([]string(nil), rows...)
-	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
-		rev[i], rev[j] = rev[j], rev[i]
-	}
-	f.NominalY(rev...)
-	return f, nil
+	return ticks
 }
 
-// Point is a labelled point with symmetric error bars (e.g. a method's mean ± std over seeds).
-type Point struct {
-	Label      string
-	X, Y       float64
-	XErr, YErr float64
+// cornerText is a note (e.g. "ECE = 0.05") drawn in one corner of a panel's data area, on a white
+// box so that grid lines do not cross it.
+type cornerText struct {
+	Text   string
+	Corner Corner
 }
 
-// Points draws labelled points with x and y error bars, e.g. a Pareto plot of two rewards.
-func Points(title, xlabel, ylabel string, pts []Point) (*Figure, error) {
-	if len(pts) == 0 {
-		return nil, errors.New("plot: no points")
+func (t cornerText) Plot(c draw.Canvas, _ *gplot.Plot) {
+	sty := textStyle(legendSize)
+	r := sty.Rectangle(t.Text)
+	const m = 5
+	x, y := c.Min.X+m, c.Max.Y-m
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YTop
+	if t.Corner == TopRight || t.Corner == BottomRight {
+		x, sty.XAlign = c.Max.X-m, draw.XRight
 	}
-	f := newFigure(title, xlabel, ylabel)
-	for i, p := range pts {
-		xy := plotter.XYs{{X: p.X, Y: p.Y}}
-		sc, err := plotter.NewScatter(xy)
-		if err != nil {
-			return nil, err
+	if t.Corner == BottomLeft || t.Corner == BottomRight {
+		y, sty.YAlign = c.Min.Y+m, draw.YBottom
+	}
+	box := r
+	box.Min.X += x + vg.Length(sty.XAlign)*r.Size().X - 2
+	box.Max.X = box.Min.X + r.Size().X + 4
+	box.Min.Y += y + vg.Length(sty.YAlign)*r.Size().Y - 2
+	box.Max.Y = box.Min.Y + r.Size().Y + 4
+	c.SetColor(color.NRGBA{255, 255, 255, 230})
+	c.Fill(box.Path())
+	c.FillText(sty, vg.Point{X: x, Y: y}, t.Text)
+}
+
+// Corner is a corner of a panel.
+type Corner int
+
+// The corners, in the order EmptyCorner prefers them on a tie.
+const (
+	TopLeft Corner = iota
+	TopRight
+	BottomRight
+	BottomLeft
+)
+
+// Rect is a rectangle in data coordinates (a bar, or a point as a degenerate one).
+type Rect struct{ X0, Y0, X1, Y1 float64 }
+
+// EmptyCorner returns the corner of the data range [x0, x1] × [y0, y1] where a box of fractions
+// (w, h) of the range overlaps the occupied rectangles least (area; a point counts as a small
+// square), preferring TopLeft, TopRight, BottomRight, BottomLeft on ties.
+func EmptyCorner(occupied []Rect, x0, x1, y0, y1, w, h float64) Corner {
+	bw, bh := w*(x1-x0), h*(y1-y0)
+	eps := 0.01 * math.Min(x1-x0, y1-y0)
+	best, bestA := TopLeft, math.Inf(1)
+	for _, c := range []Corner{TopLeft, TopRight, BottomRight, BottomLeft} {
+		bx0, by0 := x0, y1-bh
+		if c == TopRight || c == BottomRight {
+			bx0 = x1 - bw
 		}
-		sc.GlyphStyle.Color = Color(i)
-		sc.GlyphStyle.Radius = vg.Points(4)
-		sc.GlyphStyle.Shape = draw.CircleGlyph{}
-		f.Add(sc)
-		style := draw.LineStyle{Color: Color(i), Width: vg.Points(1.2)}
-		xe := &plotter.XErrorBars{XYs: xy, XErrors: plotter.XErrors{{Low: p.XErr, High: p.XErr}}, LineStyle: style, CapWidth: vg.Points(5)}
-		ye := &plotter.YErrorBars{XYs: xy, YErrors: plotter.YErrors{{Low: p.YErr, High: p.YErr}}, LineStyle: style, CapWidth: vg.Points(5)}
-		f.Add(xe, ye)
-		f.Legend.Add(p.Label, sc)
+		if c == BottomLeft || c == BottomRight {
+			by0 = y0
+		}
+		var a float64
+		for _, r := range occupied {
+			rx0, rx1, ry0, ry1 := math.Min(r.X0, r.X1), math.Max(r.X0, r.X1), math.Min(r.Y0, r.Y1), math.Max(r.Y0, r.Y1)
+			if rx1-rx0 < eps {
+				rx0, rx1 = rx0-eps, rx1+eps
+			}
+			if ry1-ry0 < eps {
+				ry0, ry1 = ry0-eps, ry1+eps
+			}
+			ox := math.Min(rx1, bx0+bw) - math.Max(rx0, bx0)
+			oy := math.Min(ry1, by0+bh) - math.Max(ry0, by0)
+			if ox > 0 && oy > 0 {
+				a += ox * oy
+			}
+		}
+		if a < bestA-1e-12 {
+			best, bestA = c, a
+		}
 	}
-	f.Legend.Top, f.Legend.Left = false, true
-	return f, nil
+	return best
 }

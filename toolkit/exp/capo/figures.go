@@ -2,42 +2,65 @@ package capo
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
-// Figures draws the experiment from a result: training dynamics (held-out accuracy and AUC against
-// the step, seed bands), the final metrics as bars, precision–coverage curves (mean over seeds),
-// accuracy against N for majority and perplexity-consistency voting, the training entropy (mask
-// ablation), and a reliability diagram per method.
+// Figures draws the experiment from a result: training dynamics (held-out accuracy, AUC and ECE
+// against the step; seed bands, the main methods and the ablations in two panels), the training
+// entropy and reward (EMA-smoothed), the final metrics as a dot plot (one panel per metric),
+// precision–coverage curves, accuracy against N for majority and perplexity-consistency voting,
+// and a reliability diagram per method pooled over seeds.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
-	rlMethods := []string{}
-	for _, m := range res.Methods() {
-		if m != "sft" {
-			rlMethods = append(rlMethods, m)
+	all := res.Methods()
+	// The main comparison, then the ablations with capo for reference (at most plot.MaxBands each).
+	var main, ablations []string
+	for _, m := range all {
+		if m == "sft" || m == "grpo" || m == "capo" {
+			main = append(main, m)
+		} else {
+			ablations = append(ablations, m)
 		}
 	}
-	all := res.Methods()
-	for _, c := range []struct{ key, title, y, name string }{
-		{"train/eval_accuracy", "held-out accuracy (mean@8) during RL", "accuracy", "dynamics_accuracy"},
-		{"train/eval_auc", "held-out AUC of lpm during RL", "AUC", "dynamics_auc"},
-		{"train/eval_ece", "held-out ECE of exp(lpm) during RL", "ECE", "dynamics_ece"},
-		{"train/entropy", "policy entropy on rollouts (mask ablation)", "entropy (nats/token)", "entropy"},
-		{"train/reward", "training reward", "reward", "reward"},
+	groups := []exp.Group{{Title: "main methods", Methods: main}}
+	for len(ablations) > 0 {
+		n := min(len(ablations), plot.MaxBands-1)
+		ref := []string{}
+		if slices.Contains(all, "capo") {
+			ref = []string{"capo"}
+		}
+		groups = append(groups, exp.Group{Title: "ablations (capo for reference)", Methods: append(ref, ablations[:n]...)})
+		ablations = ablations[n:]
+	}
+	for _, c := range []struct {
+		key, title, y, name string
+		opt                 plot.BandOpts
+	}{
+		{"train/eval_accuracy", "held-out accuracy (mean@8) during RL", "accuracy", "dynamics_accuracy", plot.BandOpts{Prob: true}},
+		{"train/eval_auc", "held-out AUC of lpm during RL", "AUC of lpm", "dynamics_auc", plot.BandOpts{Prob: true}},
+		{"train/eval_ece", "held-out ECE of exp(lpm) during RL (lower is better)", "ECE", "dynamics_ece", plot.BandOpts{Prob: true}},
+		{"train/entropy", "policy entropy on rollouts (mask ablation)", "entropy (nats/token)", "entropy", plot.BandOpts{EMA: 0.1}},
+		{"train/reward", "training reward (fraction of rollouts correct)", "reward", "reward", plot.BandOpts{EMA: 0.1, Prob: true}},
 	} {
-		f, err := plot.Curves(c.title, "RL step", c.y, exp.CurveSeries(res, c.key, rlMethods))
+		f, err := plot.Panels(c.title, "RL step", c.y, exp.PanelsOf(res, c.key, groups), c.opt)
 		if err := figs.Add(f, err, c.name); err != nil {
 			return nil, err
 		}
 	}
-	f, err := exp.SummaryBars(res, "final held-out metrics (16 samples per prompt)", []string{"accuracy", "auc", "ece", "brier"})
+	f, err := exp.SummaryBars(res, "final held-out metrics (16 samples per prompt)", []exp.MetricInfo{
+		{Key: "accuracy", Title: "accuracy", Better: plot.HigherIsBetter, Prob: true},
+		{Key: "auc", Title: "AUC of lpm", Better: plot.HigherIsBetter, Prob: true},
+		{Key: "ece", Title: "ECE of exp(lpm)", Better: plot.LowerIsBetter, Prob: true},
+		{Key: "brier", Title: "Brier score", Better: plot.LowerIsBetter, Prob: true},
+	})
 	if err := figs.Add(f, err, "final_metrics"); err != nil {
 		return nil, err
 	}
-	f, err = plot.Curves("precision under abstention (mean over seeds)", "coverage (fraction answered)", "precision",
-		exp.CurveSeries(res, "precision_coverage", all))
+	f, err = plot.Panels("precision under abstention", "coverage (fraction answered)", "precision",
+		exp.PanelsOf(res, "precision_coverage", groups), plot.BandOpts{Prob: true})
 	if err := figs.Add(f, err, "precision_coverage"); err != nil {
 		return nil, err
 	}
@@ -46,14 +69,17 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		{"pc_vs_n", "perplexity-consistency vote (each distinct path once): accuracy vs N", "voting_pc"},
 		{"pc_sum_vs_n", "perplexity-consistency vote (every sample counted): accuracy vs N", "voting_pc_sum"},
 	} {
-		f, err := plot.Curves(v.title, "N samples", "accuracy", exp.CurveSeries(res, v.key, all))
+		f, err := plot.Panels(v.title, "N samples", "accuracy", exp.PanelsOf(res, v.key, groups), plot.BandOpts{Prob: true})
 		if err := figs.Add(f, err, v.name); err != nil {
 			return nil, err
 		}
 	}
 	for _, m := range all {
-		runs := res.RunsOf(m)
-		f, err := plot.Reliability(fmt.Sprintf("reliability of exp(lpm): %s (seed %d)", m, runs[0].Seed), exp.ReliabilityBins(runs[0]))
+		bins, n, err := exp.PooledReliability(res, m)
+		if err != nil {
+			return nil, err
+		}
+		f, err := plot.Reliability(fmt.Sprintf("reliability of exp(lpm): %s (pooled over %d seeds)", m, n), bins, exp.MethodColor(res, m))
 		if err := figs.Add(f, err, "reliability_"+m); err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/fsx"
@@ -38,35 +39,48 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			everywhere = append(everywhere, m)
 		}
 	}
-	mean := make([][]float64, len(layouts))
-	errs := make([][]float64, len(layouts))
-	for i, l := range layouts {
+	var panels []plot.Metric
+	n := 0
+	for _, l := range layouts {
+		k := exp.MetricInfo{Key: l + "/heldout_return", Better: plot.HigherIsBetter}
+		pm := plot.Metric{Title: l, Better: plot.HigherIsBetter}
 		for _, m := range everywhere {
-			s := res.Summary[m][l+"/heldout_return"]
-			mean[i] = append(mean[i], s.Mean)
-			errs[i] = append(errs[i], s.Std)
+			pm.Estimates = append(pm.Estimates, exp.Estimate(res, m, k))
+			n = max(n, res.Summary[m][k.Key].N)
 		}
+		panels = append(panels, pm)
 	}
-	f, err := plot.Bars("return with held-out partners (mean ± std over seeds)", "sparse return per 400-step episode", layouts, everywhere, mean, errs)
+	f, err := plot.Dots("return with held-out partners (sparse return per 400-step episode)", panels)
+	if err == nil {
+		f.Subtitle = fmt.Sprintf("dot: mean over %d seeds; bar: 95 %% CI of the mean", n)
+	}
 	if err := figs.Add(f, err, "heldout_return"); err != nil {
 		return nil, err
 	}
 	// The ε sweep: E3T with its partner model at each ε, on the first layout.
-	var epsNames []string
-	var epsMean, epsErr []float64
+	eps := plot.Metric{Title: layouts[0], Better: plot.HigherIsBetter}
 	byEps := append([]Method(nil), cfg.Methods...)
 	sort.SliceStable(byEps, func(i, j int) bool { return byEps[i].Epsilon < byEps[j].Epsilon })
 	for _, m := range byEps {
-		if s, ok := res.Summary[m.Name][layouts[0]+"/heldout_return"]; ok && m.Mode == "e3t" && m.PartnerModel {
-			epsNames = append(epsNames, fmt.Sprintf("ε = %g", m.Epsilon))
-			epsMean, epsErr = append(epsMean, s.Mean), append(epsErr, s.Std)
+		if _, ok := res.Summary[m.Name][layouts[0]+"/heldout_return"]; ok && m.Mode == "e3t" && m.PartnerModel {
+			e := exp.Estimate(res, m.Name, exp.MetricInfo{Key: layouts[0] + "/heldout_return"})
+			e.Label = fmt.Sprintf("ε = %g (%s)", m.Epsilon, m.Name)
+			eps.Estimates = append(eps.Estimates, e)
 		}
 	}
-	if len(epsNames) > 1 {
-		f, err := plot.Bars("E3T's ε on "+layouts[0]+": return with held-out partners", "sparse return per 400-step episode",
-			[]string{layouts[0]}, epsNames, [][]float64{epsMean}, [][]float64{epsErr})
+	if len(eps.Estimates) > 1 {
+		f, err := plot.Dots("E3T's ε on "+layouts[0]+": return with held-out partners", []plot.Metric{eps})
+		if err == nil {
+			f.Subtitle = fmt.Sprintf("dot: mean over %d seeds; bar: 95 %% CI of the mean", n)
+		}
 		if err := figs.Add(f, err, "epsilon_sweep"); err != nil {
 			return nil, err
+		}
+	}
+	epsTitle := "E3T's ε"
+	for _, m := range cfg.Methods {
+		if m.Name == "e3t" {
+			epsTitle = fmt.Sprintf("E3T's ε (e3t: ε = %g)", m.Epsilon)
 		}
 	}
 	var partners []string
@@ -88,19 +102,13 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		if len(m) == 0 || len(partners) == 0 {
 			continue
 		}
-		f, err := plot.Heatmap("held-out partners on "+l+": mean return of each method with each", "held-out partner", "method", m, rows, partners)
-		if err == nil {
-			f.Width = f.Width * 1.3
-		}
+		f, err := plot.Heatmap("held-out partners on "+l+": mean return of each method with each", "held-out partner", "method", "mean sparse return", m, rows, partners)
 		if err := figs.Add(f, err, "partners_"+l); err != nil {
 			return nil, err
 		}
 		var cp CrossPlay
 		if err := res.GetExtra("crossplay_"+l, &cp); err == nil && len(res.Seeds) > 1 && len(cp.Methods) > 0 {
-			f, err := plot.Heatmap("cross-play on "+l+": mean return, agents of different seeds", "partner's method", "method", cp.Mean, cp.Methods, cp.Methods)
-			if err == nil {
-				f.Width = f.Width * 1.3
-			}
+			f, err := plot.Heatmap("cross-play on "+l+": mean return, agents of different seeds", "partner's method", "method", "mean sparse return", cp.Mean, cp.Methods, cp.Methods)
 			if err := figs.Add(f, err, "crossplay_"+l); err != nil {
 				return nil, err
 			}
@@ -110,6 +118,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			runs := res.RunsOf(meth)
 			var ss, sw plot.Series
 			ss.Name, sw.Name = meth, meth
+			ss.Color, sw.Color = exp.MethodColor(res, meth), exp.MethodColor(res, meth)
 			for _, r := range runs {
 				c, ok := r.Curves[l+"/monitor_return"]
 				if !ok {
@@ -118,7 +127,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 				sec := r.Curves[l+"/seconds"]
 				xs, xw := make([]float64, len(c.X)), make([]float64, len(c.X))
 				for i, x := range c.X {
-					xs[i] = x + r.Final[l+"/offset_steps"]
+					xs[i] = (x + r.Final[l+"/offset_steps"]) / 1e6
 					xw[i] = secondsAt(sec, x) + r.Final[l+"/offset_seconds"]
 				}
 				if ss.X == nil {
@@ -132,11 +141,20 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 				steps, wall = append(steps, ss), append(wall, sw)
 			}
 		}
-		f, err = plot.Curves("return with the noisy greedy partner on "+l, "environment steps (FCP: including its population)", "sparse return", steps)
+		// Log x: FCP's steps and seconds include its population's, far beyond the others'.
+		f, err = plot.Panels("return with the noisy greedy partner on "+l+" against env steps", "M env steps (log scale)",
+			"sparse return", splitEps(steps, epsTitle), plot.BandOpts{LogX: true})
+		if err == nil {
+			f.Subtitle += "; FCP's steps include its partner population's"
+		}
 		if err := figs.Add(f, err, "efficiency_steps_"+l); err != nil {
 			return nil, err
 		}
-		f, err = plot.Curves("… against wall time on "+l, "seconds of training (FCP: including its population)", "sparse return", wall)
+		f, err = plot.Panels("return with the noisy greedy partner on "+l+" against wall time", "seconds of training (log scale)",
+			"sparse return", splitEps(wall, epsTitle), plot.BandOpts{LogX: true})
+		if err == nil {
+			f.Subtitle += "; FCP's time includes its partner population's"
+		}
 		if err := figs.Add(f, err, "efficiency_time_"+l); err != nil {
 			return nil, err
 		}
@@ -150,6 +168,44 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		figs.Paths = append(figs.Paths, paths...)
 	}
 	return figs.Paths, nil
+}
+
+// splitEps puts the methods without an ε variant in name in a first panel and E3T's ε variants,
+// with e3t for reference, in a second one (at most plot.MaxBands each).
+func splitEps(series []plot.Series, epsTitle string) []plot.Panel {
+	var main, eps []plot.Series
+	var ref *plot.Series
+	for i, s := range series {
+		if strings.Contains(s.Name, "-eps") {
+			eps = append(eps, s)
+			continue
+		}
+		if s.Name == "e3t" {
+			ref = &series[i]
+		}
+		main = append(main, s)
+	}
+	var out []plot.Panel
+	for len(main) > 0 {
+		n := min(len(main), plot.MaxBands)
+		out = append(out, plot.Panel{Title: "methods", Series: main[:n]})
+		main = main[n:]
+	}
+	if len(out) == 1 && len(eps) == 0 {
+		out[0].Title = ""
+	}
+	for len(eps) > 0 {
+		var p plot.Panel
+		p.Title = epsTitle
+		if ref != nil {
+			p.Series = append(p.Series, *ref)
+		}
+		n := min(len(eps), plot.MaxBands-len(p.Series))
+		p.Series = append(p.Series, eps[:n]...)
+		eps = eps[n:]
+		out = append(out, p)
+	}
+	return out
 }
 
 // secondsAt reads the wall time at environment step x from the "seconds" curve.

@@ -8,8 +8,9 @@ import (
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
-// Figures draws the Pareto plot of the two true rewards (mean ± std over seeds), the per-round reward
-// curves, and the distribution of SPO's per-pair gradient weight against naive DPO's.
+// Figures draws the Pareto plot of the two true rewards (mean with 95 % intervals over seeds), the
+// per-round reward curves (seed bands), and the distribution of SPO's per-pair gradient weight
+// against naive DPO's.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
 	var cfg Config
@@ -18,41 +19,51 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		dims = cfg.Dims
 	}
 	var pts []plot.Point
+	n := 0
 	for _, m := range res.Methods() {
 		s := res.Summary[m]
-		pts = append(pts, plot.Point{Label: m, X: s["reward_1"].Mean, Y: s["reward_2"].Mean, XErr: s["reward_1"].Std, YErr: s["reward_2"].Std})
+		r1, r2 := s["reward_1"], s["reward_2"]
+		n = max(n, r1.N)
+		pts = append(pts, plot.Point{Label: m, Color: exp.MethodColor(res, m), X: r1.Mean, Y: r2.Mean,
+			XLo: r1.CI95[0], XHi: r1.CI95[1], YLo: r2.CI95[0], YHi: r2.CI95[1]})
 	}
-	f, err := plot.Points("true rewards after alignment (mean ± std over seeds)", "reward 1: "+dims[0], "reward 2: "+dims[1], pts)
+	f, err := plot.Points("true rewards after alignment", "reward 1: "+dims[0], "reward 2: "+dims[1], pts, false)
+	if err == nil {
+		f.Subtitle = fmt.Sprintf("mean ± 95 %% CI of the mean over %d seeds, in both rewards", n)
+	}
 	if err := figs.Add(f, err, "pareto"); err != nil {
 		return nil, err
 	}
 	for i, dim := range dims[:2] {
 		key := fmt.Sprintf("reward_%d", i+1)
 		f, err := plot.Curves(fmt.Sprintf("round 2: %s during training", dim), "round-2 step", key+" ("+dim+")",
-			exp.CurveSeries(res, "round2/"+key, []string{"seq-dpo", "spo"}))
+			exp.CurveSeries(res, "round2/"+key, []string{"seq-dpo", "spo"}), plot.BandOpts{})
 		if err := figs.Add(f, err, "round2_"+key); err != nil {
 			return nil, err
 		}
 		f, err = plot.Curves(fmt.Sprintf("round 1 (DPO on %s): %s", dims[0], dim), "round-1 step", key,
-			exp.CurveSeries(res, "round1/"+key, []string{"dpo-1"}))
+			exp.CurveSeries(res, "round1/"+key, []string{"dpo-1"}), plot.BandOpts{})
 		if err := figs.Add(f, err, "round1_"+key); err != nil {
 			return nil, err
 		}
 	}
 	f, err = plot.Curves("per-pair gradient weight at the end of round 2", "weight σ(offset − β·Δ)", "fraction of pairs",
-		renameSeries(exp.CurveSeries(res, "weights/spo", []string{"spo"}), exp.CurveSeries(res, "weights/seq-dpo", []string{"spo"})))
+		renameSeries(res, exp.CurveSeries(res, "weights/spo", []string{"spo"}), exp.CurveSeries(res, "weights/seq-dpo", []string{"spo"})), plot.BandOpts{Prob: true})
 	if err := figs.Add(f, err, "pair_weights"); err != nil {
 		return nil, err
 	}
 	return figs.Paths, nil
 }
 
-func renameSeries(spo, dpo []plot.Series) []plot.Series {
+// renameSeries names SPO's weights and the naive DPO weights (both recorded in SPO's runs) and
+// colours them as the spo and seq-dpo methods.
+func renameSeries(res *exp.Result, spo, dpo []plot.Series) []plot.Series {
 	for i := range spo {
 		spo[i].Name = "SPO (λ·Δr̂₁ offset)"
 	}
 	for i := range dpo {
 		dpo[i].Name = "naive sequential DPO"
+		dpo[i].Color = exp.MethodColor(res, "seq-dpo")
 	}
 	return append(spo, dpo...)
 }

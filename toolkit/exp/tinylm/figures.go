@@ -8,16 +8,17 @@ import (
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
-// Figures draws, per task: learning curves (held-out exact match and loss, seed bands), the
-// per-token log-prob heatmap of the first seed's samples, and the reliability diagram.
+// Figures draws, per task: learning curves (held-out exact match and loss, seed bands of the 95 %
+// interval), the per-token log-prob heatmap of the first seed's samples (with a colour bar), and the
+// reliability diagram pooled over seeds.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
 	methods := res.Methods()
-	f, err := plot.Curves("held-out greedy exact match", "SFT step", "exact match", exp.CurveSeries(res, "exact_match", methods))
+	f, err := plot.Curves("held-out greedy exact match", "SFT step", "exact match", exp.CurveSeries(res, "exact_match", methods), plot.BandOpts{Prob: true})
 	if err := figs.Add(f, err, "exact_match"); err != nil {
 		return nil, err
 	}
-	f, err = plot.Curves("held-out loss", "SFT step", "loss per completion token", exp.CurveSeries(res, "eval_loss", methods))
+	f, err = plot.Curves("held-out loss", "SFT step", "loss per completion token", exp.CurveSeries(res, "eval_loss", methods), plot.BandOpts{})
 	if err := figs.Add(f, err, "eval_loss"); err != nil {
 		return nil, err
 	}
@@ -30,8 +31,11 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		if err := figs.Add(f, err, "logprobs_"+m); err != nil {
 			return nil, err
 		}
-		runs := res.RunsOf(m)
-		f, err = plot.Reliability(fmt.Sprintf("reliability of exp(lpm): %s (seed 1)", m), exp.ReliabilityBins(runs[0]))
+		bins, n, err := exp.PooledReliability(res, m)
+		if err != nil {
+			return nil, err
+		}
+		f, err = plot.Reliability(fmt.Sprintf("reliability of exp(lpm): %s (pooled over %d seeds)", m, n), bins, exp.MethodColor(res, m))
 		if err := figs.Add(f, err, "reliability_"+m); err != nil {
 			return nil, err
 		}
@@ -65,16 +69,11 @@ func TokenHeatmap(title string, shown []Shown) (*plot.Figure, error) {
 				labels[i][j] = s.Tokens[j]
 			}
 		}
-		mark := "✗"
+		mark := "wrong"
 		if s.Correct {
-			mark = "✓"
+			mark = "ok"
 		}
-		rows[i] = fmt.Sprintf("%s %s", s.Prompt, mark)
+		rows[i] = fmt.Sprintf("%s (%s)", s.Prompt, mark)
 	}
-	f, err := plot.LabeledHeatmap(title, "generated token", "prompt", vals, labels, rows, cols)
-	if err != nil {
-		return nil, err
-	}
-	f.Height = f.Height * 1.2
-	return f, nil
+	return plot.LabeledHeatmap(title, "generated token", "prompt (answer ok or wrong)", "log-probability of the token", vals, labels, rows, cols)
 }
