@@ -117,6 +117,12 @@ func Panels(title, xlabel, ylabel string, panels []Panel, opt BandOpts) (*Figure
 					return nil, fmt.Errorf("plot %q: series %q seed %d has %d points for %d x values", title, s.Name, k, len(y), len(s.X))
 				}
 			}
+			if opt.LogX {
+				s = positiveX(s)
+				if len(s.X) == 0 {
+					return nil, fmt.Errorf("plot %q: series %q has no positive x for a log axis", title, s.Name)
+				}
+			}
 			col := colorOr(s.Color, i)
 			ys := s.Y
 			if opt.EMA > 0 {
@@ -210,6 +216,20 @@ func Panels(title, xlabel, ylabel string, panels []Panel, opt BandOpts) (*Figure
 	}
 	f.Subtitle = what
 	return f, nil
+}
+
+// positiveX drops the points of s at x ≤ 0 (they have no place on a log axis).
+func positiveX(s Series) Series {
+	out := Series{Name: s.Name, Color: s.Color, Y: make([][]float64, len(s.Y))}
+	for j, x := range s.X {
+		if x > 0 {
+			out.X = append(out.X, x)
+			for k := range s.Y {
+				out.Y[k] = append(out.Y[k], s.Y[k][j])
+			}
+		}
+	}
+	return out
 }
 
 // xy pairs xs with the finite ys.

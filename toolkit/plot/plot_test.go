@@ -23,7 +23,7 @@ func TestFiguresRenderAndSave(t *testing.T) {
 			return Curves("c", "step", "v", []Series{{Name: "a", X: x, Y: [][]float64{{0, 1, 2, 3}, {1, 2, 3, 4}}}, {Name: "b", X: x, Y: [][]float64{{3, 2, 1, 0}}}}, BandOpts{EMA: 0.5})
 		},
 		"panels-log": func() (*Figure, error) {
-			return Panels("p", "steps", "v", []Panel{{Title: "one", Series: []Series{{Name: "a", X: []float64{1, 10, 100}, Y: [][]float64{{0, 1, 2}, {1, 2, 2}}}}},
+			return Panels("p", "steps", "v", []Panel{{Title: "one", Series: []Series{{Name: "a", X: []float64{0, 10, 100}, Y: [][]float64{{0, 1, 2}, {1, 2, 2}}}}},
 				{Title: "two", Series: []Series{{Name: "b", X: []float64{2, 20, 200}, Y: [][]float64{{0, 1, 2}, {1, 2, 3}}}}}}, BandOpts{LogX: true})
 		},
 		"reliability": func() (*Figure, error) {

@@ -50,12 +50,14 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		}
 		panels = append(panels, pm)
 	}
-	f, err := plot.Dots("return with held-out partners (sparse return per 400-step episode)", panels)
-	if err == nil {
-		f.Subtitle = fmt.Sprintf("dot: mean over %d seeds; bar: 95 %% CI of the mean", n)
-	}
-	if err := figs.Add(f, err, "heldout_return"); err != nil {
-		return nil, err
+	if len(everywhere) > 0 {
+		f, err := plot.Dots("return with held-out partners (sparse return per 400-step episode)", panels)
+		if err == nil {
+			f.Subtitle = fmt.Sprintf("dot: mean over %d seeds; bar: 95 %% CI of the mean", n)
+		}
+		if err := figs.Add(f, err, "heldout_return"); err != nil {
+			return nil, err
+		}
 	}
 	// The ε sweep: E3T with its partner model at each ε, on the first layout.
 	eps := plot.Metric{Title: layouts[0], Better: plot.HigherIsBetter}
