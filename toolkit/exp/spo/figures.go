@@ -34,17 +34,19 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	if err := figs.Add(f, err, "pareto"); err != nil {
 		return nil, err
 	}
-	for i, dim := range dims[:2] {
-		key := fmt.Sprintf("reward_%d", i+1)
-		f, err := plot.Curves(fmt.Sprintf("round 2: %s during training", dim), "round-2 step", key+" ("+dim+")",
-			exp.CurveSeries(res, "round2/"+key, []string{"seq-dpo", "spo"}), plot.BandOpts{})
-		if err := figs.Add(f, err, "round2_"+key); err != nil {
-			return nil, err
-		}
-		f, err = plot.Curves(fmt.Sprintf("round 1 (DPO on %s): %s", dims[0], dim), "round-1 step", key,
-			exp.CurveSeries(res, "round1/"+key, []string{"dpo-1"}), plot.BandOpts{})
-		if err := figs.Add(f, err, "round1_"+key); err != nil {
-			return nil, err
+	// Round 1 (DPO on dimension 1) before round 2 (sequential DPO and SPO on dimension 2).
+	for round, methods := range [][]string{{"dpo-1"}, {"seq-dpo", "spo"}} {
+		for i, dim := range dims[:2] {
+			key := fmt.Sprintf("reward_%d", i+1)
+			title := fmt.Sprintf("round 1 (DPO on %s): %s", dims[0], dim)
+			if round == 1 {
+				title = fmt.Sprintf("round 2: %s during training", dim)
+			}
+			f, err := plot.Curves(title, fmt.Sprintf("round-%d step", round+1), key+" ("+dim+")",
+				exp.CurveSeries(res, fmt.Sprintf("round%d/%s", round+1, key), methods), plot.BandOpts{})
+			if err := figs.Add(f, err, fmt.Sprintf("round%d_%s", round+1, key)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	f, err = plot.Curves("per-pair gradient weight at the end of round 2", "weight σ(offset − β·Δ)", "fraction of pairs",

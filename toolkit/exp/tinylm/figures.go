@@ -43,7 +43,8 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	return figs.Paths, nil
 }
 
-// TokenHeatmap draws sampled completions as rows of tokens coloured by their log-probability.
+// TokenHeatmap draws sampled completions as rows of tokens coloured by their log-probability; a
+// cell shows its token and, where the log-probability is below −0.05, its value.
 func TokenHeatmap(title string, shown []Shown) (*plot.Figure, error) {
 	width := 0
 	for _, s := range shown {
@@ -66,7 +67,11 @@ func TokenHeatmap(title string, shown []Shown) (*plot.Figure, error) {
 			vals[i][j] = math.NaN()
 			if j < len(s.Tokens) {
 				vals[i][j] = float64(s.LogProbs[j])
+				// The token, and its log-probability where it is not ≈ 0 (a sure token).
 				labels[i][j] = s.Tokens[j]
+				if lp := s.LogProbs[j]; lp < -0.05 {
+					labels[i][j] += fmt.Sprintf("\n%.2f", lp)
+				}
 			}
 		}
 		mark := "wrong"
