@@ -404,17 +404,34 @@ func (f *Figure) Draw(c draw.Canvas) {
 	}
 }
 
+// drawChecked draws the figure, turning a panic inside gonum (a canvas too small for the figure's
+// panels, title, legend or colour bar gives negative sizes) into an error naming the size.
+func (f *Figure) drawChecked(c draw.Canvas) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("plot %q at %.1f × %.1f in: %v (too small for its panels, title and legend?)",
+				f.Title, float64(f.Width/vg.Inch), float64(f.Height/vg.Inch), r)
+		}
+	}()
+	f.Draw(c)
+	return nil
+}
+
 // Render returns the figure encoded in format ("svg", or "png" at DPI).
 func (f *Figure) Render(format string) ([]byte, error) {
 	var w io.WriterTo
 	switch format {
 	case "png":
 		c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(DPI))
-		f.Draw(draw.New(c))
+		if err := f.drawChecked(draw.New(c)); err != nil {
+			return nil, err
+		}
 		w = vgimg.PngCanvas{Canvas: c}
 	case "svg":
 		c := vgsvg.New(f.Width, f.Height)
-		f.Draw(draw.New(c))
+		if err := f.drawChecked(draw.New(c)); err != nil {
+			return nil, err
+		}
 		w = c
 	default:
 		return nil, fmt.Errorf("plot: unknown format %q", format)

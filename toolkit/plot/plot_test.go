@@ -283,3 +283,15 @@ func TestTitlesWrapAndCellTextContrasts(t *testing.T) {
 		t.Error("cell text does not contrast with its cell")
 	}
 }
+
+// A figure too small for its parts is an error naming the size, not a panic inside gonum.
+func TestTooSmallFigureIsAnError(t *testing.T) {
+	f, err := Heatmap("h", "x", "y", "z", [][]float64{{1, 2}, {3, 4}}, []string{"a", "b"}, []string{"c", "d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Height = f.Height / 8
+	if _, err := f.Render("png"); err == nil || !strings.Contains(err.Error(), "too small") {
+		t.Fatalf("err = %v", err)
+	}
+}
