@@ -340,8 +340,11 @@ func notebookRun(name string, scale Scale, cfg any) (*Result, error) {
 		return nil, err
 	}
 	if scratch {
-		fmt.Printf("configuration differs from the preset's results (%s): this run's results go to %s\n",
-			ShowPath(filepath.Join(mustOutDir(name, scale), MetricsFile)), ShowPath(out))
+		from := fmt.Sprintf("the %s preset", scale)
+		if scale != Smoke {
+			from = "the committed " + ShowPath(filepath.Join(mustOutDir(name, scale), MetricsFile))
+		}
+		fmt.Printf("configuration differs from %s: this run's results go to %s\n", from, ShowPath(out))
 	}
 	opt.Out = out
 	return RunOrLoad(name, opt)
