@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"sort"
-	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/calib"
 	"github.com/paperlab/paperlab/toolkit/plot"
@@ -112,25 +110,11 @@ func SummaryBars(res *Result, title string, metrics []MetricInfo) (*plot.Figure,
 	if err != nil {
 		return nil, err
 	}
-	f.Subtitle = "dot: mean over " + seedCount(ns) + "; bar: 95 % CI of the mean"
+	f.Subtitle = "dot: mean over " + plot.SeedCounts(ns) + " seeds; bar: 95 % CI of the mean"
 	if wilson {
 		f.Subtitle += " (fraction of seeds: Wilson 95 % interval)"
 	}
 	return f, nil
-}
-
-// seedCount writes "3 seeds" or "5 or 20 seeds".
-func seedCount(ns map[int]bool) string {
-	var xs []int
-	for n := range ns {
-		xs = append(xs, n)
-	}
-	sort.Ints(xs)
-	var parts []string
-	for _, n := range xs {
-		parts = append(parts, fmt.Sprint(n))
-	}
-	return strings.Join(parts, " or ") + " seeds"
 }
 
 // CurveSeries collects the curve named key of every run of each method into plot series (one seed

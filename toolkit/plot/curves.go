@@ -201,18 +201,10 @@ func Panels(title, xlabel, ylabel string, panels []Panel, opt BandOpts) (*Figure
 		}
 	}
 	f.Panels = [][]*gplot.Plot{row}
-	var counts []int
-	for n := range seeds {
-		counts = append(counts, n)
-	}
-	sort.Ints(counts)
-	var ns []string
-	for _, n := range counts {
-		ns = append(ns, fmt.Sprint(n))
-	}
-	what := fmt.Sprintf("line: mean; band: 95 %% CI of the mean over %s seeds", strings.Join(ns, " or "))
+	nseeds := SeedCounts(seeds)
+	what := fmt.Sprintf("line: mean; band: 95 %% CI of the mean over %s seeds", nseeds)
 	if opt.EMA > 0 {
-		what = fmt.Sprintf("each seed smoothed by EMA α = %g; line: mean (faint: raw mean); band: 95 %% CI over %s seeds", opt.EMA, strings.Join(ns, " or "))
+		what = fmt.Sprintf("each seed smoothed by EMA α = %g; line: mean (faint: raw mean); band: 95 %% CI over %s seeds", opt.EMA, nseeds)
 	}
 	f.Subtitle = what
 	return f, nil
@@ -294,4 +286,18 @@ func PrecisionCoverage(title string, curves []XYCurve) (*Figure, error) {
 	p.X.Min, p.X.Max = 0, 1
 	p.Y.Max = math.Min(1, p.Y.Max+0.02)
 	return f, nil
+}
+
+// SeedCounts writes the seed counts of a figure's series for its caption: "3", or "5 or 20".
+func SeedCounts(ns map[int]bool) string {
+	xs := make([]int, 0, len(ns))
+	for n := range ns {
+		xs = append(xs, n)
+	}
+	sort.Ints(xs)
+	parts := make([]string, len(xs))
+	for i, n := range xs {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, " or ")
 }
