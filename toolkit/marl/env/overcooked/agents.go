@@ -1,6 +1,7 @@
 package overcooked
 
 import (
+	"fmt"
 	"math/rand/v2"
 )
 
@@ -14,6 +15,58 @@ type Scripted struct {
 	Role string
 	// Noise is the probability of a uniformly random action instead (0.3 for "noisy greedy").
 	Noise float64
+	// Prefer picks among several cells of one kind (pots, dispensers, serving windows): "" or
+	// "near" heads for the nearest, "first" always for the first in reading order (top row first,
+	// then left to right) and "last" for the last — a fixed pot and route, as people keep to one.
+	// Where a layout has one cell of a kind the preference changes nothing.
+	Prefer string
+}
+
+// Name is the agent's name in a partner pool, e.g. "onion-carrier", "cook-n0.15",
+// "dish-server-first".
+func (a Scripted) Name() string {
+	n := map[string]string{"onion": "onion-carrier", "dish": "dish-server", "greedy": "cook"}[a.Role]
+	if n == "" {
+		n = a.Role
+	}
+	if a.Noise > 0 {
+		n += fmt.Sprintf("-n%g", a.Noise)
+	}
+	if a.Prefer != "" && a.Prefer != "near" {
+		n += "-" + a.Prefer
+	}
+	return n
+}
+
+// Validate names an unknown role or preference, or a noise outside [0, 1].
+func (a Scripted) Validate() error {
+	switch {
+	case a.Role != "onion" && a.Role != "dish" && a.Role != "greedy":
+		return fmt.Errorf("scripted cook: role %q, want onion, dish or greedy", a.Role)
+	case a.Noise < 0 || a.Noise > 1:
+		return fmt.Errorf("scripted cook: noise %v outside [0, 1]", a.Noise)
+	case a.Prefer != "" && a.Prefer != "near" && a.Prefer != "first" && a.Prefer != "last":
+		return fmt.Errorf("scripted cook: prefer %q, want near, first or last", a.Prefer)
+	}
+	return nil
+}
+
+// ScriptedGrid is every combination of roles, noises and preferences (a ZSC-Eval-style pool of
+// rule-based partners), in that nesting order.
+func ScriptedGrid(roles []string, noises []float64, prefers []string) ([]Scripted, error) {
+	var out []Scripted
+	for _, r := range roles {
+		for _, n := range noises {
+			for _, p := range prefers {
+				a := Scripted{Role: r, Noise: n, Prefer: p}
+				if err := a.Validate(); err != nil {
+					return nil, err
+				}
+				out = append(out, a)
+			}
+		}
+	}
+	return out, nil
 }
 
 // ScriptedPartners are the held-out scripted partners.
@@ -73,7 +126,30 @@ func (a Scripted) Act(s *State, i int, r Rules, rng *rand.Rand) int {
 	if len(goals) == 0 {
 		return rng.IntN(5) // nothing to do: wander, so as not to block the other cook's way
 	}
-	return nextAction(s, i, goals, rng)
+	return nextAction(s, i, a.prefer(goals), rng)
+}
+
+// prefer keeps one goal cell under a "first" or "last" preference (cells come in reading order).
+func (a Scripted) prefer(goals []Pos) []Pos {
+	if len(goals) < 2 {
+		return goals
+	}
+	first, last := goals[0], goals[0]
+	for _, g := range goals[1:] {
+		if g.Y < first.Y || (g.Y == first.Y && g.X < first.X) {
+			first = g
+		}
+		if g.Y > last.Y || (g.Y == last.Y && g.X > last.X) {
+			last = g
+		}
+	}
+	switch a.Prefer {
+	case "first":
+		return []Pos{first}
+	case "last":
+		return []Pos{last}
+	}
+	return goals
 }
 
 // nextAction is the first action of a shortest plan that ends facing one of the goal cells

@@ -258,3 +258,56 @@ func TestScriptedPartnersCook(t *testing.T) {
 		t.Errorf("onion carrier + dish server delivered %v", got)
 	}
 }
+
+// TestScriptedPreferences: a "first" onion carrier on cramped_room always fetches from the left
+// dispenser and a "last" one from the right (the layout has one on each side); "near" uses both.
+// Each still cooks with a dish server; the grid names and validates its agents.
+func TestScriptedPreferences(t *testing.T) {
+	r := DefaultRules()
+	l, _ := ParseLayout("cramped_room", Layouts["cramped_room"])
+	if len(l.Onions) != 2 {
+		t.Fatalf("cramped_room has %d onion dispensers", len(l.Onions))
+	}
+	fetches := func(prefer string) (map[Pos]int, float64) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		s := NewState(l)
+		a, b := Scripted{Role: "onion", Prefer: prefer}, Scripted{Role: "dish"}
+		used, total := map[Pos]int{}, 0.0
+		for s.Timestep < 400 {
+			before := s.Players[0]
+			act := a.Act(s, 0, r, rng)
+			out := s.Step([2]int{act, b.Act(s, 1, r, rng)}, r)
+			total += out.Sparse[0] + out.Sparse[1]
+			if act == Interact && before.Holding == Nothing && s.Players[0].Holding == OnionObj {
+				used[before.Pos.Add(Directions[before.Dir])]++
+			}
+		}
+		return used, total
+	}
+	first, tf := fetches("first")
+	last, tl := fetches("last")
+	near, _ := fetches("near")
+	left, right := l.Onions[0], l.Onions[1]
+	if left.X > right.X {
+		left, right = right, left
+	}
+	if first[right] != 0 || first[left] == 0 || last[left] != 0 || last[right] == 0 {
+		t.Errorf("dispensers used: first %v, last %v (left %v, right %v)", first, last, left, right)
+	}
+	if len(near) != 2 {
+		t.Errorf("a nearest-dispenser carrier used %v", near)
+	}
+	if tf < 20 || tl < 20 {
+		t.Errorf("preferring carriers delivered %v and %v", tf, tl)
+	}
+	grid, err := ScriptedGrid([]string{"onion", "dish", "greedy"}, []float64{0, 0.15}, []string{"near", "last"})
+	if err != nil || len(grid) != 12 || grid[0].Name() != "onion-carrier" || grid[3].Name() != "onion-carrier-n0.15-last" || grid[11].Name() != "cook-n0.15-last" {
+		t.Fatalf("grid: %v %v", err, grid)
+	}
+	if _, err := ScriptedGrid([]string{"chef"}, []float64{0}, []string{""}); err == nil || !strings.Contains(err.Error(), `role "chef"`) {
+		t.Fatalf("unknown role: %v", err)
+	}
+	if err := (Scripted{Role: "dish", Prefer: "left"}).Validate(); err == nil {
+		t.Fatal("unknown preference accepted")
+	}
+}
