@@ -201,13 +201,27 @@ func softmax32(z []float64) []float32 {
 // Evaluate plays episodes games of `a` with `b` on a layout configuration, half with `a` as player 0
 // and half as player 1, and returns the mean sparse return per episode (soups × 20).
 func Evaluate(cfg overcooked.Config, a, b Agent, episodes int, seed uint64) (float64, error) {
+	rets, err := EvaluateEpisodes(cfg, a, b, episodes, seed)
+	if err != nil {
+		return 0, err
+	}
+	total := 0.0
+	for _, r := range rets {
+		total += r
+	}
+	return total / float64(episodes), nil
+}
+
+// EvaluateEpisodes plays episodes games of a with b, a in seat k%2 of game k (so half the games in
+// each seat), all games stepped together, and returns each game's sparse return.
+func EvaluateEpisodes(cfg overcooked.Config, a, b Agent, episodes int, seed uint64) ([]float64, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x6576616c))
 	games := make([]*overcooked.Env, episodes)
 	ia, ib := make([]int, episodes), make([]int, episodes)
 	for k := range games {
 		g, err := overcooked.New(cfg)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		g.Reset(0)
 		games[k] = g
@@ -215,24 +229,24 @@ func Evaluate(cfg overcooked.Config, a, b Agent, episodes int, seed uint64) (flo
 	}
 	a.Reset(episodes)
 	b.Reset(episodes)
-	total := 0.0
+	rets := make([]float64, episodes)
 	for t := 0; t < cfg.Horizon; t++ {
 		aa, err := a.Act(games, ia, rng)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		bb, err := b.Act(games, ib, rng)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		for k, g := range games {
 			var joint [2]int
 			joint[ia[k]], joint[ib[k]] = aa[k], bb[k]
 			out := g.Game.Step(joint, g.Cfg.Rules)
-			total += out.Sparse[0] + out.Sparse[1]
+			rets[k] += out.Sparse[0] + out.Sparse[1]
 		}
 		a.Saw(bb)
 		b.Saw(aa)
 	}
-	return total / float64(episodes), nil
+	return rets, nil
 }

@@ -7,6 +7,7 @@ package e3t
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -50,6 +51,16 @@ type Config struct {
 	// ShapingSteps: the shaped-reward factor anneals linearly from 1 to 0 over this many
 	// environment steps (overcooked_ai's reward-shaping horizon).
 	ShapingSteps int `json:"shaping_steps"`
+	// LearnBothSeats (mode sp): train on both players' samples, 2 gradient samples per
+	// environment step; false trains on the ego seat only (a random seat per game), the same number
+	// of gradient samples as E3T and the best response get.
+	LearnBothSeats bool `json:"learn_both_seats"`
+	// SnapshotAt are the fractions of training (0: the initial weights, 1: the final ones) at which
+	// the actor's weights are kept in Result.Snapshots — FCP's past checkpoints, of every skill.
+	SnapshotAt []float64 `json:"snapshot_at"`
+	// BRPartners (mode br): how many population members play per iteration, each with an equal
+	// block of the games (fewer, larger blocks batch the partners' forward passes).
+	BRPartners int `json:"br_partners"`
 }
 
 // Default is the configuration of the experiment on a layout (JaxMARL's IPPO settings for
@@ -58,7 +69,7 @@ type Config struct {
 func Default(game overcooked.Config, mode string) Config {
 	return Config{Game: game, Mode: mode, Epsilon: 0.5, CopyRate: 0.1, K: 5, Envs: 16, Iters: 150, Hidden: 64,
 		Gamma: 0.99, Lambda: 0.95, Clip: 0.2, EntCoef: 0.01, Epochs: 4, MiniBatches: 4, LR: 1e-3, PMLR: 1e-3,
-		MaxGradNorm: 0.5, ShapingSteps: 600_000}
+		MaxGradNorm: 0.5, ShapingSteps: 600_000, SnapshotAt: []float64{0, 0.25, 0.5, 1}, BRPartners: 8}
 }
 
 // Validate names an invalid field.
@@ -75,6 +86,13 @@ func (c Config) Validate() error {
 		return fmt.Errorf("e3t: partner_model needs mode e3t or br (with sp both players are learners)")
 	case c.Envs < 1 || c.Iters < 1 || c.Hidden < 1 || c.Epochs < 1 || c.MiniBatches < 1 || c.ShapingSteps < 1:
 		return fmt.Errorf("e3t: envs, iters, hidden, epochs, mini_batches and shaping_steps must be ≥ 1")
+	case c.Mode == "br" && (c.BRPartners < 1 || c.BRPartners > c.Envs):
+		return fmt.Errorf("e3t: br_partners %d must lie in 1..envs (%d)", c.BRPartners, c.Envs)
+	}
+	for _, f := range c.SnapshotAt {
+		if f < 0 || f > 1 {
+			return fmt.Errorf("e3t: snapshot_at %v: fractions must lie in [0, 1]", c.SnapshotAt)
+		}
 	}
 	return nil
 }
@@ -96,7 +114,7 @@ type Result struct {
 	// shaped_return, shaping_factor, policy_loss, value_loss, entropy, approx_kl, clip_ratio,
 	// pm_loss, pm_accuracy, monitor_return, seconds, SPS.
 	Curves track.Curves
-	// Snapshots of the actor weights after each third of training (for FCP's past checkpoints).
+	// Snapshots of the actor weights at Config.SnapshotAt (for FCP's past checkpoints).
 	Snapshots [][]float32
 	EnvSteps  int
 }
@@ -108,6 +126,12 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 	}
 	if cfg.Mode == "br" && len(opt.Population) == 0 {
 		return nil, fmt.Errorf("e3t: mode br needs a population")
+	}
+	for i, a := range opt.Population {
+		// One member may play several blocks of games in an iteration: it must keep no history.
+		if p, ok := a.(*Policy); ok && p.PM != nil {
+			return nil, fmt.Errorf("e3t: population member %d has a partner model; best-response partners must be memoryless", i)
+		}
 	}
 	if opt.Progress == nil {
 		opt.Progress = track.NoProgress{}
@@ -184,13 +208,23 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		}
 	}
 	res := &Result{Policy: ego, Curves: track.Curves{}}
+	snapshot := func(done int) { // keep the weights at each requested fraction of training
+		for _, f := range cfg.SnapshotAt {
+			if int(math.Round(f*float64(cfg.Iters))) == done {
+				w, _ := actor.Weights()
+				res.Snapshots = append(res.Snapshots, w)
+			}
+		}
+	}
+	snapshot(0)
 	start := time.Now()
 	H := cfg.Game.Horizon
 	for it := 1; it <= cfg.Iters; it++ {
 		factor := max(0, 1-float64(res.EnvSteps)/float64(cfg.ShapingSteps))
 		egoIdx := make([]int, cfg.Envs)
 		mateIdx := make([]int, cfg.Envs)
-		var partners []Agent
+		var partners []Agent // mode br: one population member per block of games
+		var blocks [][]int
 		for k, g := range games {
 			g.Reset(0)
 			g.ShapingFactor = factor
@@ -199,7 +233,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		}
 		// Learning streams: the ego in every game, and in SP also the other player.
 		learners := [][]int{egoIdx}
-		if cfg.Mode == "sp" {
+		if cfg.Mode == "sp" && cfg.LearnBothSeats {
 			learners = append(learners, mateIdx)
 		}
 		ego.Reset(cfg.Envs)
@@ -207,10 +241,11 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		case "e3t":
 			mate.Reset(cfg.Envs)
 		case "br":
-			partners = make([]Agent, cfg.Envs)
-			for k := range partners {
-				partners[k] = opt.Population[rng.IntN(len(opt.Population))]
-				partners[k].Reset(1)
+			// BRPartners members drawn with replacement, each playing an equal block of games.
+			blocks = brBlocks(cfg.Envs, cfg.BRPartners)
+			partners = make([]Agent, len(blocks))
+			for b := range partners {
+				partners[b] = opt.Population[rng.IntN(len(opt.Population))]
 			}
 		}
 		S := len(learners) * cfg.Envs // streams
@@ -243,19 +278,29 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			var mateActs []int
 			switch cfg.Mode {
 			case "sp":
-				mateActs = learnerActs[1]
+				if cfg.LearnBothSeats {
+					mateActs = learnerActs[1]
+				} else if mateActs, err = ego.Act(games, mateIdx, rng); err != nil { // the same policy, not trained on
+					return nil, err
+				}
 			case "e3t":
 				if mateActs, err = mate.Act(games, mateIdx, rng); err != nil {
 					return nil, err
 				}
 			case "br":
 				mateActs = make([]int, cfg.Envs)
-				for k, p := range partners {
-					a, err := p.Act(games[k:k+1], mateIdx[k:k+1], rng)
+				for b, p := range partners {
+					bg, bi := make([]*overcooked.Env, len(blocks[b])), make([]int, len(blocks[b]))
+					for j, k := range blocks[b] {
+						bg[j], bi[j] = games[k], mateIdx[k]
+					}
+					a, err := p.Act(bg, bi, rng)
 					if err != nil {
 						return nil, err
 					}
-					mateActs[k] = a[0]
+					for j, k := range blocks[b] {
+						mateActs[k] = a[j]
+					}
 				}
 			}
 			for k := range games {
@@ -279,10 +324,6 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			switch cfg.Mode {
 			case "e3t":
 				mate.Saw(learnerActs[0])
-			case "br":
-				for k, p := range partners {
-					p.Saw(learnerActs[0][k : k+1])
-				}
 			}
 		}
 		res.EnvSteps += H * cfg.Envs
@@ -343,10 +384,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 				return nil, err
 			}
 		}
-		if k := cfg.Iters / 3; k > 0 && it%k == 0 && len(res.Snapshots) < 3 {
-			w, _ := actor.Weights()
-			res.Snapshots = append(res.Snapshots, w)
-		}
+		snapshot(it)
 		res.Curves.Add("episodic_return", x, sparse/float64(cfg.Envs))
 		res.Curves.Add("shaped_return", x, shaped/float64(S))
 		res.Curves.Add("shaping_factor", x, factor)
@@ -366,6 +404,16 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		opt.Progress.Update(it, status)
 	}
 	return res, nil
+}
+
+// brBlocks splits games 0..envs-1 into n contiguous blocks of (almost) equal size.
+func brBlocks(envs, n int) [][]int {
+	out := make([][]int, n)
+	for k := 0; k < envs; k++ {
+		b := k * n / envs
+		out[b] = append(out[b], k)
+	}
+	return out
 }
 
 func ones(n int) []float32 {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,6 +158,8 @@ func TestConfigErrors(t *testing.T) {
 		"k ≥ 1":                func(c *Config) { c.PartnerModel, c.K = true, 0 },
 		"mini_batches":         func(c *Config) { c.MiniBatches = 0 },
 		"needs mode e3t or br": func(c *Config) { c.PartnerModel = true },
+		"snapshot_at":          func(c *Config) { c.SnapshotAt = []float64{0, 1.5} },
+		"br_partners":          func(c *Config) { c.Mode, c.BRPartners = "br", c.Envs+1 },
 	} {
 		c := base
 		mut(&c)
@@ -167,4 +170,36 @@ func TestConfigErrors(t *testing.T) {
 	if _, err := Train(Default(overcooked.DefaultConfig("cramped_room"), "br"), 1, Options{}); err == nil || !strings.Contains(err.Error(), "population") {
 		t.Errorf("br without a population: %v", err)
 	}
+}
+
+// TestSnapshotsSeatsAndBlocks: snapshots come at the requested fractions (0 = the initial weights);
+// a best response plays its population in blocks
+// and refuses a member with a partner model (it would share one history across blocks).
+func TestSnapshotsSeatsAndBlocks(t *testing.T) {
+	cfg := Default(overcooked.DefaultConfig("cramped_room"), "sp")
+	cfg.Envs, cfg.Iters, cfg.Hidden, cfg.Game.Horizon = 2, 4, 8, 10
+	cfg.SnapshotAt = []float64{0, 0.5, 1}
+	r, err := Train(cfg, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Policy.Close()
+	final, _ := r.Policy.Actor.Weights()
+	if len(r.Snapshots) != 3 || slices.Equal(r.Snapshots[0], final) || !slices.Equal(r.Snapshots[2], final) {
+		t.Fatalf("%d snapshots; the first must be the initial weights, the last the final ones", len(r.Snapshots))
+	}
+	if got := brBlocks(10, 3); len(got) != 3 || len(got[0])+len(got[1])+len(got[2]) != 10 || got[2][len(got[2])-1] != 9 {
+		t.Fatalf("blocks %v", got)
+	}
+	br := cfg
+	br.Mode, br.BRPartners = "br", 2
+	pm := &Policy{Actor: r.Policy.Actor, PM: r.Policy.Actor}
+	if _, err := Train(br, 1, Options{Population: []Agent{pm}}); err == nil || !strings.Contains(err.Error(), "memoryless") {
+		t.Fatalf("a population member with a partner model: %v", err)
+	}
+	res, err := Train(br, 1, Options{Population: []Agent{r.Policy, ScriptedAgent{Scripted: overcooked.Scripted{Role: "greedy"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Policy.Close()
 }
