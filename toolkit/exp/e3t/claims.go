@@ -6,33 +6,52 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
 
-// Claims checks the paper's claims (§7) seed by seed, on every layout: E3T against SP with held-out
-// partners, E3T against FCP-lite (matching means within 10% of FCP's return), E3T's training cost
-// against FCP's, and the partner model's contribution.
+// Claims checks the paper's claims (§7), paired per seed, on every layout and averaged over the
+// layouts: E3T against SP with the held-out pool (the headline, and each kind of partner), E3T
+// against FCP (at least 90 % of FCP's return) at a fraction of FCP's environment steps, and the
+// partner model's contribution.
 func Claims(res *exp.Result) []exp.Claim {
 	var cfg Config
 	_ = json.Unmarshal(res.Config, &cfg)
 	var out []exp.Claim
-	for _, l := range cfg.Layouts {
-		k := l + "/heldout_return"
+	for _, l := range append(append([]string(nil), cfg.Layouts...), "") {
+		name, layouts := l, []string{l}
+		if l == "" {
+			name, layouts = "mean over layouts", cfg.Layouts
+		}
+		// at is a method's metric on this seed, averaged over the layouts in view.
+		at := func(method, key string, seed uint64) (float64, bool) {
+			sum := 0.0
+			for _, lay := range layouts {
+				v, ok := res.Final(method, lay+"/"+key, seed)
+				if !ok {
+					return 0, false
+				}
+				sum += v
+			}
+			return sum / float64(len(layouts)), true
+		}
+		diff := func(a, b, key string) exp.PerSeed {
+			return func(seed uint64) (float64, bool) {
+				x, ok1 := at(a, key, seed)
+				y, ok2 := at(b, key, seed)
+				return x - y, ok1 && ok2
+			}
+		}
+		ratio := func(a, b, key string) exp.PerSeed {
+			return func(seed uint64) (float64, bool) {
+				x, ok1 := at(a, key, seed)
+				y, ok2 := at(b, key, seed)
+				return x / y, ok1 && ok2 && y > 0
+			}
+		}
 		out = append(out,
-			res.Check(l+": E3T beats SP with held-out partners", "return(e3t) − return(sp)", exp.Positive, res.Diff("e3t", k, "sp", k)),
-			res.Check(l+": E3T matches FCP-lite (at least 90% of its return)", "return(e3t) / return(fcp)", exp.AtLeast(0.9),
-				func(seed uint64) (float64, bool) {
-					a, ok1 := res.Final("e3t", k, seed)
-					b, ok2 := res.Final("fcp", k, seed)
-					if !ok1 || !ok2 || b <= 0 {
-						return 0, false
-					}
-					return a / b, true
-				}),
-			res.Check(l+": … at a fraction of its training cost", "env steps(e3t) / env steps(fcp)", exp.AtMost(0.5),
-				func(seed uint64) (float64, bool) {
-					a, ok1 := res.Final("e3t", l+"/env_steps", seed)
-					b, ok2 := res.Final("fcp", l+"/env_steps", seed)
-					return a / b, ok1 && ok2 && b > 0
-				}),
-			res.Check(l+": the partner model helps", "return(e3t) − return(e3t-nopm)", exp.Positive, res.Diff("e3t", k, "e3t-nopm", k)),
+			res.Check(name+": E3T beats SP with held-out partners (scripted + human BC)", "return(e3t) − return(sp)", exp.Positive, diff("e3t", "sp", "heldout_return")),
+			res.Check(name+": … with the human-data BC partner", "human BC return(e3t) − (sp)", exp.Positive, diff("e3t", "sp", "human_bc_return")),
+			res.Check(name+": … with held-out agents of the other families", "learned return(e3t) − (sp)", exp.Positive, diff("e3t", "sp", "learned_return")),
+			res.Check(name+": E3T matches FCP (at least 90% of its return)", "return(e3t) / return(fcp)", exp.AtLeast(0.9), ratio("e3t", "fcp", "heldout_return")),
+			res.Check(name+": … at a fraction of its training cost", "env steps(e3t) / env steps(fcp)", exp.AtMost(0.5), ratio("e3t", "fcp", "env_steps")),
+			res.Check(name+": the partner model helps", "return(e3t) − return(e3t-nopm)", exp.Positive, diff("e3t", "e3t-nopm", "heldout_return")),
 		)
 	}
 	return out

@@ -1,22 +1,28 @@
 // Package e3t is experiment "e3t": zero-shot human-AI coordination in Overcooked (shared/papers §7).
-// Methods per layout and seed: PPO self-play (sp); FCP-lite (a best response to the population of
-// every SP seed's final agent and its past checkpoints); E3T (the ego with an ε-mixture partner and a
-// partner model); E3T without the partner model; and an ε sweep. Every method is judged only by
-// held-out partners it never trained with: scripted onion-carrier, dish-server and noisy greedy cooks,
-// and SP agents trained from independent seeds, in both player positions.
+// Methods per layout and seed: PPO self-play (sp); FCP (a best response to a population of SP
+// agents at init/early/mid/final checkpoints); E3T (the ego with an ε-mixture partner and a partner
+// model); E3T without the partner model. Every method is judged by one fixed pool of held-out
+// partners that no method trained with, in both seats (ZSC-Eval style): scripted cooks over role ×
+// noise × route preference; a behaviour-cloned partner per layout fitted to real 2019 human–human
+// games (datasets/overcooked_human); and learned agents of every family (SP, E3T, FCP) from seeds
+// outside the training seeds — each method scored only with the other families'.
 // The paper's claim: E3T beats SP with unseen partners and matches the population baseline at a
 // fraction of its training cost.
 package e3t
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
-	"sort"
+	"path/filepath"
 	"time"
 
+	"github.com/paperlab/paperlab/datasets/overcooked_human"
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/marl/bc"
 	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
+	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
 // Method is one training condition.
@@ -25,8 +31,15 @@ type Method struct {
 	Mode         string  `json:"mode"` // sp, e3t, fcp
 	Epsilon      float64 `json:"epsilon,omitempty"`
 	PartnerModel bool    `json:"partner_model,omitempty"`
-	// Layouts restricts the method to some layouts (the ε sweep runs on the first only).
-	FirstLayoutOnly bool `json:"first_layout_only,omitempty"`
+}
+
+// Family is the kind of agent a method trains ("sp", "e3t" or "fcp"): a method is never judged
+// with held-out agents of its own family, whose conventions it may share.
+func (m Method) Family() string {
+	if m.Mode == "sp" {
+		return "sp"
+	}
+	return m.Mode
 }
 
 // Config of experiment "e3t".
@@ -37,12 +50,23 @@ type Config struct {
 	CookTime int       `json:"cook_time"`
 	Train    e3.Config `json:"train"`
 	Methods  []Method  `json:"methods"`
-	// HeldOutSeeds are the seeds of the SP agents used only as evaluation partners.
+	// The scripted part of the held-out pool: every role × noise × preference
+	// (overcooked.ScriptedGrid).
+	ScriptedRoles   []string  `json:"scripted_roles"`
+	ScriptedNoises  []float64 `json:"scripted_noises"`
+	ScriptedPrefers []string  `json:"scripted_prefers"`
+	// HumanData is the folder of real human–human games, <layout>.jsonl (relative to the
+	// checkout); a layout without a file gets no behaviour-cloned partner. BC fits it with BCSeed.
+	HumanData string    `json:"human_data"`
+	BC        bc.Config `json:"bc"`
+	BCSeed    uint64    `json:"bc_seed"`
+	// HeldOutSeeds train the held-out learned partners: one SP, one E3T and one FCP agent per seed
+	// (the FCP agent's population is the held-out SP agent's checkpoints).
 	HeldOutSeeds []uint64 `json:"held_out_seeds"`
-	// EvalEpisodes per partner (half in each player position).
+	// EvalEpisodes per partner and seat.
 	EvalEpisodes int `json:"eval_episodes"`
-	// MonitorEvery iterations the ego is evaluated with the noisy greedy partner (the efficiency
-	// curves against environment steps and wall time).
+	// MonitorEvery iterations the ego is evaluated with the human-data partner (or a noisy
+	// scripted cook where a layout has none): the curves against environment steps and wall time.
 	MonitorEvery int `json:"monitor_every"`
 	// CrossPlayEpisodes per pair of trained agents in the method × method cross-play (agents of
 	// different seeds only; half the episodes in each seat).
@@ -56,26 +80,43 @@ type CrossPlay struct {
 	Mean    [][]float64 `json:"mean"`
 }
 
+// Partner is a member of the held-out pool as the result records it.
+type Partner struct {
+	Name string `json:"name"`
+	// Kind is "scripted", "human_bc" or "learned".
+	Kind string `json:"kind"`
+	// Family of a learned partner (sp, e3t, fcp).
+	Family string `json:"family,omitempty"`
+}
+
 // ConfigFor returns the configuration at a scale.
+//
+// Budget (issue 12): 63 iterations × 48 games × 400 steps = 1.21 M environment steps per run, the
+// shaped reward annealed to 0 by half of it, SP trained on one seat's samples like E3T and FCP
+// (matched gradient samples). The authors ran 4.8 M steps on cramped_room; ZSC-Eval 10 M.
 func ConfigFor(s exp.Scale) Config {
 	c := Config{
-		Layouts: []string{"cramped_room", "coordination_ring"}, Horizon: 400, CookTime: 20,
+		Layouts: []string{"cramped_room", "asymmetric_advantages"}, Horizon: 400, CookTime: 20,
 		Methods: []Method{
 			{Name: "sp", Mode: "sp"},
 			{Name: "fcp", Mode: "fcp"},
 			{Name: "e3t", Mode: "e3t", Epsilon: 0.5, PartnerModel: true},
 			{Name: "e3t-nopm", Mode: "e3t", Epsilon: 0.5},
-			{Name: "e3t-eps0.3", Mode: "e3t", Epsilon: 0.3, PartnerModel: true, FirstLayoutOnly: true},
-			{Name: "e3t-eps0.7", Mode: "e3t", Epsilon: 0.7, PartnerModel: true, FirstLayoutOnly: true},
 		},
-		HeldOutSeeds: []uint64{101, 102}, EvalEpisodes: 8, MonitorEvery: 10, CrossPlayEpisodes: 4,
+		ScriptedRoles: []string{"onion", "dish", "greedy"}, ScriptedNoises: []float64{0, 0.15, 0.3},
+		ScriptedPrefers: []string{"near", "first", "last"},
+		HumanData:       "datasets/overcooked_human", BC: bc.Default(overcooked.NumActions), BCSeed: 1,
+		HeldOutSeeds: []uint64{101}, EvalEpisodes: 16, MonitorEvery: 9, CrossPlayEpisodes: 4,
 	}
 	c.Train = e3.Default(overcooked.Config{}, "sp")
-	c.Train.Iters = 70
+	c.Train.Envs, c.Train.Iters = 48, 63
+	c.Train.ShapingSteps = c.Train.Envs * c.Train.Iters * c.Horizon / 2
 	if s == exp.Smoke {
-		c.Horizon, c.CookTime, c.EvalEpisodes, c.MonitorEvery, c.CrossPlayEpisodes = 40, 5, 2, 1, 2
-		c.Train.Iters, c.Train.Envs = 2, 2
-		c.HeldOutSeeds = []uint64{101}
+		c.Horizon, c.CookTime, c.EvalEpisodes, c.MonitorEvery, c.CrossPlayEpisodes = 40, 5, 1, 1, 2
+		c.Train.Iters, c.Train.Envs, c.Train.BRPartners = 2, 2, 2
+		c.Train.ShapingSteps = c.Train.Envs * c.Train.Iters * c.Horizon / 2
+		c.ScriptedNoises, c.ScriptedPrefers = []float64{0.15}, []string{"near"}
+		c.BC.Epochs = 2
 	}
 	return c
 }
@@ -87,24 +128,112 @@ func (c Config) game(layout string) overcooked.Config {
 	return g
 }
 
-// Partners are the held-out evaluation partners of a layout, by name.
-func partners(c Config, layout string, opt exp.Options, res *exp.Result) (map[string]e3.Agent, error) {
-	out := map[string]e3.Agent{}
-	for name, s := range overcooked.ScriptedPartners {
-		out[name] = e3.ScriptedAgent{Scripted: s}
+// pool is the held-out partners of one layout.
+type pool struct {
+	partners []Partner
+	agents   map[string]e3.Agent
+	monitor  e3.Agent
+	closers  []*e3.Policy
+}
+
+func (p *pool) add(pt Partner, a e3.Agent) {
+	p.partners = append(p.partners, pt)
+	p.agents[pt.Name] = a
+	if pol, ok := a.(*e3.Policy); ok {
+		p.closers = append(p.closers, pol)
+	}
+}
+
+func (p *pool) close() {
+	for _, c := range p.closers {
+		c.Close()
+	}
+}
+
+// heldOut builds the fixed pool of a layout: the scripted grid, the behaviour-cloned human partner
+// (when the layout has human data) and the learned agents of every family from HeldOutSeeds.
+func heldOut(c Config, layout string, opt exp.Options, res *exp.Result) (_ *pool, err error) {
+	p := &pool{agents: map[string]e3.Agent{}}
+	defer func() {
+		if err != nil {
+			p.close()
+		}
+	}()
+	grid, err := overcooked.ScriptedGrid(c.ScriptedRoles, c.ScriptedNoises, c.ScriptedPrefers)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range grid {
+		p.add(Partner{Name: s.Name(), Kind: "scripted"}, e3.ScriptedAgent{Scripted: s})
+	}
+	p.monitor = e3.ScriptedAgent{Scripted: overcooked.Scripted{Role: "greedy", Noise: 0.3}}
+	if bcPol, fit, ok, err := humanPartner(c, layout); err != nil {
+		return nil, err
+	} else if ok {
+		p.add(Partner{Name: "human-bc", Kind: "human_bc"}, bcPol)
+		p.monitor = bcPol
+		fits := map[string]map[string]float64{}
+		_ = res.GetExtra("bc", &fits)
+		fits[layout] = fit
+		if err := res.SetExtra("bc", fits); err != nil {
+			return nil, err
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: behaviour cloning on human play: held-out action accuracy %.3f (majority action %.3f) on %.0f held-out steps",
+			layout, fit["heldout_accuracy"], fit["majority_accuracy"], fit["heldout_examples"]))
 	}
 	for _, seed := range c.HeldOutSeeds {
+		start := time.Now()
 		tc := c.Train
 		tc.Game, tc.Mode = c.game(layout), "sp"
-		start := time.Now()
-		r, err := e3.Train(tc, seed, e3.Options{Progress: opt.Progress(fmt.Sprintf("held-out sp %s seed %d", layout, seed), tc.Iters)})
+		sp, err := e3.Train(tc, seed, e3.Options{Progress: opt.Progress(fmt.Sprintf("held-out sp %s seed %d", layout, seed), tc.Iters)})
 		if err != nil {
 			return nil, err
 		}
-		res.Timing["heldout_sp_"+layout] += time.Since(start).Seconds()
-		out[fmt.Sprintf("sp-seed%d", seed)] = r.Policy
+		p.add(Partner{Name: fmt.Sprintf("sp-h%d", seed), Kind: "learned", Family: "sp"}, sp.Policy)
+		population, err := snapshots(sp)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range population {
+			p.closers = append(p.closers, a.(*e3.Policy))
+		}
+		tc.Mode = "br"
+		fcp, err := e3.Train(tc, seed, e3.Options{Population: population,
+			Progress: opt.Progress(fmt.Sprintf("held-out fcp %s seed %d", layout, seed), tc.Iters)})
+		if err != nil {
+			return nil, err
+		}
+		p.add(Partner{Name: fmt.Sprintf("fcp-h%d", seed), Kind: "learned", Family: "fcp"}, fcp.Policy)
+		tc.Mode, tc.Epsilon, tc.PartnerModel = "e3t", 0.5, true
+		e3tr, err := e3.Train(tc, seed, e3.Options{Progress: opt.Progress(fmt.Sprintf("held-out e3t %s seed %d", layout, seed), tc.Iters)})
+		if err != nil {
+			return nil, err
+		}
+		p.add(Partner{Name: fmt.Sprintf("e3t-h%d", seed), Kind: "learned", Family: "e3t"}, e3tr.Policy)
+		res.Timing["heldout_learned_"+layout] += time.Since(start).Seconds()
 	}
-	return out, nil
+	return p, nil
+}
+
+// humanPartner fits the behaviour-cloned partner of a layout to its human games; ok is false when
+// the layout has no human data.
+func humanPartner(c Config, layout string) (_ *e3.Policy, fit map[string]float64, ok bool, err error) {
+	if c.HumanData == "" {
+		return nil, nil, false, nil
+	}
+	root, err := exp.RepoRoot()
+	if err != nil {
+		return nil, nil, false, err
+	}
+	games, found, err := humanGames(filepath.Join(root, c.HumanData), layout)
+	if err != nil || !found {
+		return nil, nil, false, err
+	}
+	r, err := bc.Train(c.BC, games, c.BCSeed)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("%s: behaviour cloning: %w", layout, err)
+	}
+	return &e3.Policy{Actor: r.Net}, r.Final, true, nil
 }
 
 // Run is the experiment.
@@ -114,6 +243,11 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		return nil, err
 	}
 	seeds := exp.SeedList(opt.Seeds)
+	for _, h := range cfg.HeldOutSeeds {
+		if h >= 1 && h <= uint64(len(seeds)) {
+			return nil, fmt.Errorf("held-out seed %d is also a training seed (1..%d)", h, len(seeds))
+		}
+	}
 	res, err := exp.NewResult("e3t", opt, seeds, cfg)
 	if err != nil {
 		return nil, err
@@ -129,28 +263,15 @@ func Run(opt exp.Options) (*exp.Result, error) {
 // runLayout trains and evaluates every method on one layout, then frees its networks (the engine
 // holds them in native memory until closed).
 func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li int, layout string) error {
-	held, err := partners(cfg, layout, opt, res)
-	defer func() {
-		for _, a := range held {
-			if p, ok := a.(*e3.Policy); ok {
-				p.Close()
-			}
-		}
-	}()
+	held, err := heldOut(cfg, layout, opt, res)
 	if err != nil {
 		return err
 	}
-	var names []string
-	for n := range held {
-		names = append(names, n)
+	defer held.close()
+	if err := res.SetExtra("partners_"+layout, held.partners); err != nil {
+		return err
 	}
-	sort.Strings(names)
-	if li == 0 {
-		if err := res.SetExtra("partners", names); err != nil {
-			return err
-		}
-	}
-	// Self-play first: FCP's population is every SP seed's agent and its past checkpoints.
+	// Self-play first: FCP's population is every training SP seed's checkpoints.
 	var population []e3.Agent
 	trained := map[string][]*e3.Policy{} // per method, by seed: the cross-play agents
 	var order []string
@@ -159,75 +280,39 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 			a.(*e3.Policy).Close()
 		}
 		for _, m := range order {
-			if m != "sp" { // SP's agents are in the population
-				for _, p := range trained[m] {
-					p.Close()
-				}
+			for _, p := range trained[m] {
+				p.Close()
 			}
 		}
 	}()
-	keep := func(method string, p *e3.Policy) {
-		if len(trained[method]) == 0 {
-			order = append(order, method)
-		}
-		trained[method] = append(trained[method], p)
-	}
 	spSteps, spSeconds := 0, 0.0
-	for _, seed := range seeds {
-		tc := cfg.Train
-		tc.Game, tc.Mode = cfg.game(layout), "sp"
-		start := time.Now()
-		r, err := e3.Train(tc, seed, e3.Options{Monitor: held["noisy-greedy"], MonitorEvery: cfg.MonitorEvery,
-			Progress: opt.Progress(fmt.Sprintf("e3t %s sp seed %d", layout, seed), tc.Iters)})
-		if err != nil {
-			return fmt.Errorf("%s sp seed %d: %w", layout, seed, err)
+	for _, m := range cfg.Methods {
+		if m.Mode == "fcp" { // needs the SP population: after every other method has trained SP
+			continue
 		}
-		keep("sp", r.Policy)
-		spSteps += r.EnvSteps
-		spSeconds += time.Since(start).Seconds()
-		population = append(population, r.Policy)
-		for _, w := range r.Snapshots {
-			p, err := snapshotPolicy(r.Policy, w)
-			if err != nil {
-				return err
+		if err := trainMethod(opt, res, cfg, layout, li, m, seeds, held, nil, 0, 0, trained, &order, func(r *e3.Result, sec float64) error {
+			if m.Mode != "sp" {
+				return nil
 			}
-			population = append(population, p)
-		}
-		if err := record(opt, res, cfg, layout, "sp", seed, r, 0, 0, held, names, time.Since(start).Seconds()); err != nil {
+			spSteps += r.EnvSteps
+			spSeconds += sec
+			pop, err := snapshots(r)
+			population = append(population, pop...)
+			return err
+		}); err != nil {
 			return err
 		}
 	}
 	for _, m := range cfg.Methods {
-		if m.Mode == "sp" || (m.FirstLayoutOnly && li > 0) {
+		if m.Mode != "fcp" {
 			continue
 		}
-		for _, seed := range seeds {
-			tc := cfg.Train
-			tc.Game, tc.Epsilon, tc.PartnerModel = cfg.game(layout), m.Epsilon, m.PartnerModel
-			o := e3.Options{Monitor: held["noisy-greedy"], MonitorEvery: cfg.MonitorEvery,
-				Progress: opt.Progress(fmt.Sprintf("e3t %s %s seed %d", layout, m.Name, seed), tc.Iters)}
-			extraSteps, extraSeconds := 0, 0.0
-			if m.Mode == "fcp" {
-				tc.Mode, o.Population = "br", population
-				// The population's training counts towards FCP's cost.
-				extraSteps, extraSeconds = spSteps, spSeconds
-			} else {
-				tc.Mode = "e3t"
-			}
-			start := time.Now()
-			r, err := e3.Train(tc, seed, o)
-			if err != nil {
-				return fmt.Errorf("%s %s seed %d: %w", layout, m.Name, seed, err)
-			}
-			if err := record(opt, res, cfg, layout, m.Name, seed, r, extraSteps, extraSeconds, held, names, time.Since(start).Seconds()); err != nil {
-				return err
-			}
-			if m.Name == "e3t" && seed == seeds[0] && li == 0 {
-				if err := recordEpisode(res, cfg.game(layout), r.Policy, held["noisy-greedy"]); err != nil {
-					return err
-				}
-			}
-			keep(m.Name, r.Policy)
+		if len(population) == 0 {
+			return fmt.Errorf("method %s needs an sp method to build its population", m.Name)
+		}
+		// The population's training counts towards FCP's cost.
+		if err := trainMethod(opt, res, cfg, layout, li, m, seeds, held, population, spSteps, spSeconds, trained, &order, nil); err != nil {
+			return err
 		}
 	}
 	start := time.Now()
@@ -237,6 +322,57 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 	}
 	res.Timing["crossplay_"+layout] += time.Since(start).Seconds()
 	return res.SetExtra("crossplay_"+layout, cp)
+}
+
+// trainMethod trains method m with every seed, evaluates each agent with the pool and keeps it for
+// the cross-play; after, when set, sees each result (SP's feed FCP's population).
+func trainMethod(opt exp.Options, res *exp.Result, cfg Config, layout string, li int, m Method, seeds []uint64, held *pool,
+	population []e3.Agent, extraSteps int, extraSeconds float64, trained map[string][]*e3.Policy, order *[]string,
+	after func(*e3.Result, float64) error) error {
+	for _, seed := range seeds {
+		tc := cfg.Train
+		tc.Game, tc.Epsilon, tc.PartnerModel = cfg.game(layout), m.Epsilon, m.PartnerModel
+		tc.Mode = map[string]string{"sp": "sp", "e3t": "e3t", "fcp": "br"}[m.Mode]
+		o := e3.Options{Monitor: held.monitor, MonitorEvery: cfg.MonitorEvery, Population: population,
+			Progress: opt.Progress(fmt.Sprintf("e3t %s %s seed %d", layout, m.Name, seed), tc.Iters)}
+		start := time.Now()
+		r, err := e3.Train(tc, seed, o)
+		if err != nil {
+			return fmt.Errorf("%s %s seed %d: %w", layout, m.Name, seed, err)
+		}
+		if len(trained[m.Name]) == 0 {
+			*order = append(*order, m.Name)
+		}
+		trained[m.Name] = append(trained[m.Name], r.Policy)
+		sec := time.Since(start).Seconds()
+		if err := record(opt, res, cfg, layout, m, seed, r, extraSteps, extraSeconds, held, sec); err != nil {
+			return err
+		}
+		if m.Name == "e3t" && seed == seeds[0] && li == 0 {
+			if err := recordEpisode(res, cfg.game(layout), r.Policy, held.monitor); err != nil {
+				return err
+			}
+		}
+		if after != nil {
+			if err := after(r, sec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// snapshots turns an SP run's checkpoints into frozen policies (FCP's population members).
+func snapshots(r *e3.Result) ([]e3.Agent, error) {
+	var out []e3.Agent
+	for _, w := range r.Snapshots {
+		p, err := snapshotPolicy(r.Policy, w)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // crossPlay pairs every method's agents with every method's agents of other seeds.
@@ -281,12 +417,15 @@ func snapshotPolicy(p *e3.Policy, w []float32) (*e3.Policy, error) {
 	return &e3.Policy{Actor: &actor, PM: p.PM, K: p.K}, nil
 }
 
-// record evaluates a trained policy with every held-out partner and adds the run. extraSteps and
-// extraSeconds are training that the method needed before its own run (FCP's population).
-func record(opt exp.Options, res *exp.Result, cfg Config, layout, method string, seed uint64, r *e3.Result, extraSteps int,
-	extraSeconds float64, held map[string]e3.Agent, names []string, seconds float64) error {
-	// Keys without a layout aggregate over layouts in the summary (sp, fcp, e3t, e3t-nopm: env_steps,
-	// heldout_return); keys "<layout>/…" hold the per-layout numbers.
+// record evaluates a trained policy with every held-out partner (EvalEpisodes in each seat) and adds
+// the run. Per layout: partner/<name> (mean) and partner_se/<name> (its standard error over
+// episodes), scripted_return (mean over the scripted cooks), human_bc_return (the behaviour-cloned
+// human partner), learned_return (held-out agents of the other families), and heldout_return =
+// the mean of scripted_return and human_bc_return (scripted_return alone without human data).
+// extraSteps and extraSeconds are training the method needed before its own run (FCP's population).
+func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Method, seed uint64, r *e3.Result, extraSteps int,
+	extraSeconds float64, held *pool, seconds float64) error {
+	// Keys without a layout aggregate over layouts in the summary; "<layout>/…" hold per-layout numbers.
 	final := map[string]float64{}
 	put := func(k string, v float64) {
 		final[k] = v
@@ -295,26 +434,43 @@ func record(opt exp.Options, res *exp.Result, cfg Config, layout, method string,
 	put("env_steps", float64(r.EnvSteps+extraSteps))
 	put("train_seconds", seconds+extraSeconds)
 	final[layout+"/offset_steps"], final[layout+"/offset_seconds"] = float64(extraSteps), extraSeconds
-	sum := 0.0
-	for i, n := range names {
-		v, err := e3.Evaluate(cfg.game(layout), r.Policy, held[n], cfg.EvalEpisodes, seed*31+uint64(i))
+	kinds := map[string][]float64{}
+	for i, pt := range held.partners {
+		if pt.Kind == "learned" && pt.Family == m.Family() {
+			continue // never judged with its own family
+		}
+		rets, err := e3.EvaluateEpisodes(cfg.game(layout), r.Policy, held.agents[pt.Name], 2*cfg.EvalEpisodes, seed*131+uint64(i))
 		if err != nil {
 			return err
 		}
-		final[layout+"/partner/"+n] = v
-		sum += v
+		st := stats.Summarize(rets)
+		final[layout+"/partner/"+pt.Name] = st.Mean
+		if !math.IsNaN(st.SE) {
+			final[layout+"/partner_se/"+pt.Name] = st.SE
+		}
+		kinds[pt.Kind] = append(kinds[pt.Kind], st.Mean)
 	}
-	put("heldout_return", sum/float64(len(names)))
+	mean := func(xs []float64) float64 { return stats.Summarize(xs).Mean }
+	for _, k := range []string{"scripted", "human_bc", "learned"} {
+		if len(kinds[k]) > 0 {
+			put(k+"_return", mean(kinds[k]))
+		}
+	}
+	if len(kinds["human_bc"]) > 0 {
+		put("heldout_return", (mean(kinds["scripted"])+mean(kinds["human_bc"]))/2)
+	} else {
+		put("heldout_return", mean(kinds["scripted"]))
+	}
 	curves := map[string]exp.Curve{}
 	for _, k := range []string{"episodic_return", "monitor_return", "seconds", "pm_accuracy", "entropy"} {
 		if c, ok := r.Curves[k]; ok {
 			curves[layout+"/"+k] = c
 		}
 	}
-	res.Runs = append(res.Runs, exp.Run{Method: method, Seed: seed, Final: final, Curves: curves, Seconds: seconds})
-	res.Timing[layout+"/"+method] += seconds
-	fmt.Fprintf(opt.Log, "%s %-10s seed %d: held-out return %.1f (%d env steps, %.0fs)\n", layout, method, seed,
-		final["heldout_return"], r.EnvSteps+extraSteps, seconds)
+	res.Runs = append(res.Runs, exp.Run{Method: m.Name, Seed: seed, Final: final, Curves: curves, Seconds: seconds})
+	res.Timing[layout+"/"+m.Name] += seconds
+	fmt.Fprintf(opt.Log, "%s %-10s seed %d: held-out %.1f (scripted %.1f, human BC %.1f, learned %.1f; %d env steps, %.0fs)\n", layout, m.Name, seed,
+		final["heldout_return"], final["scripted_return"], final["human_bc_return"], final["learned_return"], r.EnvSteps+extraSteps, seconds)
 	return nil
 }
 
@@ -324,6 +480,8 @@ type Episode struct {
 	EgoIdx  int               `json:"ego_idx"`
 	Actions [][2]int          `json:"actions"`
 	Return  float64           `json:"return"`
+	// Partner names the other cook.
+	Partner string `json:"partner"`
 }
 
 func recordEpisode(res *exp.Result, g overcooked.Config, ego *e3.Policy, partner e3.Agent) error {
@@ -332,7 +490,10 @@ func recordEpisode(res *exp.Result, g overcooked.Config, ego *e3.Policy, partner
 		return err
 	}
 	env.Reset(0)
-	ep := Episode{Layout: g, EgoIdx: 0}
+	ep := Episode{Layout: g, EgoIdx: 0, Partner: "the noisy greedy cook"}
+	if _, ok := partner.(*e3.Policy); ok {
+		ep.Partner = "the behaviour-cloned human partner"
+	}
 	rng := rand.New(rand.NewPCG(7, 0x67696600))
 	games := []*overcooked.Env{env}
 	ego.Reset(1)
@@ -359,11 +520,33 @@ func recordEpisode(res *exp.Result, g overcooked.Config, ego *e3.Policy, partner
 func init() {
 	exp.Register(exp.Experiment{
 		Name:        "e3t",
-		Description: "Overcooked zero-shot coordination: SP, FCP-lite, E3T (ε-mixture partner + partner model) judged by held-out partners",
-		Seeds:       map[exp.Scale]int{exp.Smoke: 1, exp.Default: 3},
+		Description: "Overcooked zero-shot coordination: SP, FCP, E3T (ε-mixture partner + partner model) judged by a fixed held-out pool (scripted, human-data BC, other families)",
+		Seeds:       map[exp.Scale]int{exp.Smoke: 1, exp.Default: 5},
 		Config:      func(s exp.Scale) any { return ConfigFor(s) },
 		Run:         Run,
 		Figures:     Figures,
 		Claims:      Claims,
 	})
+}
+
+// humanGames reads the human–human games of a layout from dir (datasets/overcooked_human) as
+// behaviour-cloning games: both players' (observation, action) pairs per step, in time order.
+// found is false when dir holds no game on the layout.
+func humanGames(dir, layout string) (games []bc.Game, found bool, err error) {
+	all, err := overcookedhuman.LoadDir(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, g := range overcookedhuman.ByLayout(all)[layout] {
+		ex, err := overcookedhuman.BCExamples(g)
+		if err != nil {
+			return nil, false, err
+		}
+		game := make(bc.Game, len(ex))
+		for i, e := range ex {
+			game[i] = bc.Example{Obs: e.Obs, Action: e.Action}
+		}
+		games = append(games, game)
+	}
+	return games, len(games) > 0, nil
 }

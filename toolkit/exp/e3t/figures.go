@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,11 +17,12 @@ import (
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
-// Figures draws: held-out return per method and layout (bars with seed error bars; methods run on
-// every layout), the ε sweep on the first layout, per layout a heatmap of each method with each
-// held-out partner and the method × method cross-play heatmap (agents of different seeds), the
-// return with the noisy-greedy partner against environment steps and against wall time (FCP
-// shifted by its population's cost), and the animation of one E3T episode with the noisy greedy cook.
+// Figures draws: held-out return per method and layout (dots with 95 % CIs over seeds; methods run
+// on every layout), an ε sweep when several E3T ε were run, per layout a heatmap of each method
+// with each member of the held-out pool (mean ± SE), the sub-scores (scripted, human-data BC, other
+// families) and the method × method cross-play heatmap (agents of different seeds), the return with
+// the monitor partner against environment steps and wall time (FCP shifted by its population's
+// cost), and the animation of one E3T episode with the monitor partner.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
 	var cfg Config
@@ -85,29 +87,81 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			epsTitle = fmt.Sprintf("E3T's ε (e3t: ε = %g)", m.Epsilon)
 		}
 	}
-	var partners []string
-	_ = res.GetExtra("partners", &partners)
 	for _, l := range layouts {
-		var rows []string
-		var m [][]float64
-		for _, meth := range methods {
-			s := res.Summary[meth]
-			if _, ok := s[l+"/heldout_return"]; !ok {
-				continue
-			}
-			row := []float64{}
-			for _, p := range partners {
-				row = append(row, s[l+"/partner/"+p].Mean)
-			}
-			rows, m = append(rows, meth), append(m, row)
-		}
-		if len(m) == 0 || len(partners) == 0 {
+		var partners []Partner
+		if err := res.GetExtra("partners_"+l, &partners); err != nil || len(partners) == 0 {
 			continue
 		}
-		f, err := plot.Heatmap("held-out partners on "+l+": mean return of each method with each", "held-out partner", "method", "mean sparse return", m, rows, partners)
+		// Partners as rows (the pool is long), methods as columns; a cell is mean ± standard error
+		// over the seeds' evaluation episodes pooled (the SE shown is the mean of the seeds' SEs);
+		// blank where a method is not judged with a partner (held-out agents of its own family).
+		var cols []string
+		for _, meth := range methods {
+			if _, ok := res.Summary[meth][l+"/heldout_return"]; ok {
+				cols = append(cols, meth)
+			}
+		}
+		if len(cols) == 0 {
+			continue
+		}
+		var rows []string
+		var m [][]float64
+		var labels [][]string
+		for _, pt := range partners {
+			row, lab := make([]float64, len(cols)), make([]string, len(cols))
+			for j, meth := range cols {
+				s, ok := res.Summary[meth][l+"/partner/"+pt.Name]
+				if !ok || s.N == 0 {
+					row[j] = math.NaN()
+					continue
+				}
+				row[j] = s.Mean
+				lab[j] = fmt.Sprintf("%.0f", s.Mean)
+				if se, ok := res.Summary[meth][l+"/partner_se/"+pt.Name]; ok && se.N > 0 {
+					lab[j] += fmt.Sprintf(" ± %.0f", se.Mean)
+				}
+			}
+			name := pt.Name
+			switch pt.Kind {
+			case "human_bc":
+				name = "BC on 2019 human play"
+			case "learned":
+				name += " (learned, held out)"
+			}
+			rows, m, labels = append(rows, name), append(m, row), append(labels, lab)
+		}
+		f, err := plot.LabeledHeatmap("held-out pool on "+l+": mean return of each method with each partner (± SE over episodes)",
+			"method", "held-out partner", "mean sparse return", m, labels, rows, cols)
 		if err := figs.Add(f, err, "partners_"+l); err != nil {
 			return nil, err
 		}
+		// Sub-scores: the headline and its parts, one panel each, 95 % CIs over seeds.
+		var sub []plot.Metric
+		for _, k := range []struct{ key, title string }{{"heldout_return", "held-out (scripted + human BC)"},
+			{"scripted_return", "scripted cooks"}, {"human_bc_return", "human-data BC"}, {"learned_return", "other families"}} {
+			pm := plot.Metric{Title: k.title, Better: plot.HigherIsBetter}
+			for _, meth := range cols {
+				if st, ok := res.Summary[meth][l+"/"+k.key]; ok && st.N > 0 {
+					pm.Estimates = append(pm.Estimates, exp.Estimate(res, meth, exp.MetricInfo{Key: l + "/" + k.key}))
+				}
+			}
+			if len(pm.Estimates) > 0 {
+				sub = append(sub, pm)
+			}
+		}
+		if len(sub) > 0 {
+			f, err := plot.Dots("sub-scores on "+l+" (sparse return per 400-step episode)", sub)
+			if err == nil {
+				f.Subtitle = fmt.Sprintf("dot: mean over %d seeds; bar: 95 %% CI of the mean", n)
+			}
+			if err := figs.Add(f, err, "subscores_"+l); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, l := range layouts {
+		var f *plot.Figure
+		var err error
 		var cp CrossPlay
 		if err := res.GetExtra("crossplay_"+l, &cp); err == nil && len(res.Seeds) > 1 && len(cp.Methods) > 0 {
 			f, err := plot.Heatmap("cross-play on "+l+": mean return, agents of different seeds", "partner's method", "method", "mean sparse return", cp.Mean, cp.Methods, cp.Methods)
@@ -144,15 +198,15 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			}
 		}
 		// Log x: FCP's steps and seconds include its population's, far beyond the others'.
-		f, err = plot.Panels("return with the noisy greedy partner on "+l+" against env steps", "M env steps (log scale)",
+		f, err = plot.Panels("return with the monitor partner on "+l+" against env steps", "M env steps (log scale)",
 			"sparse return", splitEps(steps, epsTitle), plot.BandOpts{LogX: true})
 		if err == nil {
-			f.Subtitle += "; FCP's steps include its partner population's"
+			f.Subtitle += "; monitor: the human-data BC partner (else a noisy cook); FCP's steps include its population's"
 		}
 		if err := figs.Add(f, err, "efficiency_steps_"+l); err != nil {
 			return nil, err
 		}
-		f, err = plot.Panels("return with the noisy greedy partner on "+l+" against wall time", "seconds of training (log scale)",
+		f, err = plot.Panels("return with the monitor partner on "+l+" against wall time", "seconds of training (log scale)",
 			"sparse return", splitEps(wall, epsTitle), plot.BandOpts{LogX: true})
 		if err == nil {
 			f.Subtitle += "; FCP's time includes its partner population's"
@@ -248,7 +302,11 @@ func Animation(ep Episode, dir string) ([]string, error) {
 	if err := png.Encode(&poster, overcooked.Upscale(states[len(states)/2].Image(g.Cfg.Rules), gifScale)); err != nil {
 		return nil, err
 	}
-	caption := fmt.Sprintf("E3T (player 1, blue) with the noisy greedy cook on %s: return %.0f", ep.Layout.Layout, ep.Return)
+	partner := ep.Partner
+	if partner == "" {
+		partner = "the noisy greedy cook"
+	}
+	caption := fmt.Sprintf("E3T (player 1, blue) with %s on %s: return %.0f", partner, ep.Layout.Layout, ep.Return)
 	if nb.IsNotebook() {
 		nb.Markdown("**" + caption + "**")
 	}

@@ -246,6 +246,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			partners = make([]Agent, len(blocks))
 			for b := range partners {
 				partners[b] = opt.Population[rng.IntN(len(opt.Population))]
+				partners[b].Reset(cfg.Envs) // room for any block; members keep no history across steps
 			}
 		}
 		S := len(learners) * cfg.Envs // streams
