@@ -21,7 +21,6 @@ import (
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/jsonl"
-	"github.com/paperlab/paperlab/toolkit/marl/e3t"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 )
 
@@ -320,14 +319,15 @@ func (s Step) State(l *overcooked.Layout) (*overcooked.State, error) {
 type Example struct {
 	T      int       // timestep in the game
 	Player int       // 0 or 1
-	Obs    []float32 // overcooked.VectorSize values, scaled by e3t.ObsScale (what E3T's actor reads)
+	Obs    []float32 // the env's overcooked.VectorSize featurize_state values (Env.Vector), unscaled
 	Action int       // overcooked.North … overcooked.Interact
 }
 
 // BCExamples returns two examples per step of g (player 0, then player 1): the observation is the
-// env's featurize_state vector of the recorded state for that player (Env.Vector) times
-// e3t.ObsScale, exactly what the E3T code's agents observe, and the action is the one that player
-// took. Observations of the final step are included (its action has no recorded outcome).
+// env's featurize_state vector of the recorded state for that player (Env.Vector) — the agents'
+// input before their own scaling (e3t.ObsScale), which the caller applies — and the action is the
+// one that player took. Observations of the final step are included (its action has no recorded
+// outcome).
 func BCExamples(g Game) ([]Example, error) {
 	e, err := g.NewEnv()
 	if err != nil {
@@ -343,9 +343,6 @@ func BCExamples(g Game) ([]Example, error) {
 		joint := s.Joint()
 		for i := range 2 {
 			v := e.Vector(i)
-			for j := range v {
-				v[j] *= e3t.ObsScale
-			}
 			out = append(out, Example{T: s.T, Player: i, Obs: v, Action: joint[i]})
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paperlab/paperlab/toolkit/marl/e3t"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 )
 
@@ -47,7 +46,7 @@ func TestCommittedData(t *testing.T) {
 }
 
 // TestBCExamples: two examples per step (player 0 then 1), valid actions, and the observation is
-// exactly what E3T's agents see: Env.Vector of the same state times e3t.ObsScale.
+// exactly Env.Vector of the same state (the agents' input before their scaling).
 func TestBCExamples(t *testing.T) {
 	for _, g := range loadAll(t) {
 		ex, err := BCExamples(g)
@@ -91,7 +90,7 @@ func TestBCExamples(t *testing.T) {
 		for i := range 2 {
 			v := e.Vector(i)
 			for j := range v {
-				if got, want := ex[2*k+i].Obs[j], v[j]*e3t.ObsScale; got != want {
+				if got, want := ex[2*k+i].Obs[j], v[j]; got != want {
 					t.Fatalf("%s t %d player %d obs[%d] = %v, stepped env %v", g.Layout, k, i, j, got, want)
 				}
 			}

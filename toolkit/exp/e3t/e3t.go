@@ -35,12 +35,7 @@ type Method struct {
 
 // Family is the kind of agent a method trains ("sp", "e3t" or "fcp"): a method is never judged
 // with held-out agents of its own family, whose conventions it may share.
-func (m Method) Family() string {
-	if m.Mode == "sp" {
-		return "sp"
-	}
-	return m.Mode
-}
+func (m Method) Family() string { return m.Mode }
 
 // Config of experiment "e3t".
 type Config struct {
@@ -544,6 +539,9 @@ func humanGames(dir, layout string) (games []bc.Game, found bool, err error) {
 		}
 		game := make(bc.Game, len(ex))
 		for i, e := range ex {
+			for j := range e.Obs {
+				e.Obs[j] *= e3.ObsScale // what the agents read
+			}
 			game[i] = bc.Example{Obs: e.Obs, Action: e.Action}
 		}
 		games = append(games, game)
