@@ -21,6 +21,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/marl/bc"
 	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
+	"github.com/paperlab/paperlab/toolkit/marl/fcp"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
@@ -45,6 +46,9 @@ type Config struct {
 	CookTime int       `json:"cook_time"`
 	Train    e3.Config `json:"train"`
 	Methods  []Method  `json:"methods"`
+	// FCPPartners population members play with FCP's best response per iteration, each with an
+	// equal block of the games (fcp.Config.Partners).
+	FCPPartners int `json:"fcp_partners"`
 	// The scripted part of the held-out pool: every role × noise × preference
 	// (overcooked.ScriptedGrid).
 	ScriptedRoles   []string  `json:"scripted_roles"`
@@ -101,14 +105,14 @@ func ConfigFor(s exp.Scale) Config {
 		ScriptedRoles: []string{"onion", "dish", "greedy"}, ScriptedNoises: []float64{0, 0.15, 0.3},
 		ScriptedPrefers: []string{"near", "first", "last"},
 		HumanData:       "datasets/overcooked_human", BC: bc.Default(overcooked.NumActions), BCSeed: 1,
-		HeldOutSeeds: []uint64{101}, EvalEpisodes: 16, MonitorEvery: 9, CrossPlayEpisodes: 4,
+		HeldOutSeeds: []uint64{101}, EvalEpisodes: 16, MonitorEvery: 9, CrossPlayEpisodes: 4, FCPPartners: 8,
 	}
 	c.Train = e3.Default(overcooked.Config{}, "sp")
 	c.Train.Envs, c.Train.Iters = 48, 63
 	c.Train.ShapingSteps = c.Train.Envs * c.Train.Iters * c.Horizon / 2
 	if s == exp.Smoke {
 		c.Horizon, c.CookTime, c.EvalEpisodes, c.MonitorEvery, c.CrossPlayEpisodes = 40, 5, 1, 1, 2
-		c.Train.Iters, c.Train.Envs, c.Train.BRPartners = 2, 2, 2
+		c.Train.Iters, c.Train.Envs, c.FCPPartners = 2, 2, 2
 		c.Train.ShapingSteps = c.Train.Envs * c.Train.Iters * c.Horizon / 2
 		c.ScriptedNoises, c.ScriptedPrefers = []float64{0.15}, []string{"near"}
 		c.BC.Epochs = 2
@@ -159,9 +163,9 @@ func heldOut(c Config, layout string, opt exp.Options, res *exp.Result) (_ *pool
 		return nil, err
 	}
 	for _, s := range grid {
-		p.add(Partner{Name: s.Name(), Kind: "scripted"}, e3.ScriptedAgent{Scripted: s})
+		p.add(Partner{Name: s.Name(), Kind: "scripted"}, overcooked.ScriptedAgent{Scripted: s})
 	}
-	p.monitor = e3.ScriptedAgent{Scripted: overcooked.Scripted{Role: "greedy", Noise: 0.3}}
+	p.monitor = overcooked.ScriptedAgent{Scripted: overcooked.Scripted{Role: "greedy", Noise: 0.3}}
 	if bcPol, fit, ok, err := humanPartner(c, layout); err != nil {
 		return nil, err
 	} else if ok {
@@ -192,13 +196,12 @@ func heldOut(c Config, layout string, opt exp.Options, res *exp.Result) (_ *pool
 		for _, a := range population {
 			p.closers = append(p.closers, a.(*e3.Policy))
 		}
-		tc.Mode = "br"
-		fcp, err := e3.Train(tc, seed, e3.Options{Population: population,
+		br, err := fcp.Train(fcpConfig(tc, c.FCPPartners), seed, population, fcp.Options{
 			Progress: opt.Progress(fmt.Sprintf("held-out fcp %s seed %d", layout, seed), tc.Iters)})
 		if err != nil {
 			return nil, err
 		}
-		p.add(Partner{Name: fmt.Sprintf("fcp-h%d", seed), Kind: "learned", Family: "fcp"}, fcp.Policy)
+		p.add(Partner{Name: fmt.Sprintf("fcp-h%d", seed), Kind: "learned", Family: "fcp"}, &e3.Policy{Actor: br.Actor})
 		tc.Mode, tc.Epsilon, tc.PartnerModel = "e3t", 0.5, true
 		e3tr, err := e3.Train(tc, seed, e3.Options{Progress: opt.Progress(fmt.Sprintf("held-out e3t %s seed %d", layout, seed), tc.Iters)})
 		if err != nil {
@@ -326,12 +329,20 @@ func trainMethod(opt exp.Options, res *exp.Result, cfg Config, layout string, li
 	after func(*e3.Result, float64) error) error {
 	for _, seed := range seeds {
 		tc := cfg.Train
-		tc.Game, tc.Epsilon, tc.PartnerModel = cfg.game(layout), m.Epsilon, m.PartnerModel
-		tc.Mode = map[string]string{"sp": "sp", "e3t": "e3t", "fcp": "br"}[m.Mode]
-		o := e3.Options{Monitor: held.monitor, MonitorEvery: cfg.MonitorEvery, Population: population,
-			Progress: opt.Progress(fmt.Sprintf("e3t %s %s seed %d", layout, m.Name, seed), tc.Iters)}
+		tc.Game, tc.Mode, tc.Epsilon, tc.PartnerModel = cfg.game(layout), m.Mode, m.Epsilon, m.PartnerModel
+		progress := opt.Progress(fmt.Sprintf("e3t %s %s seed %d", layout, m.Name, seed), tc.Iters)
 		start := time.Now()
-		r, err := e3.Train(tc, seed, o)
+		var r *e3.Result
+		var err error
+		if m.Mode == "fcp" { // stage 2 of FCP: a best response to the population
+			var br *fcp.Result
+			br, err = fcp.Train(fcpConfig(tc, cfg.FCPPartners), seed, population, fcp.Options{Monitor: held.monitor, MonitorEvery: cfg.MonitorEvery, Progress: progress})
+			if err == nil {
+				r = &e3.Result{Policy: &e3.Policy{Actor: br.Actor}, Curves: br.Curves, EnvSteps: br.EnvSteps}
+			}
+		} else {
+			r, err = e3.Train(tc, seed, e3.Options{Monitor: held.monitor, MonitorEvery: cfg.MonitorEvery, Progress: progress})
+		}
 		if err != nil {
 			return fmt.Errorf("%s %s seed %d: %w", layout, m.Name, seed, err)
 		}
@@ -355,6 +366,14 @@ func trainMethod(opt exp.Options, res *exp.Result, cfg Config, layout string, li
 		}
 	}
 	return nil
+}
+
+// fcpConfig is FCP's best-response configuration: the same network, PPO settings, budget and
+// observation scaling as the other methods, BRPartners population members per iteration.
+func fcpConfig(tc e3.Config, partners int) fcp.Config {
+	return fcp.Config{Game: tc.Game, Envs: tc.Envs, Iters: tc.Iters, Partners: partners, Hidden: tc.Hidden, ObsScale: e3.ObsScale,
+		Gamma: tc.Gamma, Lambda: tc.Lambda, Clip: tc.Clip, EntCoef: tc.EntCoef, Epochs: tc.Epochs, MiniBatches: tc.MiniBatches,
+		LR: tc.LR, MaxGradNorm: tc.MaxGradNorm, ShapingSteps: tc.ShapingSteps}
 }
 
 // snapshots turns an SP run's checkpoints into frozen policies (FCP's population members).
@@ -382,7 +401,7 @@ func crossPlay(cfg Config, layout string, methods []string, agents map[string][]
 					if sa == sb {
 						continue
 					}
-					v, err := e3.Evaluate(cfg.game(layout), pa, pb, cfg.CrossPlayEpisodes, uint64(1000*i+100*j+10*sa+sb))
+					v, err := overcooked.Evaluate(cfg.game(layout), pa, pb, cfg.CrossPlayEpisodes, uint64(1000*i+100*j+10*sa+sb))
 					if err != nil {
 						return cp, fmt.Errorf("cross-play %s × %s: %w", a, b, err)
 					}
@@ -434,7 +453,7 @@ func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Metho
 		if pt.Kind == "learned" && pt.Family == m.Family() {
 			continue // never judged with its own family
 		}
-		rets, err := e3.EvaluateEpisodes(cfg.game(layout), r.Policy, held.agents[pt.Name], 2*cfg.EvalEpisodes, seed*131+uint64(i))
+		rets, err := overcooked.EvaluateEpisodes(cfg.game(layout), r.Policy, held.agents[pt.Name], 2*cfg.EvalEpisodes, seed*131+uint64(i))
 		if err != nil {
 			return err
 		}

@@ -1,5 +1,5 @@
 // Package e3t trains Overcooked cooks for zero-shot coordination (shared/papers §7): PPO self-play
-// (SP), a best response to a frozen population (FCP-lite's second stage), and E3T — the ego plays with
+// (SP, the first stage of the FCP baseline in toolkit/marl/fcp) and E3T — the ego plays with
 // a partner that mixes ε·uniform with a slowly copied version of the ego, only the ego is trained,
 // and an optional partner model predicts the partner's next action from the last K (observation,
 // action) pairs and conditions the ego's policy on it. The whole loop is Train, in this file.
@@ -22,8 +22,7 @@ import (
 type Config struct {
 	// Game is the Overcooked layout and its rules (horizon, cook time).
 	Game overcooked.Config `json:"game"`
-	// Mode is "sp" (both cooks are the learner), "e3t" (the learner with the mixture partner) or
-	// "br" (the learner with partners drawn from a frozen population, one per game and iteration).
+	// Mode is "sp" (both cooks are the learner) or "e3t" (the learner with the mixture partner).
 	Mode string `json:"mode"`
 	// Epsilon is E3T's partner mixture weight on the uniform policy (the authors' cramped_room run:
 	// 0.7; ZSC-Eval: 0.25). [UNVERIFIED] the paper's per-layout values.
@@ -58,9 +57,6 @@ type Config struct {
 	// SnapshotAt are the fractions of training (0: the initial weights, 1: the final ones) at which
 	// the actor's weights are kept in Result.Snapshots — FCP's past checkpoints, of every skill.
 	SnapshotAt []float64 `json:"snapshot_at"`
-	// BRPartners (mode br): how many population members play per iteration, each with an equal
-	// block of the games (fewer, larger blocks batch the partners' forward passes).
-	BRPartners int `json:"br_partners"`
 }
 
 // Default is the configuration of the experiment on a layout (JaxMARL's IPPO settings for
@@ -69,25 +65,23 @@ type Config struct {
 func Default(game overcooked.Config, mode string) Config {
 	return Config{Game: game, Mode: mode, Epsilon: 0.5, CopyRate: 0.1, K: 5, Envs: 16, Iters: 150, Hidden: 64,
 		Gamma: 0.99, Lambda: 0.95, Clip: 0.2, EntCoef: 0.01, Epochs: 4, MiniBatches: 4, LR: 1e-3, PMLR: 1e-3,
-		MaxGradNorm: 0.5, ShapingSteps: 600_000, SnapshotAt: []float64{0, 0.25, 0.5, 1}, BRPartners: 8}
+		MaxGradNorm: 0.5, ShapingSteps: 600_000, SnapshotAt: []float64{0, 0.25, 0.5, 1}}
 }
 
 // Validate names an invalid field.
 func (c Config) Validate() error {
 	switch {
-	case c.Mode != "sp" && c.Mode != "e3t" && c.Mode != "br":
-		return fmt.Errorf("e3t: mode %q, want sp, e3t or br", c.Mode)
+	case c.Mode != "sp" && c.Mode != "e3t":
+		return fmt.Errorf("e3t: mode %q, want sp or e3t", c.Mode)
 	case c.Epsilon < 0 || c.Epsilon > 1 || c.CopyRate < 0 || c.CopyRate > 1:
 		return fmt.Errorf("e3t: epsilon %v and copy_rate %v must lie in [0,1]", c.Epsilon, c.CopyRate)
 	case c.PartnerModel && c.K < 1:
 		return fmt.Errorf("e3t: partner model needs k ≥ 1")
 	case c.PartnerModel && c.Mode == "sp":
 		// SP trains both seats as learners; the partner model's history is kept for the ego seat only.
-		return fmt.Errorf("e3t: partner_model needs mode e3t or br (with sp both players are learners)")
+		return fmt.Errorf("e3t: partner_model needs mode e3t (with sp both players are the learner)")
 	case c.Envs < 1 || c.Iters < 1 || c.Hidden < 1 || c.Epochs < 1 || c.MiniBatches < 1 || c.ShapingSteps < 1:
 		return fmt.Errorf("e3t: envs, iters, hidden, epochs, mini_batches and shaping_steps must be ≥ 1")
-	case c.Mode == "br" && (c.BRPartners < 1 || c.BRPartners > c.Envs):
-		return fmt.Errorf("e3t: br_partners %d must lie in 1..envs (%d)", c.BRPartners, c.Envs)
 	}
 	for _, f := range c.SnapshotAt {
 		if f < 0 || f > 1 {
@@ -99,8 +93,6 @@ func (c Config) Validate() error {
 
 // Options are what a run needs beyond its configuration.
 type Options struct {
-	// Population is the frozen partners of mode "br".
-	Population []Agent
 	// Monitor, when set, is evaluated every MonitorEvery iterations (curve "monitor_return").
 	Monitor      Agent
 	MonitorEvery int
@@ -123,15 +115,6 @@ type Result struct {
 func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
-	}
-	if cfg.Mode == "br" && len(opt.Population) == 0 {
-		return nil, fmt.Errorf("e3t: mode br needs a population")
-	}
-	for i, a := range opt.Population {
-		// One member may play several blocks of games in an iteration: it must keep no history.
-		if p, ok := a.(*Policy); ok && p.PM != nil {
-			return nil, fmt.Errorf("e3t: population member %d has a partner model; best-response partners must be memoryless", i)
-		}
 	}
 	if opt.Progress == nil {
 		opt.Progress = track.NoProgress{}
@@ -223,8 +206,6 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		factor := max(0, 1-float64(res.EnvSteps)/float64(cfg.ShapingSteps))
 		egoIdx := make([]int, cfg.Envs)
 		mateIdx := make([]int, cfg.Envs)
-		var partners []Agent // mode br: one population member per block of games
-		var blocks [][]int
 		for k, g := range games {
 			g.Reset(0)
 			g.ShapingFactor = factor
@@ -237,17 +218,8 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			learners = append(learners, mateIdx)
 		}
 		ego.Reset(cfg.Envs)
-		switch cfg.Mode {
-		case "e3t":
+		if mate != nil {
 			mate.Reset(cfg.Envs)
-		case "br":
-			// BRPartners members drawn with replacement, each playing an equal block of games.
-			blocks = brBlocks(cfg.Envs, cfg.BRPartners)
-			partners = make([]Agent, len(blocks))
-			for b := range partners {
-				partners[b] = opt.Population[rng.IntN(len(opt.Population))]
-				partners[b].Reset(cfg.Envs) // room for any block; members keep no history across steps
-			}
 		}
 		S := len(learners) * cfg.Envs // streams
 		var obs []float32
@@ -288,21 +260,6 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 				if mateActs, err = mate.Act(games, mateIdx, rng); err != nil {
 					return nil, err
 				}
-			case "br":
-				mateActs = make([]int, cfg.Envs)
-				for b, p := range partners {
-					bg, bi := make([]*overcooked.Env, len(blocks[b])), make([]int, len(blocks[b]))
-					for j, k := range blocks[b] {
-						bg[j], bi[j] = games[k], mateIdx[k]
-					}
-					a, err := p.Act(bg, bi, rng)
-					if err != nil {
-						return nil, err
-					}
-					for j, k := range blocks[b] {
-						mateActs[k] = a[j]
-					}
-				}
 			}
 			for k := range games {
 				joint[k][mateIdx[k]] = mateActs[k]
@@ -322,8 +279,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 				}
 			}
 			ego.Saw(mateActs)
-			switch cfg.Mode {
-			case "e3t":
+			if mate != nil {
 				mate.Saw(learnerActs[0])
 			}
 		}
@@ -395,7 +351,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		res.Curves.Add("SPS", x, float64(res.EnvSteps)/time.Since(start).Seconds())
 		status := fmt.Sprintf("return %.1f shaping %.2f", sparse/float64(cfg.Envs), factor)
 		if opt.Monitor != nil && opt.MonitorEvery > 0 && (it%opt.MonitorEvery == 0 || it == cfg.Iters) {
-			m, err := Evaluate(cfg.Game, ego, opt.Monitor, 4, seed*7919+uint64(it))
+			m, err := overcooked.Evaluate(cfg.Game, ego, opt.Monitor, 4, seed*7919+uint64(it))
 			if err != nil {
 				return nil, err
 			}
@@ -405,16 +361,6 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		opt.Progress.Update(it, status)
 	}
 	return res, nil
-}
-
-// brBlocks splits games 0..envs-1 into n contiguous blocks of (almost) equal size.
-func brBlocks(envs, n int) [][]int {
-	out := make([][]int, n)
-	for k := 0; k < envs; k++ {
-		b := k * n / envs
-		out[b] = append(out[b], k)
-	}
-	return out
 }
 
 func ones(n int) []float32 {

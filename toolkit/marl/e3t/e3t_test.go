@@ -1,7 +1,6 @@
 package e3t
 
 import (
-	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -16,41 +15,6 @@ func TestMain(m *testing.M) {
 	// The determinism checks need the pure-Go engine (bit-identical by construction).
 	os.Setenv(backend.EnvBackend, backend.GoConfig)
 	os.Exit(m.Run())
-}
-
-// stayAgent never moves.
-type stayAgent struct{}
-
-func (stayAgent) Reset(int) {}
-func (stayAgent) Saw([]int) {}
-
-func (stayAgent) Act(g []*overcooked.Env, _ []int, _ *rand.Rand) ([]int, error) {
-	out := make([]int, len(g))
-	for k := range out {
-		out[k] = int(overcooked.Stay)
-	}
-	return out, nil
-}
-
-func TestEvaluateScriptedPairs(t *testing.T) {
-	cfg := overcooked.DefaultConfig("cramped_room")
-	cfg.Horizon = 200
-	on := ScriptedAgent{Scripted: overcooked.ScriptedPartners["onion-carrier"]}
-	dish := ScriptedAgent{Scripted: overcooked.ScriptedPartners["dish-server"]}
-	a, err := Evaluate(cfg, on, dish, 4, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := Evaluate(cfg, on, dish, 4, 7)
-	if a != b {
-		t.Fatalf("same seed, different returns %v vs %v", a, b)
-	}
-	if a < 20 || math.Mod(a*4, 20) != 0 {
-		t.Fatalf("onion carrier with dish server: mean return %v, want soups (multiples of 20 in total) and at least one per game", a)
-	}
-	if z, _ := Evaluate(cfg, stayAgent{}, stayAgent{}, 2, 1); z != 0 {
-		t.Fatalf("two idle cooks scored %v", z)
-	}
 }
 
 func TestPolicyHistoryAndEpsilon(t *testing.T) {
@@ -153,13 +117,12 @@ func TestTrainDeterministic(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	base := Default(overcooked.DefaultConfig("cramped_room"), "sp")
 	for want, mut := range map[string]func(*Config){
-		`mode "xx"`:            func(c *Config) { c.Mode = "xx" },
-		"epsilon":              func(c *Config) { c.Epsilon = 2 },
-		"k ≥ 1":                func(c *Config) { c.PartnerModel, c.K = true, 0 },
-		"mini_batches":         func(c *Config) { c.MiniBatches = 0 },
-		"needs mode e3t or br": func(c *Config) { c.PartnerModel = true },
-		"snapshot_at":          func(c *Config) { c.SnapshotAt = []float64{0, 1.5} },
-		"br_partners":          func(c *Config) { c.Mode, c.BRPartners = "br", c.Envs+1 },
+		`mode "xx"`:      func(c *Config) { c.Mode = "xx" },
+		"epsilon":        func(c *Config) { c.Epsilon = 2 },
+		"k ≥ 1":          func(c *Config) { c.PartnerModel, c.K = true, 0 },
+		"mini_batches":   func(c *Config) { c.MiniBatches = 0 },
+		"needs mode e3t": func(c *Config) { c.PartnerModel = true },
+		"snapshot_at":    func(c *Config) { c.SnapshotAt = []float64{0, 1.5} },
 	} {
 		c := base
 		mut(&c)
@@ -167,15 +130,10 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%s: got %v", want, err)
 		}
 	}
-	if _, err := Train(Default(overcooked.DefaultConfig("cramped_room"), "br"), 1, Options{}); err == nil || !strings.Contains(err.Error(), "population") {
-		t.Errorf("br without a population: %v", err)
-	}
 }
 
-// TestSnapshotsSeatsAndBlocks: snapshots come at the requested fractions (0 = the initial weights);
-// a best response plays its population in blocks
-// and refuses a member with a partner model (it would share one history across blocks).
-func TestSnapshotsSeatsAndBlocks(t *testing.T) {
+// TestSnapshots: snapshots come at the requested fractions (0 = the initial weights).
+func TestSnapshots(t *testing.T) {
 	cfg := Default(overcooked.DefaultConfig("cramped_room"), "sp")
 	cfg.Envs, cfg.Iters, cfg.Hidden, cfg.Game.Horizon = 2, 4, 8, 10
 	cfg.SnapshotAt = []float64{0, 0.5, 1}
@@ -188,18 +146,4 @@ func TestSnapshotsSeatsAndBlocks(t *testing.T) {
 	if len(r.Snapshots) != 3 || slices.Equal(r.Snapshots[0], final) || !slices.Equal(r.Snapshots[2], final) {
 		t.Fatalf("%d snapshots; the first must be the initial weights, the last the final ones", len(r.Snapshots))
 	}
-	if got := brBlocks(10, 3); len(got) != 3 || len(got[0])+len(got[1])+len(got[2]) != 10 || got[2][len(got[2])-1] != 9 {
-		t.Fatalf("blocks %v", got)
-	}
-	br := cfg
-	br.Mode, br.BRPartners = "br", 2
-	pm := &Policy{Actor: r.Policy.Actor, PM: r.Policy.Actor}
-	if _, err := Train(br, 1, Options{Population: []Agent{pm}}); err == nil || !strings.Contains(err.Error(), "memoryless") {
-		t.Fatalf("a population member with a partner model: %v", err)
-	}
-	res, err := Train(br, 1, Options{Population: []Agent{r.Policy, ScriptedAgent{Scripted: overcooked.Scripted{Role: "greedy"}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Policy.Close()
 }

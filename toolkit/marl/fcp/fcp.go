@@ -1,0 +1,304 @@
+// Package fcp is Fictitious Co-Play (Strouse et al., NeurIPS 2021), the two-stage population
+// baseline of the E3T paper (shared/papers §7): first a population of self-play agents, each kept
+// at several points of its training so that partners of every skill are in it (the initial
+// weights too); then a best response trained by PPO with partners drawn from that frozen
+// population. The population is data — overcooked.Agent values handed to Train, however they were
+// trained — and the whole best-response loop is Train, in this file.
+package fcp
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/marl/ac"
+	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
+	"github.com/paperlab/paperlab/toolkit/nn"
+	"github.com/paperlab/paperlab/toolkit/track"
+)
+
+// Config is a flat, documented configuration.
+type Config struct {
+	// Game is the Overcooked layout and its rules (horizon, cook time).
+	Game overcooked.Config `json:"game"`
+	// Envs games per iteration, each one full episode (Game.Horizon steps); Iters iterations.
+	Envs  int `json:"envs"`
+	Iters int `json:"iters"`
+	// Partners population members play per iteration, drawn with replacement, each with an equal
+	// block of the games (larger blocks batch the partners' forward passes).
+	Partners int `json:"partners"`
+	// Hidden units of the two-layer tanh MLPs (actor, critic).
+	Hidden int `json:"hidden"`
+	// ObsScale multiplies the 96 featurize_state values (the population's agents read the same).
+	ObsScale float32 `json:"obs_scale"`
+	// PPO: discount, GAE λ, clip, entropy bonus, epochs × mini-batches, Adam learning rate.
+	Gamma       float64 `json:"gamma"`
+	Lambda      float64 `json:"lambda"`
+	Clip        float64 `json:"clip"`
+	EntCoef     float64 `json:"ent_coef"`
+	Epochs      int     `json:"epochs"`
+	MiniBatches int     `json:"mini_batches"`
+	LR          float64 `json:"lr"`
+	MaxGradNorm float64 `json:"max_grad_norm"`
+	// ShapingSteps: the shaped-reward factor anneals linearly from 1 to 0 over this many
+	// environment steps.
+	ShapingSteps int `json:"shaping_steps"`
+}
+
+// Validate names an invalid field.
+func (c Config) Validate() error {
+	switch {
+	case c.Envs < 1 || c.Iters < 1 || c.Hidden < 1 || c.Epochs < 1 || c.MiniBatches < 1 || c.ShapingSteps < 1:
+		return fmt.Errorf("fcp: envs, iters, hidden, epochs, mini_batches and shaping_steps must be ≥ 1")
+	case c.Partners < 1 || c.Partners > c.Envs:
+		return fmt.Errorf("fcp: partners %d must lie in 1..envs (%d)", c.Partners, c.Envs)
+	case c.ObsScale <= 0:
+		return fmt.Errorf("fcp: obs_scale %v must be > 0", c.ObsScale)
+	}
+	return nil
+}
+
+// Options are what a run needs beyond its configuration.
+type Options struct {
+	// Monitor, when set, is evaluated every MonitorEvery iterations (curve "monitor_return").
+	Monitor      overcooked.Agent
+	MonitorEvery int
+	Progress     track.Progress
+}
+
+// Result is the trained best response and its curves.
+type Result struct {
+	// Actor is the best response's policy network (observation → action logits); the caller
+	// closes it. Policy wraps it as an overcooked.Agent.
+	Actor *ac.Net
+	// Curves against environment steps: episodic_return (sparse, with the population partners),
+	// shaped_return, shaping_factor, policy_loss, value_loss, entropy, approx_kl, clip_ratio,
+	// monitor_return, seconds, SPS.
+	Curves   track.Curves
+	EnvSteps int
+}
+
+// Train runs stage 2: a best response to the frozen population. Members play several blocks of
+// games in an iteration, so they must keep no history between steps (a partner model would mix
+// the blocks' histories): Train calls only Reset and Act on them.
+func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) (_ *Result, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(population) == 0 {
+		return nil, fmt.Errorf("fcp: empty population")
+	}
+	if opt.Progress == nil {
+		opt.Progress = track.NoProgress{}
+	}
+	be, _, err := backend.Get()
+	if err != nil {
+		return nil, err
+	}
+	const na = overcooked.NumActions
+	obsDim := overcooked.VectorSize
+	actor, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, na}, 0.01, seed)
+	if err != nil {
+		return nil, err
+	}
+	critic, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, 1}, 1, seed+1)
+	if err != nil {
+		actor.Close()
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			actor.Close()
+		}
+	}()
+	trA, err := ac.NewActorTrainer(actor, cfg.LR, cfg.Clip, cfg.EntCoef, cfg.MaxGradNorm)
+	if err != nil {
+		return nil, err
+	}
+	trC, err := ac.NewValueTrainer(critic, cfg.LR, cfg.MaxGradNorm)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { // only the actor outlives Train
+		critic.Close()
+		trA.Close()
+		trC.Close()
+	}()
+	ego := &Policy{Actor: actor, ObsScale: cfg.ObsScale}
+	rng := rand.New(rand.NewPCG(seed, 0x65337433))
+	games := make([]*overcooked.Env, cfg.Envs)
+	for k := range games {
+		if games[k], err = overcooked.New(cfg.Game); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Actor: actor, Curves: track.Curves{}}
+	start := time.Now()
+	H := cfg.Game.Horizon
+	blocks := Blocks(cfg.Envs, cfg.Partners)
+	for it := 1; it <= cfg.Iters; it++ {
+		factor := max(0, 1-float64(res.EnvSteps)/float64(cfg.ShapingSteps))
+		egoIdx, mateIdx := make([]int, cfg.Envs), make([]int, cfg.Envs)
+		for k, g := range games {
+			g.Reset(0)
+			g.ShapingFactor = factor
+			egoIdx[k] = rng.IntN(2)
+			mateIdx[k] = 1 - egoIdx[k]
+		}
+		partners := make([]overcooked.Agent, len(blocks))
+		for b := range partners {
+			partners[b] = population[rng.IntN(len(population))]
+			partners[b].Reset(cfg.Envs) // room for any block
+		}
+		var obs []float32
+		var acts []int
+		var logp []float32
+		rew := make([]float64, H*cfg.Envs)
+		sparse, shaped := 0.0, 0.0
+		for t := 0; t < H; t++ {
+			in := ego.inputs(games, egoIdx)
+			a, lp, err := ego.sample(in, cfg.Envs, rng)
+			if err != nil {
+				return nil, err
+			}
+			obs, acts, logp = append(obs, in...), append(acts, a...), append(logp, lp...)
+			mate := make([]int, cfg.Envs)
+			for b, p := range partners {
+				bg, bi := make([]*overcooked.Env, len(blocks[b])), make([]int, len(blocks[b]))
+				for j, k := range blocks[b] {
+					bg[j], bi[j] = games[k], mateIdx[k]
+				}
+				pa, err := p.Act(bg, bi, rng)
+				if err != nil {
+					return nil, err
+				}
+				for j, k := range blocks[b] {
+					mate[k] = pa[j]
+				}
+			}
+			for k, g := range games {
+				var joint [2]int
+				joint[egoIdx[k]], joint[mateIdx[k]] = a[k], mate[k]
+				out := g.Game.Step(joint, g.Cfg.Rules)
+				sp := out.Sparse[0] + out.Sparse[1]
+				sparse += sp
+				rew[t*cfg.Envs+k] = sp + factor*out.Shaped[egoIdx[k]]
+				shaped += out.Shaped[egoIdx[k]]
+			}
+		}
+		res.EnvSteps += H * cfg.Envs
+		// GAE per game; every episode ends at the horizon (no bootstrap).
+		vals, err := critic.Apply(obs, H*cfg.Envs)
+		if err != nil {
+			return nil, err
+		}
+		adv, ret := make([]float64, H*cfg.Envs), make([]float64, H*cfg.Envs)
+		for k := 0; k < cfg.Envs; k++ {
+			r, v, d := make([]float64, H), make([]float64, H), make([]bool, H)
+			for t := 0; t < H; t++ {
+				r[t], v[t] = rew[t*cfg.Envs+k], float64(vals[t*cfg.Envs+k])
+			}
+			d[H-1] = true
+			a, rt := ac.GAE(r, v, d, 0, cfg.Gamma, cfg.Lambda)
+			for t := 0; t < H; t++ {
+				adv[t*cfg.Envs+k], ret[t*cfg.Envs+k] = a[t], rt[t]
+			}
+		}
+		adv = ac.Normalize(adv)
+		n := H * cfg.Envs
+		ro := &ac.Rollout{N: 1, NA: na, ObsDim: obsDim, Obs: obs, Act: acts, LogP: logp, Avail: ones(n * na)}
+		am, err := ac.Minibatches(n, cfg.Epochs, cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
+			return trA.Update(ac.ActorBatch(ro, adv, idx)...)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("iteration %d actor: %w", it, err)
+		}
+		cm, err := ac.Minibatches(n, cfg.Epochs, cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
+			return trC.Update(ac.ValueBatch(obs, obsDim, ret, idx)...)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("iteration %d critic: %w", it, err)
+		}
+		x := float64(res.EnvSteps)
+		res.Curves.Add("episodic_return", x, sparse/float64(cfg.Envs))
+		res.Curves.Add("shaped_return", x, shaped/float64(cfg.Envs))
+		res.Curves.Add("shaping_factor", x, factor)
+		ac.AddActorCurves(res.Curves, x, am)
+		res.Curves.Add("value_loss", x, cm["loss"])
+		res.Curves.Add("seconds", x, time.Since(start).Seconds())
+		res.Curves.Add("SPS", x, float64(res.EnvSteps)/time.Since(start).Seconds())
+		status := fmt.Sprintf("return %.1f shaping %.2f", sparse/float64(cfg.Envs), factor)
+		if opt.Monitor != nil && opt.MonitorEvery > 0 && (it%opt.MonitorEvery == 0 || it == cfg.Iters) {
+			m, err := overcooked.Evaluate(cfg.Game, ego, opt.Monitor, 4, seed*7919+uint64(it))
+			if err != nil {
+				return nil, err
+			}
+			res.Curves.Add("monitor_return", x, m)
+			status += fmt.Sprintf(" monitor %.1f", m)
+		}
+		opt.Progress.Update(it, status)
+	}
+	return res, nil
+}
+
+// Policy is a memoryless MLP cook: it samples from the actor's softmax over its scaled observation.
+type Policy struct {
+	Actor    *ac.Net
+	ObsScale float32
+}
+
+// Reset implements overcooked.Agent (no state).
+func (p *Policy) Reset(int) {}
+
+// Saw implements overcooked.Agent (no state).
+func (p *Policy) Saw([]int) {}
+
+// Act implements overcooked.Agent.
+func (p *Policy) Act(games []*overcooked.Env, idx []int, rng *rand.Rand) ([]int, error) {
+	a, _, err := p.sample(p.inputs(games, idx), len(games), rng)
+	return a, err
+}
+
+func (p *Policy) inputs(games []*overcooked.Env, idx []int) []float32 {
+	in := make([]float32, 0, len(games)*overcooked.VectorSize)
+	for k, g := range games {
+		v := g.Vector(idx[k])
+		for j := range v {
+			v[j] *= p.ObsScale
+		}
+		in = append(in, v...)
+	}
+	return in
+}
+
+func (p *Policy) sample(in []float32, n int, rng *rand.Rand) ([]int, []float32, error) {
+	logits, err := p.Actor.Apply(in, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	masks := make([][]bool, n)
+	for k := range masks {
+		masks[k] = []bool{true, true, true, true, true, true}
+	}
+	acts, logp := ac.Policy(logits, masks, rng, false)
+	return acts, logp, nil
+}
+
+// Blocks splits games 0..envs-1 into n contiguous blocks of (almost) equal size.
+func Blocks(envs, n int) [][]int {
+	out := make([][]int, n)
+	for k := 0; k < envs; k++ {
+		b := k * n / envs
+		out[b] = append(out[b], k)
+	}
+	return out
+}
+
+func ones(n int) []float32 {
+	o := make([]float32, n)
+	for i := range o {
+		o[i] = 1
+	}
+	return o
+}
