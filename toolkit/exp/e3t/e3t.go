@@ -21,8 +21,8 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/marl/bc"
 	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
-	"github.com/paperlab/paperlab/toolkit/marl/fcp"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
+	"github.com/paperlab/paperlab/toolkit/marl/fcp"
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
 

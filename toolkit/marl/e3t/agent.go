@@ -174,4 +174,3 @@ func softmax32(z []float64) []float32 {
 	}
 	return out
 }
-

@@ -41,7 +41,6 @@ func TestEvaluateScriptedPairs(t *testing.T) {
 	}
 }
 
-
 // EvaluateEpisodes alternates seats and its mean is Evaluate's.
 func TestEvaluateEpisodesSeats(t *testing.T) {
 	cfg := DefaultConfig("cramped_room")
