@@ -285,3 +285,24 @@ func TestSamplerRollout(t *testing.T) {
 		}
 	}
 }
+
+// HorizonGAE de-interleaves its streams: each stream's values are GAE of that stream alone.
+func TestHorizonGAEStreams(t *testing.T) {
+	H, S := 4, 2
+	rew := []float64{1, 0, 0, 2, 3, 0, 0, 1} // t*S+s
+	vals := []float32{0.5, 0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8}
+	adv, ret := HorizonGAE(rew, vals, H, S, 0.9, 0.8)
+	for s := 0; s < S; s++ {
+		r, v, d := make([]float64, H), make([]float64, H), make([]bool, H)
+		for k := 0; k < H; k++ {
+			r[k], v[k] = rew[k*S+s], float64(vals[k*S+s])
+		}
+		d[H-1] = true
+		a, rt := GAE(r, v, d, 0, 0.9, 0.8)
+		for k := 0; k < H; k++ {
+			if adv[k*S+s] != a[k] || ret[k*S+s] != rt[k] {
+				t.Fatalf("stream %d step %d: %v/%v, want %v/%v", s, k, adv[k*S+s], ret[k*S+s], a[k], rt[k])
+			}
+		}
+	}
+}

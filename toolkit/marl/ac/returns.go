@@ -69,3 +69,22 @@ func Normalize(x []float64) []float64 {
 	}
 	return out
 }
+
+// HorizonGAE is GAE over S interleaved streams of H steps (sample t*S+s is stream s at step t)
+// whose episodes all end at the horizon H, with no bootstrap — one full Overcooked episode per
+// game. It returns advantages and returns in the same layout.
+func HorizonGAE(rew []float64, vals []float32, H, S int, gamma, lambda float64) (adv, ret []float64) {
+	adv, ret = make([]float64, H*S), make([]float64, H*S)
+	r, v, d := make([]float64, H), make([]float64, H), make([]bool, H)
+	d[H-1] = true
+	for s := 0; s < S; s++ {
+		for t := 0; t < H; t++ {
+			r[t], v[t] = rew[t*S+s], float64(vals[t*S+s])
+		}
+		a, rt := GAE(r, v, d, 0, gamma, lambda)
+		for t := 0; t < H; t++ {
+			adv[t*S+s], ret[t*S+s] = a[t], rt[t]
+		}
+	}
+	return adv, ret
+}

@@ -112,3 +112,30 @@ func FlushReturns(c track.Curves, x float64, recent *[]float64) string {
 	*recent = (*recent)[:0]
 	return fmt.Sprintf("return %.3f", m)
 }
+
+// PPOEpochs runs the PPO update of one rollout of single-agent samples (Rollout.N = 1): epochs ×
+// mb mini-batches of the actor (PPO-clip) on adv, then of the critic on ret, and returns both
+// trainers' mean metrics.
+func PPOEpochs(actor, critic *nn.Trainer, ro *Rollout, adv, ret []float64, epochs, mb int, r *rand.Rand) (am, cm map[string]float64, err error) {
+	n := len(adv)
+	if am, err = Minibatches(n, epochs, mb, r, func(idx []int) (nn.StepStats, error) {
+		return actor.Update(ActorBatch(ro, adv, idx)...)
+	}); err != nil {
+		return nil, nil, fmt.Errorf("actor: %w", err)
+	}
+	if cm, err = Minibatches(n, epochs, mb, r, func(idx []int) (nn.StepStats, error) {
+		return critic.Update(ValueBatch(ro.Obs, ro.ObsDim, ret, idx)...)
+	}); err != nil {
+		return nil, nil, fmt.Errorf("critic: %w", err)
+	}
+	return am, cm, nil
+}
+
+// AllAvailable is n ones: an action mask where every action is available.
+func AllAvailable(n int) []float32 {
+	o := make([]float32, n)
+	for i := range o {
+		o[i] = 1
+	}
+	return o
+}

@@ -289,32 +289,12 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		if err != nil {
 			return nil, err
 		}
-		adv := make([]float64, H*S)
-		ret := make([]float64, H*S)
-		for s := 0; s < S; s++ {
-			r, v, d := make([]float64, H), make([]float64, H), make([]bool, H)
-			for t := 0; t < H; t++ {
-				r[t], v[t] = rew[t*S+s], float64(vals[t*S+s])
-			}
-			d[H-1] = true
-			a, rt := ac.GAE(r, v, d, 0, cfg.Gamma, cfg.Lambda)
-			for t := 0; t < H; t++ {
-				adv[t*S+s], ret[t*S+s] = a[t], rt[t]
-			}
-		}
+		adv, ret := ac.HorizonGAE(rew, vals, H, S, cfg.Gamma, cfg.Lambda)
 		adv = ac.Normalize(adv)
-		ro := &ac.Rollout{N: 1, NA: na, ObsDim: obsDim, Obs: obs, Act: acts, LogP: logp, Avail: ones(H * S * na)}
-		am, err := ac.Minibatches(H*S, cfg.Epochs, cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
-			return trA.Update(ac.ActorBatch(ro, adv, idx)...)
-		})
+		ro := &ac.Rollout{N: 1, NA: na, ObsDim: obsDim, Obs: obs, Act: acts, LogP: logp, Avail: ac.AllAvailable(H * S * na)}
+		am, cm, err := ac.PPOEpochs(trA, trC, ro, adv, ret, cfg.Epochs, cfg.MiniBatches, rng)
 		if err != nil {
-			return nil, fmt.Errorf("iteration %d actor: %w", it, err)
-		}
-		cm, err := ac.Minibatches(H*S, cfg.Epochs, cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
-			return trC.Update(ac.ValueBatch(obs, obsDim, ret, idx)...)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("iteration %d critic: %w", it, err)
+			return nil, fmt.Errorf("iteration %d %w", it, err)
 		}
 		x := float64(res.EnvSteps)
 		if cfg.PartnerModel {
@@ -361,12 +341,4 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		opt.Progress.Update(it, status)
 	}
 	return res, nil
-}
-
-func ones(n int) []float32 {
-	o := make([]float32, n)
-	for i := range o {
-		o[i] = 1
-	}
-	return o
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/marl/ac"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
-	"github.com/paperlab/paperlab/toolkit/nn"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
@@ -193,32 +192,13 @@ func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) 
 		if err != nil {
 			return nil, err
 		}
-		adv, ret := make([]float64, H*cfg.Envs), make([]float64, H*cfg.Envs)
-		for k := 0; k < cfg.Envs; k++ {
-			r, v, d := make([]float64, H), make([]float64, H), make([]bool, H)
-			for t := 0; t < H; t++ {
-				r[t], v[t] = rew[t*cfg.Envs+k], float64(vals[t*cfg.Envs+k])
-			}
-			d[H-1] = true
-			a, rt := ac.GAE(r, v, d, 0, cfg.Gamma, cfg.Lambda)
-			for t := 0; t < H; t++ {
-				adv[t*cfg.Envs+k], ret[t*cfg.Envs+k] = a[t], rt[t]
-			}
-		}
+		adv, ret := ac.HorizonGAE(rew, vals, H, cfg.Envs, cfg.Gamma, cfg.Lambda)
 		adv = ac.Normalize(adv)
 		n := H * cfg.Envs
-		ro := &ac.Rollout{N: 1, NA: na, ObsDim: obsDim, Obs: obs, Act: acts, LogP: logp, Avail: ones(n * na)}
-		am, err := ac.Minibatches(n, cfg.Epochs, cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
-			return trA.Update(ac.ActorBatch(ro, adv, idx)...)
-		})
+		ro := &ac.Rollout{N: 1, NA: na, ObsDim: obsDim, Obs: obs, Act: acts, LogP: logp, Avail: ac.AllAvailable(n * na)}
+		am, cm, err := ac.PPOEpochs(trA, trC, ro, adv, ret, cfg.Epochs, cfg.MiniBatches, rng)
 		if err != nil {
-			return nil, fmt.Errorf("iteration %d actor: %w", it, err)
-		}
-		cm, err := ac.Minibatches(n, cfg.Epochs, cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
-			return trC.Update(ac.ValueBatch(obs, obsDim, ret, idx)...)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("iteration %d critic: %w", it, err)
+			return nil, fmt.Errorf("iteration %d %w", it, err)
 		}
 		x := float64(res.EnvSteps)
 		res.Curves.Add("episodic_return", x, sparse/float64(cfg.Envs))
@@ -293,12 +273,4 @@ func Blocks(envs, n int) [][]int {
 		out[b] = append(out[b], k)
 	}
 	return out
-}
-
-func ones(n int) []float32 {
-	o := make([]float32, n)
-	for i := range o {
-		o[i] = 1
-	}
-	return o
 }
