@@ -126,11 +126,17 @@ func (a Scripted) Act(s *State, i int, r Rules, rng *rand.Rand) int {
 	if len(goals) == 0 {
 		return rng.IntN(5) // nothing to do: wander, so as not to block the other cook's way
 	}
-	return nextAction(s, i, a.prefer(goals), rng)
+	return nextAction(s, i, a.prefer(s, i, goals), rng)
 }
 
-// prefer keeps one goal cell under a "first" or "last" preference (cells come in reading order).
-func (a Scripted) prefer(goals []Pos) []Pos {
+// prefer keeps one goal cell under a "first" or "last" preference: the first or last, in reading
+// order, of the cells player i can reach at all (in asymmetric_advantages each cook has its own
+// half of the kitchen; a preference for a dispenser on the other side would leave it idle).
+func (a Scripted) prefer(s *State, i int, goals []Pos) []Pos {
+	if len(goals) < 2 || (a.Prefer != "first" && a.Prefer != "last") {
+		return goals
+	}
+	goals = reachable(s.Layout, s.Players[i].Pos, goals)
 	if len(goals) < 2 {
 		return goals
 	}
@@ -200,6 +206,33 @@ func nextAction(s *State, i int, goals []Pos, rng *rand.Rand) int {
 		}
 	}
 	return rng.IntN(5) // unreachable (e.g. blocked by the other cook): wander
+}
+
+// reachable keeps the goal cells next to a floor cell that a cook at from can walk to (other cooks
+// ignored: they move).
+func reachable(l *Layout, from Pos, goals []Pos) []Pos {
+	seen := map[Pos]bool{from: true}
+	queue := []Pos{from}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for d := 0; d < 4; d++ {
+			if np := cur.Add(Directions[d]); l.At(np) == Floor && !seen[np] {
+				seen[np] = true
+				queue = append(queue, np)
+			}
+		}
+	}
+	var out []Pos
+	for _, g := range goals {
+		for d := 0; d < 4; d++ {
+			if seen[g.Add(Directions[d])] {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func manhattan(a, b Pos) int {

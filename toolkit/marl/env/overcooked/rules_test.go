@@ -311,3 +311,28 @@ func TestScriptedPreferences(t *testing.T) {
 		t.Fatal("unknown preference accepted")
 	}
 }
+
+// TestScriptedPreferenceKeepsToReachableCells: in asymmetric_advantages each cook has its own half;
+// a carrier preferring the "first" or "last" onion dispenser uses the one on its own side and cooks.
+func TestScriptedPreferenceKeepsToReachableCells(t *testing.T) {
+	r := DefaultRules()
+	l, _ := ParseLayout("asymmetric_advantages", Layouts["asymmetric_advantages"])
+	for _, prefer := range []string{"first", "last"} {
+		for seat := 0; seat < 2; seat++ {
+			rng := rand.New(rand.NewPCG(5, uint64(seat)))
+			s := NewState(l)
+			pick := Scripted{Role: "onion", Prefer: prefer}
+			cook := Scripted{Role: "greedy"}
+			potted := 0.0 // the carrier's own shaped reward: +3 per onion it puts in a pot
+			for s.Timestep < 400 {
+				var j [2]int
+				j[seat], j[1-seat] = pick.Act(s, seat, r, rng), cook.Act(s, 1-seat, r, rng)
+				out := s.Step(j, r)
+				potted += out.Shaped[seat]
+			}
+			if potted < 30 {
+				t.Errorf("onion carrier preferring %q in seat %d potted %v/3 onions in 400 steps", prefer, seat, potted)
+			}
+		}
+	}
+}
