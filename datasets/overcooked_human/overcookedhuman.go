@@ -323,16 +323,18 @@ type Example struct {
 	Action int       // overcooked.North … overcooked.Interact
 }
 
-// BCExamples returns two examples per step of g (player 0, then player 1): the observation is the
+// BCExamples returns two examples per step of g (player 0, then player 1), featurized under rules r
+// (the recordings' own are overcooked.DefaultRules: cook time 20): the observation is the
 // env's featurize_state vector of the recorded state for that player (Env.Vector) — the agents'
 // input before their own scaling (e3t.ObsScale), which the caller applies — and the action is the
 // one that player took. Observations of the final step are included (its action has no recorded
 // outcome).
-func BCExamples(g Game) ([]Example, error) {
+func BCExamples(g Game, r overcooked.Rules) ([]Example, error) {
 	e, err := g.NewEnv()
 	if err != nil {
 		return nil, err
 	}
+	e.Cfg.Rules = r // the features of pots depend on the cook time
 	out := make([]Example, 0, 2*len(g.Steps))
 	for _, s := range g.Steps {
 		st, err := s.State(e.Layout)

@@ -49,7 +49,7 @@ func TestCommittedData(t *testing.T) {
 // exactly Env.Vector of the same state (the agents' input before their scaling).
 func TestBCExamples(t *testing.T) {
 	for _, g := range loadAll(t) {
-		ex, err := BCExamples(g)
+		ex, err := BCExamples(g, overcooked.DefaultRules())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -106,20 +106,13 @@ func (c Claim) Verdict() string {
 	case len(c.Diffs) == 1:
 		return OneSeed
 	}
-	lo, hi := s.CI95[0], s.CI95[1]
-	if s.Std == 0 { // every seed the same value: the interval is that point
-		lo, hi = s.Mean, s.Mean
-	}
+	lo, hi := s.CI95[0], s.CI95[1] // a point when every seed gives the same value
 	x := c.Test.X
-	switch c.Test.Op {
-	case Above:
+	switch c.Test.Op { // "at least/at most x" holds, like "> x", only when the interval excludes x
+	case Above, AtLeastOp:
 		return verdict(lo > x, hi < x)
-	case AtLeastOp:
-		return verdict(lo >= x, hi < x)
-	case Below:
+	case Below, AtMostOp:
 		return verdict(hi < x, lo > x)
-	case AtMostOp:
-		return verdict(hi <= x, lo > x)
 	case WithinOp:
 		return verdict(lo >= -x && hi <= x, hi < -x || lo > x)
 	}

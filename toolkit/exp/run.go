@@ -36,13 +36,15 @@ func finish(e Experiment, res *Result, opt Options, write bool) error {
 	if err != nil {
 		return fmt.Errorf("experiment %s: figures: %w", e.Name, err)
 	}
-	if opt.Out != "" && write {
+	if opt.Out != "" {
 		res.Figures = nil
 		for _, f := range figs {
 			if rel, err := filepath.Rel(opt.Out, f); err == nil {
 				res.Figures = append(res.Figures, rel)
 			}
 		}
+	}
+	if opt.Out != "" && write {
 		if err := res.Write(opt.Out); err != nil {
 			return err
 		}

@@ -31,7 +31,8 @@ func usage() {
   paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR] [-overwrite]
                                                   (a run whose seeds or configuration differ from the
                                                   committed figures/<name> goes to runs/<name>/…)
-  paperlab all [-scale smoke|default] [-overwrite] run every experiment into figures/<name>
+  paperlab all [-scale smoke|default] [-overwrite] run every experiment into figures/<name> (a changed
+                                                  configuration goes to runs/<name>/… unless -overwrite)
   paperlab data arith [-n N] [-seed S] [-out FILE]
   paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
                                                   one JSON line per step of an Overcooked episode
@@ -178,7 +179,7 @@ func redraw(args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s: %d figures from %s\n", name, len(res.Figures), dir)
+		fmt.Printf("%s: %d figure files drawn from %s\n", name, len(res.Figures), exp.ShowPath(filepath.Join(dir, exp.MetricsFile)))
 	}
 	return nil
 }

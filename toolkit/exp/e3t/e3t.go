@@ -203,6 +203,11 @@ func heldOut(c Config, layout string, opt exp.Options, res *exp.Result) (_ *pool
 		}
 		p.add(Partner{Name: fmt.Sprintf("fcp-h%d", seed), Kind: "learned", Family: "fcp"}, &e3.Policy{Actor: br.Actor})
 		tc.Mode, tc.Epsilon, tc.PartnerModel = "e3t", 0.5, true
+		for _, m := range c.Methods { // the held-out E3T agent is trained like the "e3t" method
+			if m.Name == "e3t" {
+				tc.Epsilon, tc.PartnerModel = m.Epsilon, m.PartnerModel
+			}
+		}
 		e3tr, err := e3.Train(tc, seed, e3.Options{Progress: opt.Progress(fmt.Sprintf("held-out e3t %s seed %d", layout, seed), tc.Iters)})
 		if err != nil {
 			return nil, err
@@ -223,7 +228,7 @@ func humanPartner(c Config, layout string) (_ *e3.Policy, fit map[string]float64
 	if err != nil {
 		return nil, nil, false, err
 	}
-	games, found, err := humanGames(filepath.Join(root, c.HumanData), layout)
+	games, found, err := humanGames(filepath.Join(root, c.HumanData), layout, c.game(layout).Rules)
 	if err != nil || !found {
 		return nil, nil, false, err
 	}
@@ -255,7 +260,36 @@ func Run(opt exp.Options) (*exp.Result, error) {
 			return nil, err
 		}
 	}
+	AverageLayouts(res, cfg.Layouts)
 	return res, nil
+}
+
+// averaged are the metrics AverageLayouts averages over layouts.
+var averaged = []string{"heldout_return", "scripted_return", "human_bc_return", "learned_return", "env_steps", "train_seconds"}
+
+// AverageLayouts adds, for every method and seed that ran on every layout, one run whose final
+// metrics are the means over the layouts (keys without a layout: heldout_return, …), so the
+// summary's n counts seeds — the layouts of one seed are not independent samples.
+func AverageLayouts(res *exp.Result, layouts []string) {
+	for _, m := range res.Methods() {
+		for _, seed := range res.Seeds {
+			avg := map[string]float64{}
+			for _, k := range averaged {
+				sum, n := 0.0, 0
+				for _, l := range layouts {
+					if v, ok := res.Final(m, l+"/"+k, seed); ok {
+						sum, n = sum+v, n+1
+					}
+				}
+				if n == len(layouts) {
+					avg[k] = sum / float64(n)
+				}
+			}
+			if len(avg) > 0 {
+				res.Runs = append(res.Runs, exp.Run{Method: m, Seed: seed, Final: avg})
+			}
+		}
+	}
 }
 
 // runLayout trains and evaluates every method on one layout, then frees its networks (the engine
@@ -382,6 +416,9 @@ func snapshots(r *e3.Result) ([]e3.Agent, error) {
 	for _, w := range r.Snapshots {
 		p, err := snapshotPolicy(r.Policy, w)
 		if err != nil {
+			for _, a := range out {
+				a.(*e3.Policy).Close()
+			}
 			return nil, err
 		}
 		out = append(out, p)
@@ -424,6 +461,7 @@ func snapshotPolicy(p *e3.Policy, w []float32) (*e3.Policy, error) {
 		return nil, err
 	}
 	if err := c.SetWeights(w); err != nil {
+		c.Close()
 		return nil, err
 	}
 	actor := *p.Actor
@@ -439,12 +477,9 @@ func snapshotPolicy(p *e3.Policy, w []float32) (*e3.Policy, error) {
 // extraSteps and extraSeconds are training the method needed before its own run (FCP's population).
 func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Method, seed uint64, r *e3.Result, extraSteps int,
 	extraSeconds float64, held *pool, seconds float64) error {
-	// Keys without a layout aggregate over layouts in the summary; "<layout>/…" hold per-layout numbers.
+	// Keys "<layout>/…" hold per-layout numbers; AverageLayouts adds the means over layouts.
 	final := map[string]float64{}
-	put := func(k string, v float64) {
-		final[k] = v
-		final[layout+"/"+k] = v
-	}
+	put := func(k string, v float64) { final[layout+"/"+k] = v }
 	put("env_steps", float64(r.EnvSteps+extraSteps))
 	put("train_seconds", seconds+extraSeconds)
 	final[layout+"/offset_steps"], final[layout+"/offset_seconds"] = float64(extraSteps), extraSeconds
@@ -483,8 +518,9 @@ func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Metho
 	}
 	res.Runs = append(res.Runs, exp.Run{Method: m.Name, Seed: seed, Final: final, Curves: curves, Seconds: seconds})
 	res.Timing[layout+"/"+m.Name] += seconds
+	p := layout + "/"
 	fmt.Fprintf(opt.Log, "%s %-10s seed %d: held-out %.1f (scripted %.1f, human BC %.1f, learned %.1f; %d env steps, %.0fs)\n", layout, m.Name, seed,
-		final["heldout_return"], final["scripted_return"], final["human_bc_return"], final["learned_return"], r.EnvSteps+extraSteps, seconds)
+		final[p+"heldout_return"], final[p+"scripted_return"], final[p+"human_bc_return"], final[p+"learned_return"], r.EnvSteps+extraSteps, seconds)
 	return nil
 }
 
@@ -544,15 +580,16 @@ func init() {
 }
 
 // humanGames reads the human–human games of a layout from dir (datasets/overcooked_human) as
-// behaviour-cloning games: both players' (observation, action) pairs per step, in time order.
+// behaviour-cloning games: both players' (observation, action) pairs per step, in time order,
+// featurized under the experiment's rules (the pot features depend on the cook time).
 // found is false when dir holds no game on the layout.
-func humanGames(dir, layout string) (games []bc.Game, found bool, err error) {
+func humanGames(dir, layout string, rules overcooked.Rules) (games []bc.Game, found bool, err error) {
 	all, err := overcookedhuman.LoadDir(dir)
 	if err != nil {
 		return nil, false, err
 	}
 	for _, g := range overcookedhuman.ByLayout(all)[layout] {
-		ex, err := overcookedhuman.BCExamples(g)
+		ex, err := overcookedhuman.BCExamples(g, rules)
 		if err != nil {
 			return nil, false, err
 		}

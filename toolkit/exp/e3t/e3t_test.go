@@ -13,7 +13,10 @@ import (
 // animation.
 func TestSmokeRunMetricsComplete(t *testing.T) {
 	_, back, dir := exptest.Smoke(t, "e3t")
-	exptest.RequireMetrics(t, back, []string{"sp", "fcp", "e3t", "e3t-nopm"}, []string{"heldout_return", "env_steps"}, 2)
+	exptest.RequireMetrics(t, back, []string{"sp", "fcp", "e3t", "e3t-nopm"}, []string{"heldout_return", "env_steps", "cramped_room/heldout_return", "asymmetric_advantages/heldout_return"}, 1)
+	if n := back.Summary["e3t"]["heldout_return"].N; n != len(back.Seeds) {
+		t.Fatalf("heldout_return averaged over layouts has n = %d, want one per seed (%d)", n, len(back.Seeds))
+	}
 	s := back.Summary
 	if !(s["fcp"]["env_steps"].Mean > s["e3t"]["env_steps"].Mean) {
 		t.Fatalf("FCP's cost (%v) does not include its population (E3T %v)", s["fcp"]["env_steps"].Mean, s["e3t"]["env_steps"].Mean)

@@ -23,8 +23,8 @@ type Example struct {
 	Action int
 }
 
-// Game is the examples of one recorded game in time order (both players' decisions interleaved
-// or one after the other: the split is by position in the slice).
+// Game is the examples of one recorded game in time order, both players' decisions of a step
+// next to each other (the split keeps the last steps of the slice, so it must follow time).
 type Game []Example
 
 // Config is a flat, documented configuration.
@@ -91,9 +91,11 @@ func Train(cfg Config, games []Game, seed uint64) (_ *Result, err error) {
 		return nil, fmt.Errorf("bc: no training examples")
 	}
 	dim := len(train[0].Obs)
-	for i, e := range append(append([]Example(nil), train...), held...) {
-		if len(e.Obs) != dim || e.Action < 0 || e.Action >= cfg.Actions {
-			return nil, fmt.Errorf("bc: example %d has %d features (want %d) and action %d (want 0..%d)", i, len(e.Obs), dim, e.Action, cfg.Actions-1)
+	for gi, g := range games {
+		for i, e := range g {
+			if len(e.Obs) != dim || e.Action < 0 || e.Action >= cfg.Actions {
+				return nil, fmt.Errorf("bc: game %d example %d has %d features (want %d) and action %d (want 0..%d)", gi, i, len(e.Obs), dim, e.Action, cfg.Actions-1)
+			}
 		}
 	}
 	be, _, err := backend.Get()

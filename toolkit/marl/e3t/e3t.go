@@ -132,16 +132,17 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	critic, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, 1}, 1, seed+1)
-	if err != nil {
-		return nil, err
-	}
 	ego := &Policy{Actor: actor, K: cfg.K}
-	defer func() {
+	defer func() { // only the ego policy outlives Train (the caller closes it), and not on an error
 		if err != nil {
 			ego.Close()
 		}
 	}()
+	critic, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, 1}, 1, seed+1)
+	if err != nil {
+		return nil, err
+	}
+	defer critic.Close()
 	var trPM *nn.Trainer
 	pmIn := cfg.K*(overcooked.VectorSize+na) + overcooked.VectorSize
 	if cfg.PartnerModel {
@@ -151,24 +152,18 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		if trPM, err = ac.NewTrainer(&ego.PM.Model, cfg.PMLR, cfg.MaxGradNorm, "pm", []string{"accuracy"}, ac.ClassifierLoss(ego.PM.Layers())); err != nil {
 			return nil, err
 		}
+		defer trPM.Close()
 	}
 	trA, err := ac.NewActorTrainer(actor, cfg.LR, cfg.Clip, cfg.EntCoef, cfg.MaxGradNorm)
 	if err != nil {
 		return nil, err
 	}
+	defer trA.Close()
 	trC, err := ac.NewValueTrainer(critic, cfg.LR, cfg.MaxGradNorm)
 	if err != nil {
 		return nil, err
 	}
-	// Only the ego policy outlives Train (the caller closes it); the rest is freed here.
-	defer func() {
-		critic.Close()
-		for _, t := range []*nn.Trainer{trA, trC, trPM} {
-			if t != nil {
-				t.Close()
-			}
-		}
-	}()
+	defer trC.Close()
 	// The E3T partner: a soft copy of the ego actor, ε-mixed, its partner-model slot fed noise.
 	var mate *Policy
 	if cfg.Mode == "e3t" {
@@ -191,15 +186,22 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		}
 	}
 	res := &Result{Policy: ego, Curves: track.Curves{}}
-	snapshot := func(done int) { // keep the weights at each requested fraction of training
+	snapshot := func(done int) error { // keep the weights at each requested fraction of training, once
 		for _, f := range cfg.SnapshotAt {
 			if int(math.Round(f*float64(cfg.Iters))) == done {
-				w, _ := actor.Weights()
+				w, err := actor.Weights()
+				if err != nil {
+					return fmt.Errorf("snapshot at iteration %d: %w", done, err)
+				}
 				res.Snapshots = append(res.Snapshots, w)
+				return nil
 			}
 		}
+		return nil
 	}
-	snapshot(0)
+	if err := snapshot(0); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	H := cfg.Game.Horizon
 	for it := 1; it <= cfg.Iters; it++ {
@@ -321,7 +323,9 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 				return nil, err
 			}
 		}
-		snapshot(it)
+		if err := snapshot(it); err != nil {
+			return nil, err
+		}
 		res.Curves.Add("episodic_return", x, sparse/float64(cfg.Envs))
 		res.Curves.Add("shaped_return", x, shaped/float64(S))
 		res.Curves.Add("shaping_factor", x, factor)

@@ -101,29 +101,26 @@ func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) 
 	if err != nil {
 		return nil, err
 	}
-	critic, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, 1}, 1, seed+1)
-	if err != nil {
-		actor.Close()
-		return nil, err
-	}
-	defer func() {
+	defer func() { // only the actor outlives Train, and not on an error
 		if err != nil {
 			actor.Close()
 		}
 	}()
+	critic, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, 1}, 1, seed+1)
+	if err != nil {
+		return nil, err
+	}
+	defer critic.Close()
 	trA, err := ac.NewActorTrainer(actor, cfg.LR, cfg.Clip, cfg.EntCoef, cfg.MaxGradNorm)
 	if err != nil {
 		return nil, err
 	}
+	defer trA.Close()
 	trC, err := ac.NewValueTrainer(critic, cfg.LR, cfg.MaxGradNorm)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { // only the actor outlives Train
-		critic.Close()
-		trA.Close()
-		trC.Close()
-	}()
+	defer trC.Close()
 	ego := &Policy{Actor: actor, ObsScale: cfg.ObsScale}
 	rng := rand.New(rand.NewPCG(seed, 0x65337433))
 	games := make([]*overcooked.Env, cfg.Envs)

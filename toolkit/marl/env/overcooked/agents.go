@@ -69,7 +69,8 @@ func ScriptedGrid(roles []string, noises []float64, prefers []string) ([]Scripte
 	return out, nil
 }
 
-// ScriptedPartners are the held-out scripted partners.
+// ScriptedPartners are three named scripted cooks used by tests and examples (the e3t experiment's
+// held-out pool is a ScriptedGrid, named by Scripted.Name).
 var ScriptedPartners = map[string]Scripted{
 	"onion-carrier": {Role: "onion"},
 	"dish-server":   {Role: "dish"},
