@@ -130,10 +130,30 @@ func RunOrLoad(name string, opt Options) (*Result, error) {
 // loadMatching loads dir/metrics.json when it was made with opt's scale, seeds and configuration.
 func loadMatching(e Experiment, opt Options, dir string) (*Result, bool) {
 	old, err := Load(dir)
-	if err != nil || old.Scale != opt.Scale || len(old.Seeds) != opt.Seeds {
+	if err != nil || !matches(e, opt, old.Scale, old.Seeds, old.Config) {
 		return nil, false
 	}
-	return old, sameConfig(old.Config, e, opt)
+	return old, true
+}
+
+// matches reports whether a stored result's scale, seeds and configuration are opt's.
+func matches(e Experiment, opt Options, scale Scale, seeds []uint64, config json.RawMessage) bool {
+	return scale == opt.Scale && len(seeds) == opt.Seeds && sameConfig(config, e, opt)
+}
+
+// headerMatches is loadMatching's test on dir/metrics.json without decoding its runs (the files
+// hold every curve: megabytes that DefaultOut, called by every notebook cell, does not need).
+func headerMatches(e Experiment, opt Options, dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, MetricsFile))
+	if err != nil {
+		return false
+	}
+	var h struct {
+		Scale  Scale           `json:"scale"`
+		Seeds  []uint64        `json:"seeds"`
+		Config json.RawMessage `json:"config"`
+	}
+	return json.Unmarshal(b, &h) == nil && matches(e, opt, h.Scale, h.Seeds, h.Config)
 }
 
 // configJSON is the configuration a run with opt uses, as compact JSON.
@@ -183,7 +203,7 @@ func DefaultOut(e Experiment, opt Options) (out string, scratch bool, err error)
 		if _, err := os.Stat(filepath.Join(committed, MetricsFile)); err != nil || opt.Overwrite {
 			return committed, false, nil
 		}
-		if _, ok := loadMatching(e, opt, committed); ok {
+		if headerMatches(e, opt, committed) {
 			return committed, false, nil
 		}
 	}
