@@ -80,9 +80,14 @@ func Estimate(res *Result, m string, k MetricInfo) plot.Estimate {
 // axis (plot.Dots): the mean over seeds with its 95 % interval per method. Only methods that have
 // every metric are drawn.
 func SummaryBars(res *Result, title string, metrics []MetricInfo) (*plot.Figure, error) {
+	return SummaryBarsFor(res, title, nil, metrics)
+}
+
+// SummaryBarsFor is SummaryBars on the methods keep accepts (nil: all).
+func SummaryBarsFor(res *Result, title string, keep func(method string) bool, metrics []MetricInfo) (*plot.Figure, error) {
 	var methods []string
 	for _, m := range res.Methods() {
-		ok := true
+		ok := keep == nil || keep(m)
 		for _, k := range metrics {
 			if s, has := res.Summary[m][k.Key]; !has || s.N == 0 {
 				ok = false

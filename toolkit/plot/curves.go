@@ -62,6 +62,9 @@ type BandOpts struct {
 	Prob bool
 	// LogX draws the x axis on a log scale (x must be positive).
 	LogX bool
+	// LogY draws the y axis on a log scale: points with a mean ≤ 0 are dropped and a band's lower
+	// edge ≤ 0 is drawn at a tenth of the mean.
+	LogY bool
 }
 
 // Panel is one panel of seed bands: at most MaxBands series.
@@ -107,6 +110,10 @@ func Panels(title, xlabel, ylabel string, panels []Panel, opt BandOpts) (*Figure
 			p.X.Scale = gplot.LogScale{}
 			p.X.Tick.Marker = LogTicks{}
 		}
+		if opt.LogY {
+			p.Y.Scale = gplot.LogScale{}
+			p.Y.Tick.Marker = LogTicks{}
+		}
 		var bands, raws, lines []gplot.Plotter
 		for i, s := range pn.Series {
 			if len(s.Y) == 0 || len(s.X) == 0 {
@@ -142,6 +149,15 @@ func Panels(title, xlabel, ylabel string, panels []Panel, opt BandOpts) (*Figure
 				}
 			}
 			mean, blo, bhi, _ := Band(ys, opt.Prob)
+			if opt.LogY {
+				for j := range mean {
+					if mean[j] <= 0 {
+						mean[j], blo[j], bhi[j] = math.NaN(), math.NaN(), math.NaN()
+					} else if blo[j] <= 0 {
+						blo[j] = mean[j] / 10
+					}
+				}
+			}
 			seeds[len(s.Y)] = true
 			var up, down plotter.XYs
 			for j, x := range s.X {
@@ -193,6 +209,9 @@ func Panels(title, xlabel, ylabel string, panels []Panel, opt BandOpts) (*Figure
 			pad = 0.05 * math.Max(1, math.Abs(hi))
 		}
 		ylo, yhi := lo-pad, hi+pad
+		if opt.LogY {
+			ylo, yhi = lo/1.2, hi*1.2
+		}
 		if opt.Prob {
 			ylo, yhi = math.Max(ylo, math.Min(0, lo)), math.Min(yhi, math.Max(1, hi))
 		}

@@ -26,6 +26,11 @@ func TestFiguresRenderAndSave(t *testing.T) {
 			return Panels("p", "steps", "v", []Panel{{Title: "one", Series: []Series{{Name: "a", X: []float64{0, 10, 100}, Y: [][]float64{{0, 1, 2}, {1, 2, 2}}}}},
 				{Title: "two", Series: []Series{{Name: "b", X: []float64{2, 20, 200}, Y: [][]float64{{0, 1, 2}, {1, 2, 3}}}}}}, BandOpts{LogX: true})
 		},
+		"panels-loglog": func() (*Figure, error) {
+			// A seed with a negative value pulls the lower band edge below 0; a zero mean is dropped.
+			return Panels("p", "p", "variance", []Panel{{Title: "one", Series: []Series{{Name: "a", X: []float64{0, 0.1, 1}, Y: [][]float64{{0, 0.01, 1}, {0, -0.005, 2}}}}}},
+				BandOpts{LogX: true, LogY: true})
+		},
 		"reliability": func() (*Figure, error) {
 			return Reliability("r", []ReliabilityBin{{Lo: 0, Hi: 0.5, MeanConf: 0.3, Accuracy: 0.2, Count: 3}, {Lo: 0.5, Hi: 1, MeanConf: 0.8, Accuracy: 0.9, Count: 7}}, nil)
 		},

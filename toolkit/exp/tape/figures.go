@@ -1,112 +1,384 @@
 package tape
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/plot"
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
-// Figures draws LBF return curves (EMA-smoothed, seed bands; the TAPE topologies and the baselines
-// in two panels), the matrix game's probability of the optimal joint action during training (the
-// Erdős–Rényi densities and the other topologies in two panels), the inverted-U figures (final LBF
-// return with its 95 % interval and the fraction of seeds at the optimum with its Wilson interval,
-// against p), and dot plots of every method.
+// Parts are the experiment's parts, in the order Figures draws them (see Show).
+var Parts = []string{"matrix", "variance", "det", "lbf", "lbf3"}
+
+// Figures draws every part's figures (Parts; a part the result lacks is skipped):
+//   - matrix: P(optimal joint action) during training (Erdős–Rényi densities and the other
+//     topologies in two panels), the optimum rate against p with Wilson intervals, dot plots;
+//   - variance: update variance against p (log y), the distance from DOP on log-log axes with p and p²
+//     references, the escape rate from the +2 basin against p;
+//   - det: deterministic TAPE's optimum rate against p, its training curves, dot plots;
+//   - lbf: 2-agent LBF return curves (EMA-smoothed seed bands), final return against p, dot plots;
+//   - lbf3: success (greedy, sampled) and learning speed against p beside IPPO / MAPPO, return
+//     curves, dot plots.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
-	var lbfP, lbfOther, matP, matOther []string
-	for _, m := range res.Methods() {
-		_, isP := PValue(m)
-		if len(exp.CurveSeries(res, "lbf/episodic_return", []string{m})) > 0 {
-			if isP {
-				lbfP = append(lbfP, m)
-			} else {
-				lbfOther = append(lbfOther, m)
-			}
-		}
-		if len(exp.CurveSeries(res, "matrix/p_optimal", []string{m})) > 0 {
-			if isP {
-				matP = append(matP, m)
-			} else {
-				matOther = append(matOther, m)
-			}
-		}
-	}
-	f, err := plot.Panels("cooperative LBF: episodic return during training", "M env steps", "episodic return",
-		scaled(exp.PanelsOf(res, "lbf/episodic_return", groups("TAPE, topology density p", lbfP, "baselines", lbfOther)), 1e6),
-		plot.BandOpts{EMA: 0.1})
-	if err := figs.Add(f, err, "lbf_return"); err != nil {
-		return nil, err
-	}
-	f, err = plot.Panels("coordination game: P(optimal joint action) during training", "update", "P(optimal joint action)",
-		exp.PanelsOf(res, "matrix/p_optimal", groups("Erdős–Rényi topology, density p", matP, "other topologies", matOther)),
-		plot.BandOpts{Prob: true})
-	if err := figs.Add(f, err, "matrix_p_optimal"); err != nil {
-		return nil, err
-	}
-	for _, c := range []struct {
-		metric, title, y, name string
-		fraction               bool
-	}{
-		{"return", "inverted U? final LBF return against p", "final LBF return", "inverted_u_lbf", false},
-		{"optimal_rate", "inverted U? coordination game: seeds reaching the optimum", "fraction of seeds at the +10 optimum", "inverted_u_matrix", true},
-	} {
-		type pv struct {
-			p float64
-			m string
-		}
-		var ps []pv
-		for _, m := range res.Methods() {
-			if p, ok := PValue(m); ok {
-				if _, has := res.Summary[m][c.metric]; has {
-					ps = append(ps, pv{p, m})
-				}
-			}
-		}
-		sort.Slice(ps, func(i, j int) bool { return ps[i].p < ps[j].p })
-		var pts []plot.Point
-		ns := map[int]bool{}
-		for _, x := range ps {
-			s := res.Summary[x.m][c.metric]
-			pt := plot.Point{Label: x.m, Color: exp.MethodColor(res, x.m), X: x.p, Y: s.Mean,
-				XLo: math.NaN(), XHi: math.NaN(), YLo: s.CI95[0], YHi: s.CI95[1]}
-			if c.fraction {
-				pt.YLo, pt.YHi = stats.Wilson(int(math.Round(s.Mean*float64(s.N))), s.N)
-			}
-			pts = append(pts, pt)
-			ns[s.N] = true
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		f, err := plot.Points(c.title, "topology density p", c.y, pts, c.fraction)
-		if err == nil {
-			f.Subtitle = fmt.Sprintf("mean ± 95 %% CI of the mean over %s seeds", counts(ns))
-			if c.fraction {
-				f.Subtitle = fmt.Sprintf("fraction of %s seeds with its 95 %% Wilson interval", counts(ns))
-			}
-		}
-		if err := figs.Add(f, err, c.name); err != nil {
+	for _, part := range Parts {
+		if err := drawPart(res, figs, part); err != nil {
 			return nil, err
 		}
 	}
-	f, err = exp.SummaryBars(res, "cooperative LBF: final return", []exp.MetricInfo{
-		{Key: "return", Title: "final episodic return", Better: plot.HigherIsBetter},
-	})
-	if err := figs.Add(f, err, "bars_lbf"); err != nil {
-		return nil, err
+	return figs.Paths, nil
+}
+
+// Show displays one part's figures (in a notebook; nothing is written).
+func Show(res *exp.Result, part string) error {
+	return drawPart(res, &exp.Figs{}, part)
+}
+
+func drawPart(res *exp.Result, figs *exp.Figs, part string) error {
+	has := func(m string) bool { _, ok := res.Summary[m]; return ok }
+	switch part {
+	case "matrix":
+		return matrixFigures(res, figs)
+	case "variance":
+		if has(VarName(1, 0)) {
+			return varianceFigures(res, figs)
+		}
+	case "det":
+		if has("det-p0") {
+			return detFigures(res, figs, prefixed("det-"))
+		}
+	case "lbf":
+		return lbfFigures(res, figs)
+	case "lbf3":
+		if has("lbf3-p0") {
+			return lbf3Figures(res, figs, prefixed("lbf3-"))
+		}
+	default:
+		return fmt.Errorf("tape figures: unknown part %q (want one of %v)", part, Parts)
 	}
-	f, err = exp.SummaryBars(res, "coordination game", []exp.MetricInfo{
+	return nil
+}
+
+func prefixed(prefix string) func(string) bool {
+	return func(m string) bool { return strings.HasPrefix(m, prefix) }
+}
+
+// splitP splits the methods that have curve key into the "p=…" ones and the others.
+func splitP(res *exp.Result, key string) (ps, other []string) {
+	for _, m := range res.Methods() {
+		if len(exp.CurveSeries(res, key, []string{m})) == 0 {
+			continue
+		}
+		if _, isP := PValue(m); isP {
+			ps = append(ps, m)
+		} else {
+			other = append(other, m)
+		}
+	}
+	return ps, other
+}
+
+// invertedU draws metric against p over the "p=…" methods: the mean with its 95 % interval, or for a
+// fraction of seeds its Wilson interval.
+func invertedU(res *exp.Result, figs *exp.Figs, metric, title, y, name string, fraction bool) error {
+	type pv struct {
+		p float64
+		m string
+	}
+	var ps []pv
+	for _, m := range res.Methods() {
+		if p, ok := PValue(m); ok {
+			if _, has := res.Summary[m][metric]; has {
+				ps = append(ps, pv{p, m})
+			}
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].p < ps[j].p })
+	var pts []plot.Point
+	ns := map[int]bool{}
+	for _, x := range ps {
+		s := res.Summary[x.m][metric]
+		pt := plot.Point{Label: x.m, Color: exp.MethodColor(res, x.m), X: x.p, Y: s.Mean,
+			XLo: math.NaN(), XHi: math.NaN(), YLo: s.CI95[0], YHi: s.CI95[1]}
+		if fraction {
+			pt.YLo, pt.YHi = stats.Wilson(int(math.Round(s.Mean*float64(s.N))), s.N)
+		}
+		pts = append(pts, pt)
+		ns[s.N] = true
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	f, err := plot.Points(title, "topology density p", y, pts, fraction)
+	if err == nil {
+		f.Subtitle = fmt.Sprintf("mean ± 95 %% CI of the mean over %s seeds", counts(ns))
+		if fraction {
+			f.Subtitle = fmt.Sprintf("fraction of %s seeds with its 95 %% Wilson interval", counts(ns))
+		}
+	}
+	return figs.Add(f, err, name)
+}
+
+// matrixFigures: stochastic TAPE on the coordination game.
+func matrixFigures(res *exp.Result, figs *exp.Figs) error {
+	matP, matOther := splitP(res, "matrix/p_optimal")
+	f, err := plot.Panels("coordination game: P(optimal joint action) during training", "update", "P(optimal joint action)",
+		exp.PanelsOf(res, "matrix/p_optimal", groups("Erdős–Rényi topology, density p", matP, "other topologies", matOther)),
+		plot.BandOpts{Prob: true})
+	if err := figs.Add(f, err, "matrix_p_optimal"); err != nil {
+		return err
+	}
+	if err := invertedU(res, figs, "optimal_rate", "inverted U? coordination game: seeds reaching the optimum", "fraction of seeds at the +10 optimum", "inverted_u_matrix", true); err != nil {
+		return err
+	}
+	f, err = exp.SummaryBarsFor(res, "coordination game, stochastic TAPE", func(m string) bool { return !strings.HasPrefix(m, "det-") }, []exp.MetricInfo{
 		{Key: "optimal_rate", Title: "fraction of seeds at the optimum", Better: plot.HigherIsBetter, Fraction: true},
 		{Key: "p_optimal_auc", Title: "mean P(optimal) over training", Better: plot.HigherIsBetter, Prob: true},
 	})
-	if err := figs.Add(f, err, "bars_matrix"); err != nil {
-		return nil, err
+	return figs.Add(f, err, "bars_matrix")
+}
+
+// lbfFigures: the 2-agent cooperative LBF task.
+func lbfFigures(res *exp.Result, figs *exp.Figs) error {
+	lbfP, lbfOther := splitP(res, "lbf/episodic_return")
+	f, err := plot.Panels("cooperative LBF, 2 agents: episodic return during training", "M env steps", "episodic return",
+		scaled(exp.PanelsOf(res, "lbf/episodic_return", groups("TAPE, topology density p", lbfP, "baselines", lbfOther)), 1e6),
+		plot.BandOpts{EMA: 0.1})
+	if err := figs.Add(f, err, "lbf_return"); err != nil {
+		return err
 	}
-	return figs.Paths, nil
+	if err := invertedU(res, figs, "return", "inverted U? final LBF return against p", "final LBF return", "inverted_u_lbf", false); err != nil {
+		return err
+	}
+	f, err = exp.SummaryBarsFor(res, "cooperative LBF, 2 agents: final return", func(m string) bool { return !strings.HasPrefix(m, "lbf3-") }, []exp.MetricInfo{
+		{Key: "return", Title: "final episodic return", Better: plot.HigherIsBetter},
+	})
+	return figs.Add(f, err, "bars_lbf")
+}
+
+// acrossP is a plot series of metric against p over the methods name(p): Y[s][i] is seed s's value
+// for ps[i] (seeds lacking a p are left out).
+func acrossP(res *exp.Result, label string, ps []float64, name func(float64) string, metric string) plot.Series {
+	bySeed := map[uint64][]float64{}
+	var order []uint64
+	for i, p := range ps {
+		for _, r := range res.RunsOf(name(p)) {
+			v, ok := r.Final[metric]
+			if !ok {
+				continue
+			}
+			if _, seen := bySeed[r.Seed]; !seen {
+				bySeed[r.Seed] = make([]float64, len(ps))
+				for k := range bySeed[r.Seed] {
+					bySeed[r.Seed][k] = math.NaN()
+				}
+				order = append(order, r.Seed)
+			}
+			bySeed[r.Seed][i] = v
+		}
+	}
+	s := plot.Series{Name: label, X: ps}
+	for _, seed := range order {
+		ok := true
+		for _, v := range bySeed[seed] {
+			ok = ok && !math.IsNaN(v)
+		}
+		if ok {
+			s.Y = append(s.Y, bySeed[seed])
+		}
+	}
+	return s
+}
+
+// configPs are the variance part's densities from the stored configuration (the default's when it
+// cannot be read).
+func configPs(res *exp.Result) []float64 {
+	var c Config
+	if err := json.Unmarshal(res.Config, &c); err != nil || len(c.Variance.Ps) == 0 {
+		return ConfigFor(exp.Default).Variance.Ps
+	}
+	return c.Variance.Ps
+}
+
+// varianceFigures: update variance against p (log y), the distance from DOP on log-log axes with
+// p and p² references, and the escape rate from the +2 basin against p.
+func varianceFigures(res *exp.Result, figs *exp.Figs) error {
+	ps := configPs(res)
+	series := func(metric string) []plot.Series {
+		var out []plot.Series
+		for _, b := range []int{1, 4} {
+			s := acrossP(res, fmt.Sprintf("batch %d", b), ps, func(p float64) string { return VarName(b, p) }, metric)
+			if len(s.Y) > 0 {
+				s.Color = plot.Color(len(out))
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	f, err := plot.Panels("stochastic TAPE: per-agent update variance against topology density", "topology density p",
+		"update variance (log scale)", []plot.Panel{{Series: series("update_variance")}}, plot.BandOpts{LogY: true})
+	if err := figs.Add(f, err, "variance_vs_p"); err != nil {
+		return err
+	}
+	dop := series("from_dop")
+	var refs []plot.Series
+	if len(dop) > 0 {
+		// Reference slopes through batch 1's mean at p = 1 (as many identical rows as seeds, so the
+		// caption's seed count stays that of the data).
+		s := dop[0]
+		mean, _, _, _ := plot.Band(s.Y, false)
+		last := mean[len(mean)-1]
+		for k, ref := range []struct {
+			name string
+			pow  float64
+		}{{"reference ∝ p", 1}, {"reference ∝ p²", 2}} {
+			row := make([]float64, len(s.X))
+			for i, p := range s.X {
+				row[i] = last * math.Pow(p, ref.pow)
+			}
+			r := plot.Series{Name: ref.name, Color: plot.Color(2 + k), X: s.X}
+			for range s.Y {
+				r.Y = append(r.Y, row)
+			}
+			refs = append(refs, r)
+		}
+	}
+	f, err = plot.Panels("stochastic TAPE: distance of the update from DOP's, log-log", "topology density p (log scale)",
+		"E‖g(A) − g(I)‖² (log scale)", []plot.Panel{{Series: append(dop, refs...)}}, plot.BandOpts{LogX: true, LogY: true})
+	if err := figs.Add(f, err, "from_dop_loglog"); err != nil {
+		return err
+	}
+	f, err = plot.Panels("stochastic TAPE: runs started in the +2 basin that escape to the optimum", "topology density p",
+		"fraction of seeds escaping", []plot.Panel{{Series: series("escape_rate")}}, plot.BandOpts{Prob: true})
+	return figs.Add(f, err, "escape_vs_p")
+}
+
+// detFigures: deterministic TAPE's optimum rate against p (the experiment's OW-QMIX weight and the
+// code's 0.5), its P(optimal) during training, and every det method's summary.
+func detFigures(res *exp.Result, figs *exp.Figs, isDet func(string) bool) error {
+	var pts []plot.Point
+	ns := map[int]bool{}
+	for _, m := range res.Methods() {
+		if !isDet(m) {
+			continue
+		}
+		p, ok := detP(m)
+		if !ok {
+			continue
+		}
+		s := res.Summary[m]["optimal_rate"]
+		lo, hi := stats.Wilson(int(math.Round(s.Mean*float64(s.N))), s.N)
+		label, col := "OW-QMIX w = 0.75", plot.Color(0)
+		if strings.HasPrefix(m, "det-ow0.5") {
+			label, col = "w = 0.5 (the code's)", plot.Color(1)
+			p += 0.015 // side by side with the w = 0.75 point
+		}
+		pts = append(pts, plot.Point{Label: fmt.Sprintf("%s, p = %g", label, math.Round(p*10)/10), Color: col, X: p, Y: s.Mean, XLo: math.NaN(), XHi: math.NaN(), YLo: lo, YHi: hi})
+		ns[s.N] = true
+	}
+	f, err := plot.Points("inverted U? deterministic TAPE: seeds reaching the optimum", "topology density p", "fraction of seeds at the +10 optimum", pts, true)
+	if err == nil {
+		f.Subtitle = fmt.Sprintf("fraction of %s seeds with its 95 %% Wilson interval", counts(ns))
+	}
+	if err := figs.Add(f, err, "inverted_u_det"); err != nil {
+		return err
+	}
+	f, err = plot.Panels("deterministic TAPE: P(optimal joint action) and the mixer's step weight during training", "update", "",
+		append(exp.PanelsOf(res, "det/p_optimal", []exp.Group{{Title: "P(optimal joint action)", Methods: []string{"det-p0", "det-p0.3", "det-p0.5", "det-p1"}}}),
+			exp.PanelsOf(res, "det/mix_weight", []exp.Group{{Title: "mean mixer weight on an agent's step", Methods: []string{"det-p0", "det-p0.3", "det-p0.5", "det-p1"}}})...),
+		plot.BandOpts{})
+	if err := figs.Add(f, err, "det_training"); err != nil {
+		return err
+	}
+	f, err = exp.SummaryBarsFor(res, "deterministic TAPE on the coordination game", isDet, []exp.MetricInfo{
+		{Key: "optimal_rate", Title: "fraction of seeds at the optimum", Better: plot.HigherIsBetter, Fraction: true},
+		{Key: "mix_weight", Title: "mean mixer weight on an agent's step", Better: plot.NoDirection},
+	})
+	return figs.Add(f, err, "bars_det")
+}
+
+// detP reads p from "det-p0.3" or "det-ow0.5-p1".
+func detP(m string) (float64, bool) {
+	i := strings.LastIndex(m, "-p")
+	if i < 0 {
+		return 0, false
+	}
+	p, err := strconv.ParseFloat(m[i+2:], 64)
+	return p, err == nil
+}
+
+// lbf3Figures: success against p beside the baselines (greedy and sampled evaluation), training
+// curves, and the summary of every LBF3 method.
+func lbf3Figures(res *exp.Result, figs *exp.Figs, isLBF3 func(string) bool) error {
+	for _, c := range []struct {
+		key, title, y, name string
+		prob                bool
+	}{
+		{"success_rate", "greedy success", "fraction of greedy episodes collecting all food", "inverted_u_lbf3", true},
+		{"sampled_success_rate", "sampled success", "fraction of sampled episodes collecting all food", "inverted_u_lbf3_sampled", true},
+		{"return_auc", "learning speed", "mean training return over the run", "inverted_u_lbf3_speed", false},
+	} {
+		var pts []plot.Point
+		ns := map[int]bool{}
+		for _, m := range res.Methods() {
+			s, ok := res.Summary[m][c.key]
+			if !isLBF3(m) || !ok {
+				continue
+			}
+			x, label := 0.0, ""
+			switch m {
+			case "lbf3-ippo":
+				x, label = -0.06, "IPPO (drawn at p ≈ 0)"
+			case "lbf3-mappo":
+				x, label = 1.06, "MAPPO (drawn at p ≈ 1)"
+			default:
+				p, ok := detP(m)
+				if !ok {
+					continue
+				}
+				x, label = p, fmt.Sprintf("TAPE p = %g", p)
+			}
+			pts = append(pts, plot.Point{Label: label, Color: exp.MethodColor(res, m), X: x, Y: s.Mean, XLo: math.NaN(), XHi: math.NaN(), YLo: s.CI95[0], YHi: s.CI95[1]})
+			ns[s.N] = true
+		}
+		f, err := plot.Points("inverted U? LBF with partial coalitions: "+c.title, "topology density p", c.y, pts, c.prob)
+		if err == nil {
+			f.Subtitle = fmt.Sprintf("mean over %s seeds ± 95 %% CI of the mean", counts(ns))
+		}
+		if err := figs.Add(f, err, c.name); err != nil {
+			return err
+		}
+	}
+	var tape, base []string
+	for _, m := range res.Methods() {
+		if !isLBF3(m) {
+			continue
+		}
+		if _, ok := detP(m); ok {
+			tape = append(tape, m)
+		} else {
+			base = append(base, m)
+		}
+	}
+	f, err := plot.Panels("LBF with partial coalitions: episodic return during training", "M env steps", "episodic return",
+		scaled(exp.PanelsOf(res, "lbf3/episodic_return", groups("TAPE, topology density p", tape, "baselines", base)), 1e6),
+		plot.BandOpts{EMA: 0.1})
+	if err := figs.Add(f, err, "lbf3_return"); err != nil {
+		return err
+	}
+	f, err = exp.SummaryBarsFor(res, "LBF with partial coalitions (3 agents, foods of level 1, 2, 3)", isLBF3, []exp.MetricInfo{
+		{Key: "success_rate", Title: "greedy success", Better: plot.HigherIsBetter, Prob: true},
+		{Key: "sampled_success_rate", Title: "sampled success", Better: plot.HigherIsBetter, Prob: true},
+		{Key: "train_return", Title: "final training return", Better: plot.HigherIsBetter},
+		{Key: "return_auc", Title: "mean training return (speed)", Better: plot.HigherIsBetter},
+	})
+	return figs.Add(f, err, "bars_lbf3")
 }
 
 // groups splits methods into panels of at most plot.MaxBands: a first set and the others.

@@ -7,14 +7,40 @@ import (
 )
 
 // TestSmokeRunMetricsComplete runs experiment "tape" at smoke scale and checks that the summary has
-// the four p methods with return and optimal_rate, and the curves the figures need.
+// every part's methods and metrics, and the curves the figures need.
 func TestSmokeRunMetricsComplete(t *testing.T) {
 	_, back, _ := exptest.Smoke(t, "tape")
 	exptest.RequireMetrics(t, back, []string{"p=0", "p=0.3", "p=0.5", "p=1"}, []string{"return", "optimal_rate", "p_optimal_auc"}, 1)
 	exptest.RequireMetrics(t, back, []string{"ippo", "mappo"}, []string{"return"}, 1)
 	exptest.RequireMetrics(t, back, []string{"ba(m=1)", "ws(k=2)"}, []string{"optimal_rate"}, 3)
-	if n := back.Summary["p=0"]["optimal_rate"].N; n != ConfigFor("smoke").MatrixSeeds {
+	c := ConfigFor("smoke")
+	if n := back.Summary["p=0"]["optimal_rate"].N; n != c.MatrixSeeds {
 		t.Fatalf("optimal_rate over %d seeds", n)
+	}
+	var vars []string
+	for _, b := range c.Variance.Batches {
+		for _, p := range c.Variance.Ps {
+			vars = append(vars, VarName(b, p))
+		}
+	}
+	exptest.RequireMetrics(t, back, vars, []string{"update_variance", "from_dop", "escape_rate"}, c.Variance.Seeds)
+	exptest.RequireMetrics(t, back, []string{"var-b1", "var-b4"}, []string{"from_dop_exponent"}, c.Variance.Seeds)
+	exptest.RequireMetrics(t, back, []string{"det-p0", "det-p0.3", "det-p0.5", "det-p1", "det-er0.4", "det-ba1", "det-ws2", "det-ow0.5-p1"},
+		[]string{"optimal_rate", "mix_weight", "p_optimal_auc"}, c.DetSeeds)
+	exptest.RequireMetrics(t, back, []string{"lbf3-p0", "lbf3-p0.3", "lbf3-p0.5", "lbf3-p1", "lbf3-ippo", "lbf3-mappo"},
+		[]string{"success_rate", "return", "sampled_success_rate", "sampled_return", "train_return", "return_auc"}, 1)
+	if v := back.Summary[VarName(1, 0)]["from_dop"]; v.Mean != 0 {
+		t.Fatalf("p = 0 is DOP: distance from DOP %v", v.Mean)
+	}
+	for _, m := range []string{"lbf3-p0", "lbf3-mappo"} {
+		for _, k := range []string{"success_rate", "sampled_success_rate"} {
+			if v := back.Summary[m][k].Mean; v < 0 || v > 1 {
+				t.Fatalf("%s %s = %v outside [0, 1]", m, k, v)
+			}
+		}
+	}
+	if len(back.Figures) == 0 {
+		t.Fatal("no figures listed")
 	}
 	for _, m := range []string{"p=0", "ippo"} {
 		found := false

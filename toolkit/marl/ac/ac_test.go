@@ -3,6 +3,7 @@ package ac
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/compute"
@@ -283,6 +284,37 @@ func TestSamplerRollout(t *testing.T) {
 		if id[k%2] != 1 || id[1-k%2] != 0 {
 			t.Fatalf("sample %d: agent one-hot %v", k, id)
 		}
+	}
+}
+
+// Evaluate plays exactly one episode per copy: on LBF every return is in [0, 1] and counts only the
+// first episode; greedy play is the same for a seed, and zero episodes is an error.
+func TestEvaluateOneEpisodePerCopy(t *testing.T) {
+	const sc = "lbf:5x5-2p-1f-10t"
+	v, _ := env.NewVec(sc, 1)
+	actor, err := NewNet(goBackend(t), []int{v.Envs[0].ObsSize() + 2, 8, 6}, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Evaluate(sc, actor, 0.125, 16, 9, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != 16 {
+		t.Fatalf("%d returns for 16 episodes", len(a))
+	}
+	for _, r := range a {
+		if r < 0 || r > 1+1e-9 {
+			t.Fatalf("return %v outside [0, 1]: more than one episode counted", r)
+		}
+	}
+	g1, _ := Evaluate(sc, actor, 0.125, 8, 9, true)
+	g2, _ := Evaluate(sc, actor, 0.125, 8, 9, true)
+	if !slices.Equal(g1, g2) {
+		t.Fatalf("greedy evaluation differs for one seed: %v vs %v", g1, g2)
+	}
+	if _, err := Evaluate(sc, actor, 0.125, 0, 9, true); err == nil {
+		t.Fatal("zero episodes accepted")
 	}
 }
 

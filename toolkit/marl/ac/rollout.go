@@ -114,3 +114,31 @@ func (s *Sampler) Collect(T int, greedy bool) (*Rollout, error) {
 	ro.LastObs, ro.LastState, ro.LastAvail, _ = s.inputs()
 	return ro, nil
 }
+
+// Evaluate plays one episode on each of `episodes` fresh copies of scenario (seeded from seed, so
+// distinct from any training stream that uses another seed) with the actor — greedy (most likely
+// available action) or sampled — and returns each episode's shared return.
+func Evaluate(scenario string, actor *Net, scale float32, episodes int, seed uint64, greedy bool) ([]float64, error) {
+	if episodes < 1 {
+		return nil, fmt.Errorf("evaluate: %d episodes", episodes)
+	}
+	vec, err := env.NewVec(scenario, episodes)
+	if err != nil {
+		return nil, err
+	}
+	limit := vec.Envs[0].Limit()
+	ro, err := NewSampler(vec, actor, scale, seed).Collect(limit, greedy)
+	if err != nil {
+		return nil, err
+	}
+	returns := make([]float64, episodes)
+	for k := range returns {
+		for t := 0; t < limit; t++ {
+			returns[k] += ro.Rew[t*episodes+k]
+			if ro.Done[t*episodes+k] {
+				break
+			}
+		}
+	}
+	return returns, nil
+}

@@ -23,8 +23,10 @@ const (
 //
 //   - an N×N grid, P players with levels drawn uniformly from [MinLevel, MaxLevel], up to F foods;
 //   - a food's level is drawn from [1, sum of the 3 lowest player levels], or equals that maximum
-//     in coop mode (so every food needs several players); foods never spawn on the border nor next
-//     to (3×3) or two cells in line from another food;
+//     in coop mode (so every food needs several players), or — PaperLab's "spread" variant, not in
+//     lb-foraging — the k-th food spawned has level 1 + k mod that maximum (with 3 level-1 players
+//     and 3 foods: one solo, one pair and one triple food every episode); foods never spawn on the
+//     border nor next to (3×3) or two cells in line from another food;
 //   - actions NONE, NORTH, SOUTH, WEST, EAST, LOAD; a move into a food cell or off the grid, or a
 //     LOAD with no food in the 4-neighbourhood, is invalid and becomes NONE;
 //   - moves are simultaneous: a cell claimed by more than one player (a player standing still
@@ -45,6 +47,7 @@ type LBFConfig struct {
 	Size, Players, Foods int
 	MinLevel, MaxLevel   int
 	Coop                 bool
+	Spread               bool
 	Sight                int
 	MaxSteps             int
 	Penalty              float64
@@ -53,12 +56,12 @@ type LBFConfig struct {
 var lbfSpec = regexp.MustCompile(`^(\d+)x(\d+)-(\d+)p-(\d+)f((?:-[a-z0-9.]+)*)$`)
 
 // ParseLBF reads "8x8-3p-2f-coop" style names: size, players, foods, then optional "-coop",
-// "-2s" (sight 2, or "-Ns"), "-pen" (penalty 0.1), "-lvlK" (max player level K, default 2) and
+// "-spread" (food levels 1, 2, … cyclically), "-2s" (sight 2, or "-Ns"), "-pen" (penalty 0.1), "-lvlK" (max player level K, default 2) and
 // "-Tt" (episode limit T, default 50).
 func ParseLBF(spec string) (LBFConfig, error) {
 	m := lbfSpec.FindStringSubmatch(spec)
 	if m == nil {
-		return LBFConfig{}, fmt.Errorf("bad LBF scenario %q: want SIZExSIZE-Pp-Ff[-coop][-2s][-pen][-lvlK][-Tt], e.g. 8x8-3p-2f-coop", spec)
+		return LBFConfig{}, fmt.Errorf("bad LBF scenario %q: want SIZExSIZE-Pp-Ff[-coop|-spread][-2s][-pen][-lvlK][-Tt], e.g. 8x8-3p-2f-coop", spec)
 	}
 	a, _ := strconv.Atoi(m[1])
 	b, _ := strconv.Atoi(m[2])
@@ -73,6 +76,8 @@ func ParseLBF(spec string) (LBFConfig, error) {
 		case opt == "":
 		case opt == "coop":
 			c.Coop = true
+		case opt == "spread":
+			c.Spread = true
 		case opt == "pen":
 			c.Penalty = 0.1
 		case strings.HasSuffix(opt, "s"):
@@ -94,7 +99,7 @@ func ParseLBF(spec string) (LBFConfig, error) {
 			}
 			c.MaxSteps = t
 		default:
-			return LBFConfig{}, fmt.Errorf("bad LBF scenario %q: unknown option %q (coop, Ns, pen, lvlK, Tt)", spec, opt)
+			return LBFConfig{}, fmt.Errorf("bad LBF scenario %q: unknown option %q (coop, spread, Ns, pen, lvlK, Tt)", spec, opt)
 		}
 	}
 	return c, c.Validate()
@@ -111,6 +116,8 @@ func (c LBFConfig) Validate() error {
 		return fmt.Errorf("LBF: %d foods on a %dx%d grid", c.Foods, c.Size, c.Size)
 	case c.MinLevel < 1 || c.MaxLevel < c.MinLevel:
 		return fmt.Errorf("LBF: player levels [%d, %d]", c.MinLevel, c.MaxLevel)
+	case c.Coop && c.Spread:
+		return fmt.Errorf("LBF: coop and spread food levels exclude each other")
 	case c.Sight < 1 || c.MaxSteps < 1 || c.Penalty < 0:
 		return fmt.Errorf("LBF: sight %d, steps %d, penalty %v", c.Sight, c.MaxSteps, c.Penalty)
 	}
@@ -219,7 +226,11 @@ func (e *LBF) Reset(seed uint64) [][]float32 {
 		if e.foodNear(r, col) || !e.emptyAt(r, col) {
 			continue
 		}
-		e.field[r*c.Size+col] = minFood + e.rng.IntN(maxFood-minFood+1)
+		if c.Spread {
+			e.field[r*c.Size+col] = 1 + count%maxFood
+		} else {
+			e.field[r*c.Size+col] = minFood + e.rng.IntN(maxFood-minFood+1)
+		}
 		count++
 	}
 	e.spawned = 0

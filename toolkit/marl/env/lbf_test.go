@@ -148,3 +148,29 @@ func TestLBFSpawnRules(t *testing.T) {
 		}
 	}
 }
+
+// The spread variant spawns one food of each level 1..3 for three level-1 players (partial
+// coalitions of one, two and three players) and refuses to combine with coop.
+func TestLBFSpread(t *testing.T) {
+	c, err := ParseLBF("8x8-3p-3f-lvl1-spread")
+	if err != nil || !c.Spread || c.MaxLevel != 1 {
+		t.Fatalf("parse: %+v %v", c, err)
+	}
+	e, _ := NewLBF(c, "x")
+	for seed := uint64(0); seed < 100; seed++ {
+		e.Reset(seed)
+		var got []int
+		for _, f := range e.field {
+			if f > 0 {
+				got = append(got, f)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, []int{1, 2, 3}) {
+			t.Fatalf("seed %d: food levels %v, want [1 2 3]", seed, got)
+		}
+	}
+	if _, err := ParseLBF("8x8-3p-3f-coop-spread"); err == nil {
+		t.Fatal("coop with spread accepted")
+	}
+}

@@ -21,9 +21,9 @@ import (
 //
 // Differences from the paper's code, [UNVERIFIED] in effect: DOP's off-policy tree-backup buffer is
 // left out (on-policy TD(λ) only), the mixer is a softmax over agents, and the actor is updated with
-// PPO-clip epochs on the coalition advantages (scaled to unit standard deviation) rather than one
-// plain policy-gradient step, as the IPPO/MAPPO baselines are, so the methods differ only in the
-// advantage.
+// PPO-clip epochs on the coalition advantages (scaled to unit standard deviation, or normalised as
+// the baselines' with Center) rather than one plain policy-gradient step, as the IPPO/MAPPO
+// baselines are, so the methods differ only in the advantage.
 type Config struct {
 	Scenario string `json:"scenario"`
 	Topology string `json:"topology"`
@@ -42,6 +42,20 @@ type Config struct {
 	LRCritic    float64 `json:"lr_critic"`
 	MaxGradNorm float64 `json:"max_grad_norm"`
 	ObsScale    float32 `json:"obs_scale"`
+	// Advantage is the per-agent advantage the topology mixes: "dop" — k_j·A_j from the critic alone
+	// (the paper's estimator), so agent i's weight is c_i = Σ_j A_ij·k_j·A_j; "return" — the same plus
+	// the critic's λ-return residual δ_t = G^λ_t − Q_tot(s_t, a_t), counted once per coalition:
+	// c_i = δ_t + Σ_j A_ij·k_j·A_j. With the linear mixer k_i·A_i = Q_tot(s, a) − Q_tot(s, a_−i, π_i),
+	// so "return" at p = 0 is the counterfactual advantage G^λ − Q_tot(s, a_−i, π_i) (COMA's baseline
+	// with λ-returns) and at p = 1 the global advantage G^λ − V(s); the j ≠ i terms are the same
+	// zero-mean terms as in "dop", so the topology still only changes the update's variance.
+	// [UNVERIFIED] "return" is PaperLab's, not the paper's: it lets the actor see observed returns
+	// rather than only the learned Q (see the experiment's notes on why).
+	Advantage string `json:"advantage,omitempty"`
+	// Center subtracts the batch mean of the advantages before dividing by their standard
+	// deviation, as the IPPO / MAPPO baselines do (ac.Normalize); off, they are only scaled, keeping
+	// each coalition advantage's sign.
+	Center bool `json:"center,omitempty"`
 }
 
 // Default is the configuration used on small Level-Based Foraging tasks.
@@ -62,6 +76,14 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 	}
 	if cfg.Envs < 1 || cfg.Steps < 1 || cfg.Iters < 1 || cfg.Epochs < 1 || cfg.MiniBatches < 1 {
 		return nil, nil, fmt.Errorf("tape: envs, steps, iters, epochs and mini_batches must be ≥ 1")
+	}
+	residual := false
+	switch cfg.Advantage {
+	case "", "dop":
+	case "return":
+		residual = true
+	default:
+		return nil, nil, fmt.Errorf("tape: advantage %q, want dop or return", cfg.Advantage)
 	}
 	if hooks.Progress == nil {
 		hooks.Progress = track.NoProgress{}
@@ -191,9 +213,18 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 			}
 			dop := DOPAdvantage(qs, pis, ro.Act[i*n:(i+1)*n])
 			c := topology.CoalitionAdvantage(topo, kk, dop)
+			if residual {
+				for j := range c {
+					c[j] += targets[i] - float64(qt[i])
+				}
+			}
 			copy(adv[i*n:(i+1)*n], c)
 		}
-		adv = scaleUnit(adv)
+		if cfg.Center {
+			adv = ac.Normalize(adv)
+		} else {
+			adv = scaleUnit(adv)
+		}
 		am, err := ac.Minibatches(len(adv), cfg.Epochs, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
 			return trA.Update(ac.ActorBatch(ro, adv, idx)...)
 		})

@@ -30,6 +30,10 @@ type MatrixConfig struct {
 	EpsEnd   float64 `json:"eps_end"`
 	// EvalEvery iterations the greedy joint action's payoff is recorded.
 	EvalEvery int `json:"eval_every"`
+	// Init0 is every agent's initial logit of action 0 (the others start at 0): 0 starts from
+	// uniform policies; a negative value starts inside the basin of the joint actions without
+	// action 0 (the coordination game's safe +2), to measure how often a run escapes it.
+	Init0 float64 `json:"init0,omitempty"`
 }
 
 // DefaultMatrix is the configuration of the experiment's coordination-game runs.
@@ -99,114 +103,263 @@ func TrainMatrix(game *env.Matrix, cfg MatrixConfig, seed uint64) (track.Curves,
 	r := rand.New(rand.NewPCG(seed, 0x74617065))
 	rt := rand.New(rand.NewPCG(seed, 0x746f706f))
 	n, na := game.NumAgents(), game.NumActions()
-	theta := make([][]float64, n)
-	q := make([][]float64, n)
-	for i := range theta {
-		theta[i] = make([]float64, na)
-		q[i] = make([]float64, na)
-	}
-	k := make([]float64, n)
-	for i := range k {
-		k[i] = 1 / float64(n)
-	}
-	b := 0.0
-	best := math.Inf(-1)
-	for _, v := range game.Payoff {
-		best = math.Max(best, v)
-	}
+	st := newTabular(n, na, cfg.Init0)
+	best := bestPayoff(game)
 	curves := track.Curves{}
 	record := func(it int) []int {
-		greedy := make([]int, n)
-		pOpt := 0.0
-		pis := make([][]float64, n)
-		for i := range theta {
-			pis[i] = softmax(theta[i])
-			for a := range pis[i] {
-				if pis[i][a] > pis[i][greedy[i]] {
-					greedy[i] = a
-				}
-			}
-		}
-		// Probability of an optimal joint action (enumerated: A^N is small for these games).
-		joint := make([]int, n)
-		for idx := range game.Payoff {
-			x := idx
-			for i := n - 1; i >= 0; i-- {
-				joint[i] = x % na
-				x /= na
-			}
-			if game.Payoff[idx] == best {
-				p := 1.0
-				for i := range joint {
-					p *= pis[i][joint[i]]
-				}
-				pOpt += p
-			}
-		}
+		pis := st.policies()
+		greedy := argmaxes(pis)
 		curves.Add("greedy_return", float64(it), game.Payoff[game.Index(greedy)])
-		curves.Add("p_optimal", float64(it), pOpt)
+		curves.Add("p_optimal", float64(it), pJoint(game, pis, best))
 		return greedy
 	}
-	record(0)
-	var greedy []int
+	greedy := record(0)
 	for it := 1; it <= cfg.Iters; it++ {
-		eps := cfg.EpsStart + (cfg.EpsEnd-cfg.EpsStart)*float64(it-1)/float64(max(1, cfg.Iters-1))
-		pi := make([][]float64, n)
-		beh := make([][]float64, n)
-		for i := range theta {
-			pi[i] = softmax(theta[i])
-			beh[i] = make([]float64, na)
-			for a := range beh[i] {
-				beh[i][a] = (1-eps)*pi[i][a] + eps/float64(na)
-			}
-		}
+		pi := st.policies()
+		beh := mixEps(pi, cfg.eps(it))
 		topo := gen.Sample(rt, n)
-		gq := make([][]float64, n)
-		gt := make([][]float64, n)
-		for i := range gq {
-			gq[i] = make([]float64, na)
-			gt[i] = make([]float64, na)
-		}
-		gb := 0.0
-		for s := 0; s < cfg.Batch; s++ {
-			joint := make([]int, n)
-			for i := range joint {
-				joint[i] = sample(r, beh[i])
-			}
-			rew := game.Payoff[game.Index(joint)]
-			// Critic: d/dQ of ½(r − Q_tot)².
-			pred := b
-			for j := range joint {
-				pred += k[j] * q[j][joint[j]]
-			}
-			errv := rew - pred
-			for j := range joint {
-				gq[j][joint[j]] += errv * k[j]
-			}
-			gb += errv
-			// Actor: TAPE's coalition advantage, with the critic before this batch's update.
-			c := topology.CoalitionAdvantage(topo, k, DOPAdvantage(q, pi, joint))
-			for i := range joint {
-				for a := 0; a < na; a++ {
-					ind := 0.0
-					if a == joint[i] {
-						ind = 1
-					}
-					gt[i][a] += (ind - pi[i][a]) * c[i]
-				}
-			}
-		}
-		inv := 1 / float64(cfg.Batch)
-		for i := range theta {
-			for a := range theta[i] {
-				theta[i][a] += cfg.LRActor * gt[i][a] * inv
-				q[i][a] += cfg.LRCritic * gq[i][a] * inv
-			}
-		}
-		b += cfg.LRCritic * gb * inv
+		gt, gq, gb := st.gradients(game, pi, beh, topo, cfg.Batch, r)
+		st.step(gt, gq, gb, cfg.LRActor, cfg.LRCritic)
 		if it%cfg.EvalEvery == 0 || it == cfg.Iters {
 			greedy = record(it)
 		}
 	}
 	return curves, greedy, nil
+}
+
+// eps is the exploration rate of iteration it (1-based), annealed linearly over the run.
+func (c MatrixConfig) eps(it int) float64 {
+	return c.EpsStart + (c.EpsEnd-c.EpsStart)*float64(it-1)/float64(max(1, c.Iters-1))
+}
+
+// tabular is the state of stochastic TAPE on a matrix game: every agent's softmax logits θ_i, the
+// linearly decomposed critic's per-agent values Q_j(a_j), its fixed mixing weights k_j = 1/N and its
+// bias b.
+type tabular struct {
+	theta, q [][]float64
+	k        []float64
+	b        float64
+}
+
+func newTabular(n, na int, init0 float64) *tabular {
+	st := &tabular{theta: make([][]float64, n), q: make([][]float64, n), k: make([]float64, n)}
+	for i := range st.theta {
+		st.theta[i], st.q[i] = make([]float64, na), make([]float64, na)
+		st.theta[i][0] = init0
+		st.k[i] = 1 / float64(n)
+	}
+	return st
+}
+
+func (st *tabular) clone() *tabular {
+	c := &tabular{theta: make([][]float64, len(st.theta)), q: make([][]float64, len(st.q)), k: append([]float64(nil), st.k...), b: st.b}
+	for i := range st.theta {
+		c.theta[i], c.q[i] = append([]float64(nil), st.theta[i]...), append([]float64(nil), st.q[i]...)
+	}
+	return c
+}
+
+func (st *tabular) policies() [][]float64 {
+	out := make([][]float64, len(st.theta))
+	for i, t := range st.theta {
+		out[i] = softmax(t)
+	}
+	return out
+}
+
+// gradients samples batch joint actions from the behaviour policies beh and returns the batch-mean
+// ascent directions of the actor logits (TAPE's ∇log π_i(a_i)·Σ_j A_ij k_j A_j, with the critic as it
+// is before this batch), of the critic's values and of its bias (descent on ½(r − Q_tot)²).
+func (st *tabular) gradients(game *env.Matrix, pi, beh [][]float64, topo topology.Matrix, batch int, r *rand.Rand) (gt, gq [][]float64, gb float64) {
+	n, na := len(pi), len(pi[0])
+	gt, gq = make([][]float64, n), make([][]float64, n)
+	for i := range gq {
+		gt[i], gq[i] = make([]float64, na), make([]float64, na)
+	}
+	joint := make([]int, n)
+	inv := 1 / float64(batch)
+	for s := 0; s < batch; s++ {
+		for i := range joint {
+			joint[i] = sample(r, beh[i])
+		}
+		rew := game.Payoff[game.Index(joint)]
+		pred := st.b
+		for j := range joint {
+			pred += st.k[j] * st.q[j][joint[j]]
+		}
+		errv := rew - pred
+		for j := range joint {
+			gq[j][joint[j]] += errv * st.k[j] * inv
+		}
+		gb += errv * inv
+		c := topology.CoalitionAdvantage(topo, st.k, DOPAdvantage(st.q, pi, joint))
+		for i := range joint {
+			for a := 0; a < na; a++ {
+				ind := 0.0
+				if a == joint[i] {
+					ind = 1
+				}
+				gt[i][a] += (ind - pi[i][a]) * c[i] * inv
+			}
+		}
+	}
+	return gt, gq, gb
+}
+
+func (st *tabular) step(gt, gq [][]float64, gb, lrActor, lrCritic float64) {
+	for i := range st.theta {
+		for a := range st.theta[i] {
+			st.theta[i][a] += lrActor * gt[i][a]
+			st.q[i][a] += lrCritic * gq[i][a]
+		}
+	}
+	st.b += lrCritic * gb
+}
+
+func bestPayoff(game *env.Matrix) float64 {
+	best := math.Inf(-1)
+	for _, v := range game.Payoff {
+		best = math.Max(best, v)
+	}
+	return best
+}
+
+func argmaxes(pis [][]float64) []int {
+	out := make([]int, len(pis))
+	for i, p := range pis {
+		for a := range p {
+			if p[a] > p[out[i]] {
+				out[i] = a
+			}
+		}
+	}
+	return out
+}
+
+func mixEps(pi [][]float64, eps float64) [][]float64 {
+	out := make([][]float64, len(pi))
+	for i, p := range pi {
+		out[i] = make([]float64, len(p))
+		for a := range p {
+			out[i][a] = (1-eps)*p[a] + eps/float64(len(p))
+		}
+	}
+	return out
+}
+
+// pJoint is the probability of a joint action with payoff ≥ best under independent policies
+// (enumerated: A^N is small for these games).
+func pJoint(game *env.Matrix, pis [][]float64, best float64) float64 {
+	n, na := len(pis), len(pis[0])
+	joint := make([]int, n)
+	total := 0.0
+	for idx := range game.Payoff {
+		if game.Payoff[idx] < best {
+			continue
+		}
+		x := idx
+		for i := n - 1; i >= 0; i-- {
+			joint[i] = x % na
+			x /= na
+		}
+		p := 1.0
+		for i := range joint {
+			p *= pis[i][joint[i]]
+		}
+		total += p
+	}
+	return total
+}
+
+// VarianceConfig configures MatrixVariance.
+type VarianceConfig struct {
+	// Ps are the Erdős–Rényi densities compared at the same states.
+	Ps []float64 `json:"ps"`
+	// Snapshots states are taken, evenly spaced over the first SnapIters updates of a DOP (p = 0) run
+	// with the MatrixConfig's batch and learning rates — the states are the same for every p.
+	Snapshots int `json:"snapshots"`
+	SnapIters int `json:"snap_iters"`
+	// Draws fresh (batch, topology) pairs per snapshot and p estimate the update's variance.
+	Draws int `json:"draws"`
+}
+
+// UpdateSpread is MatrixVariance's measurement for one p.
+type UpdateSpread struct {
+	P float64 `json:"p"`
+	// Variance is the per-agent update variance: the trace of the covariance of agent i's actor update
+	// direction (the batch-mean of ∇log π_i(a_i)·c_i, before the learning rate) over batches and
+	// topologies, averaged over agents and snapshots.
+	Variance float64 `json:"variance"`
+	// FromDOP is the mean squared distance ‖g_i(A) − g_i(I)‖² between the update with the sampled
+	// topology and DOP's on the same batch — the "diversity relative to DOP" of the paper's Theorem 2.
+	FromDOP float64 `json:"from_dop"`
+}
+
+// MatrixVariance measures how the topology density p changes stochastic TAPE's update on a matrix
+// game, at fixed states: the critic and policies of a DOP run at cfg.Batch, snapshotted. Every p sees
+// the same states and the same batches (common random numbers), so the only difference between two
+// p is the topology. For j ≠ i agent i's extra weight k_j·A_j has zero mean under agent j's policy
+// given the state, so p should change the variance of the update and not its mean.
+func MatrixVariance(game *env.Matrix, cfg MatrixConfig, vc VarianceConfig, seed uint64) ([]UpdateSpread, error) {
+	if cfg.Batch < 1 || vc.Snapshots < 1 || vc.SnapIters < vc.Snapshots || vc.Draws < 2 || len(vc.Ps) == 0 {
+		return nil, fmt.Errorf("tape variance: batch %d, snapshots %d, snap_iters %d, draws %d, %d densities: need batch ≥ 1, 1 ≤ snapshots ≤ snap_iters, draws ≥ 2 and some densities",
+			cfg.Batch, vc.Snapshots, vc.SnapIters, vc.Draws, len(vc.Ps))
+	}
+	for _, p := range vc.Ps {
+		if p < 0 || p > 1 {
+			return nil, fmt.Errorf("tape variance: density %v outside [0, 1]", p)
+		}
+	}
+	n, na := game.NumAgents(), game.NumActions()
+	r := rand.New(rand.NewPCG(seed, 0x74617065))
+	st := newTabular(n, na, cfg.Init0)
+	cfg.Iters = vc.SnapIters
+	out := make([]UpdateSpread, len(vc.Ps))
+	for i, p := range vc.Ps {
+		out[i].P = p
+	}
+	ident := topology.Identity(n)
+	snap := 0
+	for it := 1; it <= vc.SnapIters; it++ {
+		pi := st.policies()
+		beh := mixEps(pi, cfg.eps(it))
+		if it*vc.Snapshots >= (snap+1)*vc.SnapIters {
+			snap++
+			for pIdx, p := range vc.Ps {
+				gen := topology.ER{P: p}
+				rt := rand.New(rand.NewPCG(seed, uint64(snap)<<32|0x746f))
+				sum := make([][]float64, n)
+				sq := make([][]float64, n)
+				for i := range sum {
+					sum[i], sq[i] = make([]float64, na), make([]float64, na)
+				}
+				dev := 0.0
+				for d := 0; d < vc.Draws; d++ {
+					// The same batch stream for every p and for the DOP reference.
+					bs := uint64(snap)<<32 | uint64(d)
+					g, _, _ := st.gradients(game, pi, beh, gen.Sample(rt, n), cfg.Batch, rand.New(rand.NewPCG(seed, bs)))
+					g0, _, _ := st.gradients(game, pi, beh, ident, cfg.Batch, rand.New(rand.NewPCG(seed, bs)))
+					for i := range g {
+						for a := range g[i] {
+							sum[i][a] += g[i][a]
+							sq[i][a] += g[i][a] * g[i][a]
+							dev += (g[i][a] - g0[i][a]) * (g[i][a] - g0[i][a])
+						}
+					}
+				}
+				v := 0.0
+				dn := float64(vc.Draws)
+				for i := range sum {
+					for a := range sum[i] {
+						v += (sq[i][a] - sum[i][a]*sum[i][a]/dn) / (dn - 1)
+					}
+				}
+				out[pIdx].Variance += v / float64(n*vc.Snapshots)
+				out[pIdx].FromDOP += dev / (dn * float64(n*vc.Snapshots))
+			}
+		}
+		gt, gq, gb := st.gradients(game, pi, beh, ident, cfg.Batch, r)
+		st.step(gt, gq, gb, cfg.LRActor, cfg.LRCritic)
+	}
+	return out, nil
 }

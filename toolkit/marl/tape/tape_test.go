@@ -2,12 +2,14 @@ package tape
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
+	"github.com/paperlab/paperlab/toolkit/marl/topology"
 )
 
 func TestMain(m *testing.M) {
@@ -91,5 +93,93 @@ func TestTrainLBFDeterministicAndTopology(t *testing.T) {
 				t.Fatalf("%s update %d: topology density %v, want %v", topo, i, d, want)
 			}
 		}
+	}
+}
+
+// The zero-mean argument: with on-policy sampling, the terms other agents add to agent i's weight
+// have mean zero, so the full topology's expected update equals DOP's (within Monte-Carlo error),
+// while its variance is larger.
+func TestCoalitionTermsHaveZeroMean(t *testing.T) {
+	e, _ := env.Make("matrix:coord5")
+	game := e.(*env.Matrix)
+	st := newTabular(5, 3, 0)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range st.q {
+		for a := range st.q[i] {
+			st.q[i][a], st.theta[i][a] = 3*r.NormFloat64(), r.NormFloat64()
+		}
+	}
+	pi := st.policies()
+	const draws = 20000
+	var sumD, sqD, sq0, sq1 float64
+	for d := 0; d < draws; d++ {
+		seed := uint64(d)
+		g1, _, _ := st.gradients(game, pi, pi, topology.ER{P: 1}.Sample(r, 5), 1, rand.New(rand.NewPCG(seed, 9)))
+		g0, _, _ := st.gradients(game, pi, pi, topology.Identity(5), 1, rand.New(rand.NewPCG(seed, 9)))
+		diff := g1[0][1] - g0[0][1]
+		sumD += diff
+		sqD += diff * diff
+		sq0 += g0[0][1] * g0[0][1]
+		sq1 += g1[0][1] * g1[0][1]
+	}
+	mean := sumD / draws
+	se := math.Sqrt((sqD/draws - mean*mean) / draws)
+	if math.Abs(mean) > 4*se {
+		t.Fatalf("full minus DOP update: mean %v, 4 standard errors %v — not zero-mean", mean, 4*se)
+	}
+	if sq1 <= sq0 {
+		t.Fatalf("second moment with the full topology %v ≤ DOP's %v", sq1/draws, sq0/draws)
+	}
+}
+
+// MatrixVariance: p = 0 has no distance from DOP, both measures grow with p, and bad settings are
+// errors.
+func TestMatrixVariance(t *testing.T) {
+	e, _ := env.Make("matrix:coord5")
+	game := e.(*env.Matrix)
+	cfg := DefaultMatrix()
+	cfg.Batch = 1
+	vc := VarianceConfig{Ps: []float64{0, 0.3, 1}, Snapshots: 4, SnapIters: 100, Draws: 200}
+	out, err := MatrixVariance(game, cfg, vc, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].FromDOP != 0 {
+		t.Fatalf("p = 0: distance from DOP %v", out[0].FromDOP)
+	}
+	if !(out[0].Variance < out[1].Variance && out[1].Variance < out[2].Variance && out[1].FromDOP < out[2].FromDOP) {
+		t.Fatalf("variance does not grow with p: %+v", out)
+	}
+	vc.Ps = []float64{1.5}
+	if _, err := MatrixVariance(game, cfg, vc, 2); err == nil {
+		t.Fatal("density 1.5 accepted")
+	}
+}
+
+// The "return" advantage trains (and differs from "dop" on the same seed); an unknown one is an error.
+func TestTrainLBFAdvantageOption(t *testing.T) {
+	run := func(adv string) (map[string][]float64, error) {
+		c := Default("lbf:5x5-2p-1f", "er:0.5")
+		c.Iters, c.Envs, c.Steps, c.Hidden, c.Advantage = 3, 2, 10, 8, adv
+		curves, actor, err := Train(c, 7, Hooks{})
+		if err != nil {
+			return nil, err
+		}
+		actor.Close()
+		return map[string][]float64{"policy_loss": curves["policy_loss"].Y}, nil
+	}
+	a, err := run("dop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := run("return")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(a, b) {
+		t.Fatal("the return residual changed nothing")
+	}
+	if _, err := run("gae"); err == nil {
+		t.Fatal("advantage gae accepted")
 	}
 }
