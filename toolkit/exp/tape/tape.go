@@ -50,11 +50,13 @@ type VarianceStudy struct {
 	Init0 float64 `json:"init0"`
 }
 
-// DetMethod is one deterministic-TAPE condition: a topology, optionally another OW-QMIX weight.
+// DetMethod is one deterministic-TAPE condition: a topology, optionally another OW-QMIX weight or
+// a scaled actor step.
 type DetMethod struct {
 	Name     string  `json:"name"`
 	Topology string  `json:"topology"`
-	W        float64 `json:"w,omitempty"` // 0: the part's DetConfig.W
+	W        float64 `json:"w,omitempty"`        // 0: the part's DetConfig.W
+	LRScale  float64 `json:"lr_scale,omitempty"` // 0: 1 (the part's DetConfig.LRActor)
 }
 
 // Config of experiment "tape".
@@ -107,7 +109,12 @@ func ConfigFor(s exp.Scale) Config {
 		Batches: []int{1, 4}, Seeds: 200, Init0: -0.5}
 	c.DetMethods = []DetMethod{{Name: "det-p0", Topology: "er:0"}, {Name: "det-p0.3", Topology: "er:0.3"}, {Name: "det-p0.5", Topology: "er:0.5"},
 		{Name: "det-p1", Topology: "er:1"}, {Name: "det-er0.4", Topology: "er:0.4"}, {Name: "det-ba1", Topology: "ba:1"}, {Name: "det-ws2", Topology: "ws:2:0.2"},
-		{Name: "det-ow0.5-p0", Topology: "er:0", W: 0.5}, {Name: "det-ow0.5-p0.5", Topology: "er:0.5", W: 0.5}, {Name: "det-ow0.5-p1", Topology: "er:1", W: 0.5}}
+		{Name: "det-ow0.5-p0", Topology: "er:0", W: 0.5}, {Name: "det-ow0.5-p0.5", Topology: "er:0.5", W: 0.5}, {Name: "det-ow0.5-p1", Topology: "er:1", W: 0.5},
+		// Step-size controls: p = 0 with its actor step scaled by p = 1's mean mixer weight over p = 0's
+		// (0.289 / 0.206 ≈ 1.4 over the whole default run) and by N = 5 (p = 1 puts agent j in all N
+		// rows of the coalition loss, p = 0 in one; the weights' ratio is ≈ 4.7 over the first 50
+		// updates, where the basin is decided), to see whether the topology acts here as a step size.
+		{Name: "det-p0-lr1.4", Topology: "er:0", LRScale: 1.4}, {Name: "det-p0-lr5", Topology: "er:0", LRScale: 5}}
 	c.DetSeeds = 100
 	c.Det = tp.DefaultDet()
 	// [UNVERIFIED] OW-QMIX weight 0.75, not the code's 0.5: with 0.5 the critic finds the optimum in
@@ -205,31 +212,51 @@ func runMatrix(cfg Config, res *exp.Result, opt exp.Options) error {
 	if err != nil {
 		return err
 	}
-	best := bestOf(game)
 	for _, m := range cfg.MatrixMethods {
 		mc := cfg.Matrix
 		mc.Topology = m.Topology
-		hits := 0
-		for s := 1; s <= cfg.MatrixSeeds; s++ {
-			start := time.Now()
-			curves, greedy, err := tp.TrainMatrix(game, mc, uint64(s))
-			if err != nil {
-				return fmt.Errorf("matrix %s seed %d: %w", m.Name, s, err)
-			}
-			ret := game.Payoff[game.Index(greedy)]
-			opt1 := 0.0
-			if ret == best {
-				opt1, hits = 1, hits+1
-			}
-			// Learning speed: the mean probability of the optimal joint action over training (area
-			// under its curve, in [0,1]).
-			speed := meanOf(curves["p_optimal"].Y)
-			res.Runs = append(res.Runs, exp.Run{Method: m.Name, Seed: uint64(s), Seconds: time.Since(start).Seconds(),
-				Final:  map[string]float64{"optimal_rate": opt1, "matrix_return": ret, "p_optimal_auc": speed},
-				Curves: map[string]exp.Curve{"matrix/greedy_return": curves["greedy_return"], "matrix/p_optimal": curves["p_optimal"]}})
+		train := func(seed uint64) (track.Curves, []int, error) { return tp.TrainMatrix(game, mc, seed) }
+		if err := matrixMethod(res, opt, game, "matrix", m.Name, cfg.MatrixSeeds, train); err != nil {
+			return err
 		}
-		fmt.Fprintf(opt.Log, "matrix %-8s optimal in %d/%d seeds\n", m.Name, hits, cfg.MatrixSeeds)
 	}
+	return nil
+}
+
+// matrixMethod trains one method on a matrix game for seeds 1..seeds and records per seed whether the
+// final greedy joint action is optimal ("optimal_rate"), its payoff ("matrix_return"), the learning
+// speed — the mean probability of the optimal joint action over training, in [0, 1]
+// ("p_optimal_auc") — and the mean of every other curve but the greedy return (e.g. "mix_weight");
+// the curves are stored as part/<name>.
+func matrixMethod(res *exp.Result, opt exp.Options, game *env.Matrix, part, name string, seeds int, train func(seed uint64) (track.Curves, []int, error)) error {
+	best := bestOf(game)
+	hits := 0
+	for s := 1; s <= seeds; s++ {
+		start := time.Now()
+		curves, greedy, err := train(uint64(s))
+		if err != nil {
+			return fmt.Errorf("%s %s seed %d: %w", part, name, s, err)
+		}
+		ret := game.Payoff[game.Index(greedy)]
+		opt1 := 0.0
+		if ret == best {
+			opt1, hits = 1, hits+1
+		}
+		run := exp.Run{Method: name, Seed: uint64(s), Final: map[string]float64{"optimal_rate": opt1, "matrix_return": ret}, Curves: map[string]exp.Curve{}}
+		for _, key := range curves.Names() {
+			run.Curves[part+"/"+key] = curves[key]
+			switch key {
+			case "greedy_return":
+			case "p_optimal":
+				run.Final["p_optimal_auc"] = meanOf(curves[key].Y)
+			default:
+				run.Final[key] = meanOf(curves[key].Y)
+			}
+		}
+		run.Seconds = time.Since(start).Seconds()
+		res.Runs = append(res.Runs, run)
+	}
+	fmt.Fprintf(opt.Log, "%s %-15s optimal in %d/%d seeds\n", part, name, hits, seeds)
 	return nil
 }
 
@@ -370,31 +397,19 @@ func runDet(cfg Config, res *exp.Result, opt exp.Options) error {
 	if err != nil {
 		return err
 	}
-	best := bestOf(game)
 	for _, m := range cfg.DetMethods {
 		dc := cfg.Det
 		dc.Topology = m.Topology
 		if m.W != 0 {
 			dc.W = m.W
 		}
-		hits := 0
-		for s := 1; s <= cfg.DetSeeds; s++ {
-			start := time.Now()
-			curves, greedy, err := tp.TrainDet(game, dc, uint64(s))
-			if err != nil {
-				return fmt.Errorf("det %s seed %d: %w", m.Name, s, err)
-			}
-			ret := game.Payoff[game.Index(greedy)]
-			opt1 := 0.0
-			if ret == best {
-				opt1, hits = 1, hits+1
-			}
-			res.Runs = append(res.Runs, exp.Run{Method: m.Name, Seed: uint64(s), Seconds: time.Since(start).Seconds(),
-				Final: map[string]float64{"optimal_rate": opt1, "matrix_return": ret, "p_optimal_auc": meanOf(curves["p_optimal"].Y),
-					"mix_weight": meanOf(curves["mix_weight"].Y)},
-				Curves: map[string]exp.Curve{"det/p_optimal": curves["p_optimal"], "det/mix_weight": curves["mix_weight"]}})
+		if m.LRScale != 0 {
+			dc.LRActor *= m.LRScale
 		}
-		fmt.Fprintf(opt.Log, "det %-15s optimal in %d/%d seeds\n", m.Name, hits, cfg.DetSeeds)
+		train := func(seed uint64) (track.Curves, []int, error) { return tp.TrainDet(game, dc, seed) }
+		if err := matrixMethod(res, opt, game, "det", m.Name, cfg.DetSeeds, train); err != nil {
+			return err
+		}
 	}
 	return nil
 }

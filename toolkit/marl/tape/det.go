@@ -85,17 +85,22 @@ func elu(z float64) (v, grad float64) {
 	return e - 1, e
 }
 
+// unit is hidden unit k at x: its activation, the activation's derivative and its |output weight|.
+func (m *Mixer) unit(x []float64, k int) (h, dh, w2 float64) {
+	z := m.B1[k]
+	for j, v := range x {
+		z += math.Abs(m.W1[j][k]) * v
+	}
+	h, dh = elu(z)
+	return h, dh, math.Abs(m.W2[k])
+}
+
 // Forward returns y and ∂y/∂x_j.
 func (m *Mixer) Forward(x []float64) (y float64, dx []float64) {
 	dx = make([]float64, len(x))
 	y = m.B2
 	for k := range m.B1 {
-		z := m.B1[k]
-		for j, v := range x {
-			z += math.Abs(m.W1[j][k]) * v
-		}
-		h, dh := elu(z)
-		w2 := math.Abs(m.W2[k])
+		h, dh, w2 := m.unit(x, k)
 		y += w2 * h
 		for j := range x {
 			dx[j] += w2 * dh * math.Abs(m.W1[j][k])
@@ -107,12 +112,7 @@ func (m *Mixer) Forward(x []float64) (y float64, dx []float64) {
 // accumulate adds g·∂y/∂θ at x to acc (a zero Mixer of the same shape).
 func (m *Mixer) accumulate(x []float64, g float64, acc *Mixer) {
 	for k := range m.B1 {
-		z := m.B1[k]
-		for j, v := range x {
-			z += math.Abs(m.W1[j][k]) * v
-		}
-		h, dh := elu(z)
-		w2 := math.Abs(m.W2[k])
+		h, dh, w2 := m.unit(x, k)
 		acc.W2[k] += g * h * sign(m.W2[k])
 		acc.B1[k] += g * w2 * dh
 		for j, v := range x {
