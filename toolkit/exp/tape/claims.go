@@ -72,19 +72,16 @@ func Claims(res *exp.Result) []exp.Claim {
 			det("deterministic TAPE at density 0.4: Erdős–Rényi beats Watts–Strogatz", "det-er0.4", "det-ws2", "optimal_rate"),
 			det("deterministic TAPE: p = 1 takes larger steps than p = 0 (mean mixer weight)", "det-p1", "det-p0", "mix_weight"),
 		)
-		if _, ok := res.Summary["det-p0-lr1.4"]; ok {
+		// Step-size controls: p = 0 with a larger actor step, then p = 1 against it.
+		for _, c := range []struct{ method, step string }{{"det-p0-lr1.4", "a 1.4× step (p = 1's mean mixer weight)"}, {"det-p0-lr5", "an N× step (N = 5)"}} {
+			if _, ok := res.Summary[c.method]; !ok {
+				continue
+			}
 			claims = append(claims,
-				exp.CheckOn(detSeeds, "deterministic TAPE: p = 0 with a 1.4× step (p = 1's mixer weight) reaches the optimum less often than p = 0",
-					"optimal_rate(det-p0-lr1.4) − optimal_rate(det-p0)", exp.Negative, res.Diff("det-p0-lr1.4", "optimal_rate", "det-p0", "optimal_rate")),
-				exp.CheckOn(detSeeds, "deterministic TAPE: against that 1.4× step, p = 1 still reaches the optimum less often",
-					"optimal_rate(det-p1) − optimal_rate(det-p0-lr1.4)", exp.Negative, res.Diff("det-p1", "optimal_rate", "det-p0-lr1.4", "optimal_rate")))
-		}
-		if _, ok := res.Summary["det-p0-lr5"]; ok {
-			claims = append(claims,
-				exp.CheckOn(detSeeds, "deterministic TAPE: p = 0 with an N× step (N = 5) reaches the optimum less often than p = 0",
-					"optimal_rate(det-p0-lr5) − optimal_rate(det-p0)", exp.Negative, res.Diff("det-p0-lr5", "optimal_rate", "det-p0", "optimal_rate")),
-				exp.CheckOn(detSeeds, "deterministic TAPE: against that N× step, p = 1 still reaches the optimum less often",
-					"optimal_rate(det-p1) − optimal_rate(det-p0-lr5)", exp.Negative, res.Diff("det-p1", "optimal_rate", "det-p0-lr5", "optimal_rate")))
+				exp.CheckOn(detSeeds, fmt.Sprintf("deterministic TAPE: p = 0 with %s reaches the optimum less often than p = 0", c.step),
+					fmt.Sprintf("optimal_rate(%s) − optimal_rate(det-p0)", c.method), exp.Negative, res.Diff(c.method, "optimal_rate", "det-p0", "optimal_rate")),
+				exp.CheckOn(detSeeds, "deterministic TAPE: against that step, p = 1 still reaches the optimum less often",
+					fmt.Sprintf("optimal_rate(det-p1) − optimal_rate(%s)", c.method), exp.Negative, res.Diff("det-p1", "optimal_rate", c.method, "optimal_rate")))
 		}
 	}
 	// LBF with partial coalitions: the learner's competitiveness, then the inverted U.
