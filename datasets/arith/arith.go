@@ -35,6 +35,12 @@ type Config struct {
 	Ops string `json:"ops"`
 	// UnderdeterminedFrac is the fraction of problems with one operand hidden behind '?'.
 	UnderdeterminedFrac float64 `json:"underdetermined_frac"`
+	// HiddenModeProb > 0 skews the hidden operand: it is HiddenMode with this probability, else
+	// uniform over the other values of [0, OperandMax]. A model can then learn the modal guess and
+	// be right that often on hidden prompts — room for a policy to collapse onto a confident wrong
+	// guess the rest of the time. 0: the hidden operand is drawn like any other (uniform).
+	HiddenMode     int     `json:"hidden_mode,omitempty"`
+	HiddenModeProb float64 `json:"hidden_mode_prob,omitempty"`
 	// Trace: when true the completion lists every step's sub-result before the answer; when false
 	// the completion is the answer alone.
 	Trace bool `json:"trace"`
@@ -47,6 +53,15 @@ type Config struct {
 // with a step trace and 30% underdetermined problems.
 func Default() Config {
 	return Config{MinSteps: 2, MaxSteps: 4, Modulus: 10, OperandMax: 9, Ops: "+-*", UnderdeterminedFrac: 0.3, Trace: true}
+}
+
+// SkewedHidden is Default with a skewed hidden operand: 7 with probability 0.4 (CAPO's default task
+// since issue 14; [UNVERIFIED] the mode 7 — coprime to the modulus, so multiplying by it loses no
+// information — and the probability 0.4 are PaperLab's choices).
+func SkewedHidden() Config {
+	c := Default()
+	c.HiddenMode, c.HiddenModeProb = 7, 0.4
+	return c
 }
 
 // Addition is the tiny-LM benchmark task R: a+b for 2-digit a, b, answer digits reversed, no trace.
@@ -69,6 +84,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("arith config: ops = %q, need a non-empty subset of \"+-*\"", c.Ops)
 	case c.UnderdeterminedFrac < 0 || c.UnderdeterminedFrac > 1:
 		return fmt.Errorf("arith config: underdetermined_frac = %v, need a value in [0,1]", c.UnderdeterminedFrac)
+	case c.HiddenModeProb < 0 || c.HiddenModeProb > 1:
+		return fmt.Errorf("arith config: hidden_mode_prob = %v, need a value in [0,1]", c.HiddenModeProb)
+	case c.HiddenModeProb > 0 && (c.HiddenMode < 0 || c.HiddenMode > c.OperandMax):
+		return fmt.Errorf("arith config: hidden_mode = %d outside the operands' range [0, %d]", c.HiddenMode, c.OperandMax)
 	}
 	return nil
 }
@@ -198,6 +217,18 @@ func Generate(cfg Config, seed uint64, n, firstID int) ([]Problem, error) {
 		}
 		if r.Float64() < cfg.UnderdeterminedFrac {
 			p.Hidden = r.IntN(steps)
+			if cfg.HiddenModeProb > 0 {
+				// Draws only for a skewed task, so the uniform task's problems stay as they were.
+				if r.Float64() < cfg.HiddenModeProb {
+					p.Operands[p.Hidden] = cfg.HiddenMode
+				} else {
+					v := r.IntN(cfg.OperandMax) // one of the OperandMax other values
+					if v >= cfg.HiddenMode {
+						v++
+					}
+					p.Operands[p.Hidden] = v
+				}
+			}
 		}
 		p.Steps = evaluate(p.Start, p.Ops, p.Operands, p.Modulus)
 		p.Answer = p.Steps[len(p.Steps)-1]

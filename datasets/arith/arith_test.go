@@ -3,6 +3,7 @@ package arith
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -217,5 +218,45 @@ func TestNoisyCompletion(t *testing.T) {
 	}
 	if frac := float64(wrong) / float64(len(ps)); frac < 0.15 || frac > 0.35 {
 		t.Fatalf("%.2f of noisy demonstrations are wrong; with 10%% slips per step over 2–4 steps expect ≈0.27", frac)
+	}
+}
+
+// The skewed task draws the hidden operand's mode with its probability; without a probability the
+// mode is ignored and the problems are the uniform task's (which draws nothing extra, so the
+// committed sample file still matches, see the golden-file test).
+func TestSkewedHiddenOperand(t *testing.T) {
+	c := SkewedHidden()
+	ps, err := Generate(c, 5, 20000, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden, mode := 0, 0
+	for _, p := range ps {
+		if err := p.Check(); err != nil {
+			t.Fatal(err)
+		}
+		if p.Underdetermined() {
+			hidden++
+			if p.Operands[p.Hidden] == c.HiddenMode {
+				mode++
+			}
+		}
+	}
+	if f := float64(mode) / float64(hidden); math.Abs(f-0.4) > 0.02 {
+		t.Fatalf("hidden operand = mode in %.3f of %d hidden problems, want 0.4", f, hidden)
+	}
+	u, _ := Generate(Default(), 5, 50, 0)
+	c2 := Default()
+	c2.HiddenMode = 3 // ignored without a probability
+	v, _ := Generate(c2, 5, 50, 0)
+	for i := range u {
+		if u[i].Prompt != v[i].Prompt || u[i].Answer != v[i].Answer {
+			t.Fatalf("problem %d differs without a skew: %q vs %q", i, u[i].Prompt, v[i].Prompt)
+		}
+	}
+	bad := SkewedHidden()
+	bad.HiddenMode = 12
+	if _, err := Generate(bad, 1, 1, 0); err == nil {
+		t.Fatal("hidden_mode 12 with operand_max 9 accepted")
 	}
 }

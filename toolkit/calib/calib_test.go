@@ -217,18 +217,28 @@ func TestPrecisionCoverage(t *testing.T) {
 
 func TestVoting(t *testing.T) {
 	s := []Sample{
-		{Answer: "7", Path: "a", LPM: -3},
-		{Answer: "5", Path: "b", LPM: -0.1},
-		{Answer: "7", Path: "c", LPM: -2.5},
-		{Answer: "5", Path: "b", LPM: -0.1},
-		{Answer: "7", Path: "d", LPM: -3},
+		{Answer: "7", Path: "a", LogProb: -3},
+		{Answer: "5", Path: "b", LogProb: -0.7},
+		{Answer: "7", Path: "c", LogProb: -2.5},
+		{Answer: "5", Path: "b", LogProb: -0.7},
+		{Answer: "7", Path: "d", LogProb: -3},
 	}
 	if m, _ := MajorityVote(s); m != "7" {
 		t.Fatalf("majority = %q; want 7", m)
 	}
-	// PC: 5 → e^-0.1 (once, deduplicated) = 0.905; 7 → e^-3+e^-2.5+e^-3 = 0.182.
-	if pc, _ := PerplexityConsistencyVote(s, true); pc != "5" {
-		t.Fatalf("PC vote = %q; want 5", pc)
+	// RPC: 5 → e^-0.7 (path b once) = 0.497; 7 → e^-3+e^-2.5+e^-3 = 0.182.
+	if v, _ := RPCVote(s); v != "5" {
+		t.Fatalf("RPC vote = %q; want 5", v)
+	}
+	// A path sampled again adds nothing, distinct paths add up: three distinct paths of 7 at
+	// e^-1.2 each (0.904) beat one path of 5 at e^-0.2 (0.819) sampled three times.
+	s2 := []Sample{{Answer: "5", Path: "x", LogProb: -0.2}, {Answer: "5", Path: "x", LogProb: -0.2}, {Answer: "5", Path: "x", LogProb: -0.2},
+		{Answer: "7", Path: "p", LogProb: -1.2}, {Answer: "7", Path: "q", LogProb: -1.2}, {Answer: "7", Path: "r", LogProb: -1.2}}
+	if v, _ := RPCVote(s2); v != "7" {
+		t.Fatalf("RPC vote = %q; want 7", v)
+	}
+	if _, err := RPCVote([]Sample{{Answer: "1", Path: "a", LogProb: 0.5}}); err == nil {
+		t.Fatal("a positive log-probability accepted")
 	}
 	tie := []Sample{{Answer: "b"}, {Answer: "a"}, {Answer: "a"}, {Answer: "b"}}
 	if m, _ := MajorityVote(tie); m != "b" {

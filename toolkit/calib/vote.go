@@ -9,8 +9,9 @@ import (
 // Sample is one sampled answer to a question, for voting.
 type Sample struct {
 	Answer string  // the final answer extracted from the sample
-	Path   string  // the whole sampled text; used to count a repeated path once (PC voting)
-	LPM    float64 // mean token log-probability of the sample (−log perplexity)
+	Path   string // the whole sampled text; a repeated path counts once (RPC voting)
+	// LogProb is the sample's sequence log-probability Σ log p (RPC's path weight is its exp).
+	LogProb float64
 }
 
 // MajorityVote returns the most frequent answer. A tie goes to the tied answer sampled first, which,
@@ -36,32 +37,31 @@ func MajorityVote(samples []Sample) (string, error) {
 	return best, nil
 }
 
-// PerplexityConsistencyVote scores each distinct answer ŷ by Σ exp(lpm) over its samples and returns
-// the best, following the perplexity-consistency (PC) rule of the RPC paper as CAPO uses it: exp(lpm)
-// = 1/PPL is the path weight, so long chains do not underflow. With dedupPaths, a path sampled more
-// than once counts once ("unique sampled paths" in the paper; [UNVERIFIED] which CAPO's evaluation
-// used). Ties go to the answer sampled first.
-func PerplexityConsistencyVote(samples []Sample, dedupPaths bool) (string, error) {
+// RPCVote is the perplexity-consistency vote of RPC (Zhou et al., "Bridging internal probability
+// and self-consistency", the voting CAPO evaluates with): each distinct sampled path counts once,
+// weighted by its sequence probability exp(Σ log p), and an answer's score is the sum over its
+// distinct paths — an estimate of the model's total probability of that answer. A path sampled
+// again adds nothing (it is already counted with its full probability). Sequence probabilities of
+// the short completions here cannot underflow. Ties go to the answer sampled first.
+func RPCVote(samples []Sample) (string, error) {
 	if len(samples) == 0 {
-		return "", errors.New("calib: PerplexityConsistencyVote of no samples")
+		return "", errors.New("calib: RPCVote of no samples")
 	}
 	score := map[string]float64{}
 	first := map[string]int{}
 	seen := map[string]bool{}
 	for i, s := range samples {
-		if math.IsNaN(s.LPM) || math.IsInf(s.LPM, 0) || s.LPM > 1e-9 {
-			return "", fmt.Errorf("calib: sample %d has mean log-prob %v (must be finite and ≤ 0)", i, s.LPM)
+		if math.IsNaN(s.LogProb) || math.IsInf(s.LogProb, 0) || s.LogProb > 1e-9 {
+			return "", fmt.Errorf("calib: sample %d has sequence log-prob %v (must be finite and ≤ 0)", i, s.LogProb)
 		}
 		if _, ok := first[s.Answer]; !ok {
 			first[s.Answer] = i
 		}
-		if dedupPaths {
-			if seen[s.Path] {
-				continue
-			}
-			seen[s.Path] = true
+		if seen[s.Path] {
+			continue
 		}
-		score[s.Answer] += math.Exp(s.LPM)
+		seen[s.Path] = true
+		score[s.Answer] += math.Exp(s.LogProb)
 	}
 	best := samples[0].Answer
 	for a, sc := range score {

@@ -36,8 +36,10 @@ type StepStats struct {
 	Metrics  map[string]float64
 }
 
-// NewTrainer prepares Adam(W) for m with the given loss; name identifies the compiled graph (one per
-// loss kind and configuration), metricNames name the LossFn's metrics in order.
+// NewTrainer prepares Adam(W) for m with the given loss; name identifies the compiled graph, which is
+// cached per model and shared by its clones: it must spell out every parameter the LossFn closes
+// over (two losses under one name silently train with whichever graph was compiled first).
+// metricNames name the LossFn's metrics in order.
 func NewTrainer(m *Model, opt OptConfig, name string, metricNames []string, lossFn LossFn) (*Trainer, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err

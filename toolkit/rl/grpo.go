@@ -74,8 +74,10 @@ func (c Config) Validate() error {
 // Hooks are the loop's optional callbacks.
 type Hooks struct {
 	// OnEval returns evaluation metrics (e.g. held-out accuracy and AUC) at an eval step.
-	OnEval   func(step int) (map[string]float64, error)
-	Progress track.Progress
+	OnEval func(step int) (map[string]float64, error)
+	// OnRollout sees every step's rollout after its advantages and mask are computed (read only).
+	OnRollout func(step int, ro *Rollout)
+	Progress  track.Progress
 }
 
 // Rollout is one step's sampled batch and what the loop computed about it.
@@ -105,7 +107,7 @@ func Train(policy, ref *lm.Model, task Task, cfg Config, hooks Hooks) (*lm.Train
 		hooks.Progress = track.NoProgress{}
 	}
 	est, _ := EstimatorByName(cfg.Estimator)
-	tr, err := lm.NewTrainer(policy, cfg.Opt, "ppo", PPOMetrics, PPOLoss(cfg.Loss))
+	tr, err := NewPPOTrainer(policy, cfg.Opt, cfg.Loss)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -134,6 +136,9 @@ func Train(policy, ref *lm.Model, task Task, cfg Config, hooks Hooks) (*lm.Train
 		if err != nil {
 			return tr, curves, fmt.Errorf("rl step %d: %w", step, err)
 		}
+		if hooks.OnRollout != nil {
+			hooks.OnRollout(step, ro)
+		}
 		stats, err := update(tr, ro, cfg, step)
 		if err != nil {
 			return tr, curves, fmt.Errorf("rl step %d: %w", step, err)
@@ -154,6 +159,19 @@ func Train(policy, ref *lm.Model, task Task, cfg Config, hooks Hooks) (*lm.Train
 		hooks.Progress.Update(step, status)
 	}
 	return tr, curves, nil
+}
+
+// NewPPOTrainer is the trainer of PPOLoss(loss) on policy. Compiled update graphs are cached per
+// model (and shared by its clones) under the trainer's name, so the name spells out every loss
+// parameter: two runs from clones of one warm start with different loss settings must not share a
+// graph.
+func NewPPOTrainer(policy *lm.Model, opt lm.OptConfig, loss LossConfig) (*lm.Trainer, error) {
+	return lm.NewTrainer(policy, opt, PPOTrainerName(loss), PPOMetrics, PPOLoss(loss))
+}
+
+// PPOTrainerName names PPOLoss(c)'s compiled graph by all of c's fields.
+func PPOTrainerName(c LossConfig) string {
+	return fmt.Sprintf("ppo-clip%g-%g-kl%g%s-ent%g-%s", c.ClipEps, c.ClipEpsHigh, c.KLCoef, c.KLType, c.EntCoef, c.Agg)
 }
 
 // promptOrder cycles through the prompt pool in a fresh seeded permutation per epoch.

@@ -2,6 +2,7 @@ package rl
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	. "github.com/gomlx/gomlx/core/graph"
@@ -77,5 +78,68 @@ func TestPPOLoss(t *testing.T) {
 	// k3 KL against a reference equal to the old policy: e − 1 − 1 per token (r = −1).
 	if math.Abs(got[4]-(math.Exp(-1)+1-1)) > 1e-4 {
 		t.Fatalf("kl = %v, want %v", got[4], math.Exp(-1))
+	}
+}
+
+// Two clones of one model share its compiled graphs; trainers with different loss settings must
+// still run their own loss: an update with an entropy bonus on one clone, after a plain update on the
+// other, equals the same update on an independent copy of the model (which compiles its own graph),
+// and differs from the plain update.
+func TestClonesWithDifferentLossesTrainDifferently(t *testing.T) {
+	be, _, err := backend.New(backend.GoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := lm.NewTokenizer(arith.Alphabet)
+	base, err := lm.NewOn(be, lm.ConfigR(), tok, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := func(s string) []int32 { ids, _ := tok.Encode(s); return ids }
+	exs := []lm.Example{{Prompt: enc("1+2="), Completion: enc("3")}, {Prompt: enc("4*2-1="), Completion: enc("8,7;7")}}
+	scored, err := base.Score(exs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := &Rollout{Examples: exs, RefLP: scored, Adv: []float64{1, -1}}
+	for _, s := range scored {
+		ro.Gens = append(ro.Gens, lm.Generation{LogProbs: s.LogProbs})
+	}
+	plain, bonus := DefaultLoss(), DefaultLoss()
+	bonus.EntCoef = 0.5
+	opt := lm.DefaultOpt(1e-2)
+	step := func(m *lm.Model, loss LossConfig) []float32 {
+		tr, err := NewPPOTrainer(m, opt, loss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		batch, err := packRollout(m, ro, []int{0, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Update(batch...); err != nil {
+			t.Fatal(err)
+		}
+		w, err := m.Weights()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	a, _ := base.Clone()
+	b, _ := base.Clone()
+	wPlain := step(a, plain)
+	wBonus := step(b, bonus) // same cache as a
+	fresh, _ := lm.NewOn(be, lm.ConfigR(), tok, 3)
+	wFresh := step(fresh, bonus)
+	if !slices.Equal(wBonus, wFresh) {
+		t.Fatal("the entropy-bonus update on a clone differs from the same update on an independent model: the clone ran another loss's graph")
+	}
+	if slices.Equal(wPlain, wBonus) {
+		t.Fatal("plain and entropy-bonus updates gave the same weights")
+	}
+	if PPOTrainerName(plain) == PPOTrainerName(bonus) {
+		t.Fatal("different losses share a graph name")
 	}
 }

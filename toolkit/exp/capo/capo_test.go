@@ -15,18 +15,25 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 	for _, m := range Methods {
 		methods = append(methods, m.Name)
 	}
-	exptest.RequireMetrics(t, back, methods, []string{"accuracy", "auc", "ece", "brier", "pc_accuracy_n16", "pc_sum_accuracy_n16", "majority_accuracy_n16"}, 1)
+	exptest.RequireMetrics(t, back, methods, []string{"accuracy", "greedy_accuracy", "auc", "auc_solvable", "aurc", "precision_at_50", "ece", "brier", "rpc_accuracy_n16", "majority_accuracy_n16"}, 1)
 	for _, m := range Methods {
 		run := back.RunsOf(m.Name)[0]
 		for _, k := range []string{"train/eval_accuracy", "train/eval_auc", "train/entropy", "train/reward", "train/kl",
-			"train/clip_ratio", "train/frac_reward_zero_std", "precision_coverage", "majority_vs_n", "pc_vs_n", "pc_sum_vs_n", "reliability"} {
+			"train/clip_ratio", "train/frac_reward_zero_std", "precision_coverage", "majority_vs_n", "rpc_vs_n", "reliability"} {
 			if c, ok := run.Curves[k]; !ok || len(c.Y) == 0 {
 				t.Fatalf("%s: curve %s missing", m.Name, k)
 			}
 		}
-		if n := len(run.Curves["pc_vs_n"].Y); n != ConfigFor("smoke").FinalSamples {
+		if n := len(run.Curves["rpc_vs_n"].Y); n != ConfigFor("smoke").FinalSamples {
 			t.Fatalf("%s: voting curve has %d points", m.Name, n)
 		}
+	}
+	// The mask is counted on every rollout: GRPO keeps everything, CAPO a fraction in [0, 1].
+	if k := back.Summary["grpo"]["mask_kept"].Mean; k != 1 {
+		t.Fatalf("grpo (no mask) kept %v of its samples", k)
+	}
+	if k, ok := back.Summary["capo"]["mask_kept"]; !ok || k.Mean < 0 || k.Mean > 1 {
+		t.Fatalf("capo mask_kept %+v", k)
 	}
 	for _, c := range Claims(back) {
 		if len(c.Diffs) != 1 {

@@ -19,11 +19,14 @@ var coverageGrid = func() []float64 {
 	return g
 }()
 
-// evaluate samples k answers per held-out prompt at temperature 1 and measures accuracy (mean@k),
-// AUC of lpm (per sampling round, averaged — "AUC-mean" — and pooled), ECE and Brier of exp(lpm),
-// the Monte-Carlo token entropy (mean −log p of sampled tokens). With full, it also returns the
-// precision–coverage curve, reliability bins and accuracy against N for majority and perplexity-
-// consistency voting.
+// evaluate samples k answers per held-out prompt at temperature 1 and measures accuracy (mean@k, the
+// expected accuracy of one sample), AUC of lpm (per sampling round, averaged — "auc" — and pooled,
+// and pooled within the solvable and the hidden-operand prompts: "auc_solvable", "auc_hidden"), ECE
+// and Brier of exp(lpm), AURC and the precision of the 50 % most confident answers
+// ("precision_at_50"), and the Monte-Carlo token entropy (mean −log p of sampled tokens). With full,
+// it also measures greedy accuracy (temperature 0, one answer per prompt: "greedy_accuracy") and
+// returns the precision–coverage curve, reliability bins, and accuracy against N for majority and
+// RPC voting ("majority_accuracy_n16", "rpc_accuracy_n16" at N = k).
 func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full bool) (map[string]float64, map[string]exp.Curve, error) {
 	n := len(set.Prompts)
 	gens, err := m.Sample(set.Repeat(k), lm.SampleConfig{MaxNew: maxNew, Temperature: 1, Seed: seed})
@@ -47,20 +50,16 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 		return nil, nil, err
 	}
 	final["entropy"] = nll / float64(tokens)
-	// The two kinds of prompt: accuracy on solvable ones and on those with a hidden operand, and the
-	// mean lpm of right and of wrong answers (how confident each kind is).
-	var solv, solvOK, hid, hidOK, lpR, lpW, nR, nW float64
+	// The two kinds of prompt: accuracy and AUC within solvable ones and within those with a hidden
+	// operand, and the mean lpm of right and of wrong answers (how confident each kind is).
+	var solvLPM, hidLPM []float64
+	var solvOK, hidOK []bool
+	var lpR, lpW, nR, nW float64
 	for i, g := range gens {
 		if set.Problems[i%n].Underdetermined() {
-			hid++
-			if correct[i] {
-				hidOK++
-			}
+			hidLPM, hidOK = append(hidLPM, g.LPM), append(hidOK, correct[i])
 		} else {
-			solv++
-			if correct[i] {
-				solvOK++
-			}
+			solvLPM, solvOK = append(solvLPM, g.LPM), append(solvOK, correct[i])
 		}
 		if correct[i] {
 			lpR += g.LPM
@@ -70,11 +69,18 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 			nW++
 		}
 	}
-	if solv > 0 {
-		final["accuracy_solvable"] = solvOK / solv
-	}
-	if hid > 0 {
-		final["accuracy_hidden"] = hidOK / hid
+	for _, sub := range []struct {
+		name string
+		lpm  []float64
+		ok   []bool
+	}{{"solvable", solvLPM, solvOK}, {"hidden", hidLPM, hidOK}} {
+		if len(sub.ok) == 0 {
+			continue
+		}
+		final["accuracy_"+sub.name], _ = calib.Accuracy(sub.ok)
+		if a, err := calib.AUC(sub.lpm, sub.ok); err == nil { // undefined when all right or all wrong
+			final["auc_"+sub.name] = a
+		}
 	}
 	if nR > 0 {
 		final["lpm_correct"] = lpR / nR
@@ -97,11 +103,24 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 	} else {
 		delete(final, "auc")
 	}
+	cov, prec, err := calib.PrecisionCoverage(lpm, correct)
+	if err != nil {
+		return nil, nil, err
+	}
+	if final["aurc"], err = calib.AURC(lpm, correct); err != nil {
+		return nil, nil, err
+	}
+	if final["precision_at_50"], err = calib.PrecisionAt(cov, prec, 0.5); err != nil {
+		return nil, nil, err
+	}
 	if !full {
 		return final, nil, nil
 	}
-	cov, prec, err := calib.PrecisionCoverage(lpm, correct)
+	greedy, err := m.Sample(set.Prompts, lm.SampleConfig{MaxNew: maxNew, Temperature: 0})
 	if err != nil {
+		return nil, nil, err
+	}
+	if final["greedy_accuracy"], err = calib.Accuracy(set.Correct(greedy)); err != nil {
 		return nil, nil, err
 	}
 	pc := exp.Curve{}
@@ -110,17 +129,20 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 		pc.X, pc.Y = append(pc.X, c), append(pc.Y, p)
 	}
 	curves["precision_coverage"] = pc
-	// PC voting in both readings of §1.3: each distinct path once ("unique sampled paths", the
-	// headline pc_*) and every sample counted (pc_sum_*).
-	// Votes grow by one sampling round per N: each generation is judged and decoded once.
-	maj, pcv, pcs := exp.Curve{}, exp.Curve{}, exp.Curve{}
+	// Voting with N = 1..k samples per prompt (one sampling round more per N; each generation is
+	// judged and decoded once).
+	maj, rpc := exp.Curve{}, exp.Curve{}
 	votesOf := make([][]calib.Sample, n)
 	for N := 1; N <= k; N++ {
-		var hitM, hitP, hitS int
+		var hitM, hitR int
 		for i := 0; i < n; i++ {
 			g := gens[(N-1)*n+i]
 			if a := set.Answer(i, g); a != "" {
-				votesOf[i] = append(votesOf[i], calib.Sample{Answer: a, Path: set.Tok.Decode(g.Tokens), LPM: g.LPM})
+				lp := 0.0
+				for _, x := range g.LogProbs {
+					lp += float64(x)
+				}
+				votesOf[i] = append(votesOf[i], calib.Sample{Answer: a, Path: set.Tok.Decode(g.Tokens), LogProb: lp})
 			}
 			votes := votesOf[i]
 			if len(votes) == 0 {
@@ -130,20 +152,15 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 			if a, _ := calib.MajorityVote(votes); a == gold {
 				hitM++
 			}
-			if a, _ := calib.PerplexityConsistencyVote(votes, true); a == gold {
-				hitP++
-			}
-			if a, _ := calib.PerplexityConsistencyVote(votes, false); a == gold {
-				hitS++
+			if a, _ := calib.RPCVote(votes); a == gold {
+				hitR++
 			}
 		}
 		maj.X, maj.Y = append(maj.X, float64(N)), append(maj.Y, float64(hitM)/float64(n))
-		pcv.X, pcv.Y = append(pcv.X, float64(N)), append(pcv.Y, float64(hitP)/float64(n))
-		pcs.X, pcs.Y = append(pcs.X, float64(N)), append(pcs.Y, float64(hitS)/float64(n))
+		rpc.X, rpc.Y = append(rpc.X, float64(N)), append(rpc.Y, float64(hitR)/float64(n))
 	}
-	curves["majority_vs_n"], curves["pc_vs_n"], curves["pc_sum_vs_n"] = maj, pcv, pcs
+	curves["majority_vs_n"], curves["rpc_vs_n"] = maj, rpc
 	final["majority_accuracy_n16"] = maj.Y[len(maj.Y)-1]
-	final["pc_accuracy_n16"] = pcv.Y[len(pcv.Y)-1]
-	final["pc_sum_accuracy_n16"] = pcs.Y[len(pcs.Y)-1]
+	final["rpc_accuracy_n16"] = rpc.Y[len(rpc.Y)-1]
 	return final, curves, nil
 }

@@ -11,15 +11,15 @@ import (
 // Figures draws the experiment from a result: training dynamics (held-out accuracy, AUC and ECE
 // against the step; seed bands, the main methods and the ablations in two panels), the training
 // entropy and reward (EMA-smoothed), the final metrics as a dot plot (one panel per metric),
-// precision–coverage curves, accuracy against N for majority and perplexity-consistency voting,
-// and a reliability diagram per method pooled over seeds.
+// precision–coverage curves, accuracy against N for majority and RPC voting, and a reliability
+// diagram per method pooled over seeds.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
 	all := res.Methods()
 	// The main comparison, then the ablations with capo for reference (at most plot.MaxBands each).
 	var main, ablations []string
 	for _, m := range all {
-		if m == "sft" || m == "grpo" || m == "capo" {
+		if m == "sft" || m == "grpo" || m == "capo" || m == "capo-gnorm" {
 			main = append(main, m)
 		} else {
 			ablations = append(ablations, m)
@@ -39,7 +39,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		key, title, y, name string
 		opt                 plot.BandOpts
 	}{
-		{"train/eval_accuracy", "held-out accuracy (mean@8) during RL", "accuracy", "dynamics_accuracy", plot.BandOpts{Prob: true}},
+		{"train/eval_accuracy", "held-out accuracy (mean@4: one sample) during RL", "accuracy", "dynamics_accuracy", plot.BandOpts{Prob: true}},
 		{"train/eval_auc", "held-out AUC of lpm during RL", "AUC of lpm", "dynamics_auc", plot.BandOpts{Prob: true}},
 		{"train/eval_ece", "held-out ECE of exp(lpm) during RL (lower is better)", "ECE", "dynamics_ece", plot.BandOpts{Prob: true}},
 		{"train/entropy", "policy entropy on rollouts (mask ablation)", "entropy (nats/token)", "entropy", plot.BandOpts{EMA: 0.1}},
@@ -50,11 +50,21 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			return nil, err
 		}
 	}
-	f, err := exp.SummaryBars(res, "final held-out metrics (16 samples per prompt)", []exp.MetricInfo{
-		{Key: "accuracy", Title: "accuracy", Better: plot.HigherIsBetter, Prob: true},
-		{Key: "auc", Title: "AUC of lpm", Better: plot.HigherIsBetter, Prob: true},
+	f, err := exp.SummaryBars(res, "final held-out accuracy, judged three ways", []exp.MetricInfo{
+		{Key: "accuracy", Title: "mean@16 (one sample, T = 1)", Better: plot.HigherIsBetter, Prob: true},
+		{Key: "greedy_accuracy", Title: "greedy (T = 0)", Better: plot.HigherIsBetter, Prob: true},
+		{Key: "majority_accuracy_n16", Title: "majority@16", Better: plot.HigherIsBetter, Prob: true},
+		{Key: "rpc_accuracy_n16", Title: "RPC@16", Better: plot.HigherIsBetter, Prob: true},
+	})
+	if err := figs.Add(f, err, "final_accuracy"); err != nil {
+		return nil, err
+	}
+	f, err = exp.SummaryBars(res, "final held-out calibration of lpm (16 samples per prompt)", []exp.MetricInfo{
+		{Key: "auc", Title: "AUC", Better: plot.HigherIsBetter, Prob: true},
+		{Key: "auc_solvable", Title: "AUC, solvable prompts", Better: plot.HigherIsBetter, Prob: true},
+		{Key: "auc_hidden", Title: "AUC, hidden-operand prompts", Better: plot.HigherIsBetter, Prob: true},
+		{Key: "aurc", Title: "AURC", Better: plot.LowerIsBetter, Prob: true},
 		{Key: "ece", Title: "ECE of exp(lpm)", Better: plot.LowerIsBetter, Prob: true},
-		{Key: "brier", Title: "Brier score", Better: plot.LowerIsBetter, Prob: true},
 	})
 	if err := figs.Add(f, err, "final_metrics"); err != nil {
 		return nil, err
@@ -66,8 +76,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	}
 	for _, v := range []struct{ key, title, name string }{
 		{"majority_vs_n", "majority vote: accuracy vs N", "voting_majority"},
-		{"pc_vs_n", "perplexity-consistency vote (each distinct path once): accuracy vs N", "voting_pc"},
-		{"pc_sum_vs_n", "perplexity-consistency vote (every sample counted): accuracy vs N", "voting_pc_sum"},
+		{"rpc_vs_n", "RPC vote (distinct paths weighted by sequence probability): accuracy vs N", "voting_rpc"},
 	} {
 		f, err := plot.Panels(v.title, "N samples", "accuracy", exp.PanelsOf(res, v.key, groups), plot.BandOpts{Prob: true})
 		if err := figs.Add(f, err, v.name); err != nil {
