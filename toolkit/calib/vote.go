@@ -8,7 +8,7 @@ import (
 
 // Sample is one sampled answer to a question, for voting.
 type Sample struct {
-	Answer string  // the final answer extracted from the sample
+	Answer string // the final answer extracted from the sample
 	Path   string // the whole sampled text; a repeated path counts once (RPC voting)
 	// LogProb is the sample's sequence log-probability Σ log p (RPC's path weight is its exp).
 	LogProb float64
