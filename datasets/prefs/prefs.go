@@ -2,13 +2,20 @@
 // (shared/papers §2.3): prompts are short letter strings, responses are 4–8 letters sampled from a
 // tiny LM, and two ground-truth rewards partly conflict:
 //
-//   - helpful(x, y) = how many response letters also appear in the prompt (relevance);
+//   - helpful(x, y) = how many distinct prompt letters the response covers (relevance);
 //   - harmless(y)   = −(how many response letters are "unsafe", from a fixed set).
 //
-// Prompts draw some of their letters from the unsafe set, so echoing the prompt (helpful) sometimes
-// means writing unsafe letters: the two dimensions conflict on those letters. An optional third
+// Some prompt letters are unsafe, so covering the prompt (helpful) sometimes means writing unsafe
+// letters: the two dimensions conflict on those letters. HelpfulSafe — the distinct *safe* prompt
+// letters covered — is the part of helpfulness that dimension 2 does not fight. An optional third
 // dimension, concise(y) = −len(y), exists for runs with more dimensions. Preference pairs per
 // dimension are drawn by Bradley–Terry from two responses of the same prompt.
+//
+// Default is the task since issue 15; Counting is the first runs' task, kept as a named variant. Its
+// helpful counted response letters found in the prompt *with repeats*, so it grew with length, and
+// its prompt letters were unsafe with probability 0.4 against a base rate of 4/16, so a prompt-blind
+// policy that wrote long responses with many unsafe letters scored nearly as well as one that read
+// the prompt: most of round 1's gain was a shortcut dimension 2 had to undo.
 package prefs
 
 import (
@@ -43,11 +50,25 @@ type Config struct {
 	// the prompt's sorted letters, so every ordering of a held-out set is held out): TrainPrompts
 	// never draws them and EvalPrompts draws only them. 0 holds nothing out.
 	HeldOutEvery int `json:"held_out_every"`
+	// Helpful is how helpfulness counts: "distinct" (the prompt letters the response covers, each
+	// once) or "count" (response letters found in the prompt, repeats included: the Counting task).
+	Helpful string `json:"helpful"`
+	// CopyProb is the chance that each letter of a demonstration (Response) copies a random prompt
+	// letter instead of a uniform one, so that covering the prompt is in the SFT model's support.
+	CopyProb float64 `json:"copy_prob"`
 }
 
-// Default is the task of the SPO experiment.
+// Default is the task of the SPO experiment: helpfulness counts distinct prompt letters, prompt
+// letters are unsafe at the base rate (4 of 16), and demonstrations copy a prompt letter with
+// probability 0.3 per letter.
 func Default() Config {
-	return Config{PromptLen: 3, MinResp: 4, MaxResp: 8, Unsafe: "mnop", PromptUnsafe: 0.4, BTScale: 2, HeldOutEvery: 8}
+	return Config{PromptLen: 3, MinResp: 4, MaxResp: 8, Unsafe: "mnop", PromptUnsafe: 0.25, BTScale: 2, HeldOutEvery: 8, Helpful: "distinct", CopyProb: 0.3}
+}
+
+// Counting is the first runs' task (the named variant "counting"): helpfulness counts repeats,
+// prompt letters are unsafe with probability 0.4, demonstrations ignore the prompt.
+func Counting() Config {
+	return Config{PromptLen: 3, MinResp: 4, MaxResp: 8, Unsafe: "mnop", PromptUnsafe: 0.4, BTScale: 2, HeldOutEvery: 8, Helpful: "count"}
 }
 
 // Validate names the first invalid field.
@@ -65,6 +86,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("prefs config: bt_scale = %v", c.BTScale)
 	case c.HeldOutEvery < 0 || c.HeldOutEvery == 1:
 		return fmt.Errorf("prefs config: held_out_every = %d (0: none, or ≥ 2)", c.HeldOutEvery)
+	case c.Helpful != "distinct" && c.Helpful != "count":
+		return fmt.Errorf("prefs config: helpful = %q, want distinct or count", c.Helpful)
+	case c.CopyProb < 0 || c.CopyProb > 1:
+		return fmt.Errorf("prefs config: copy_prob = %v", c.CopyProb)
 	}
 	return nil
 }
@@ -76,14 +101,17 @@ var Dimensions = []string{"helpful", "harmless", "concise"}
 func (c Config) Reward(dim, x, y string) (float64, error) {
 	switch dim {
 	case "helpful":
-		n := 0
 		body := strings.TrimSuffix(x, ">")
-		for _, ch := range y {
-			if strings.ContainsRune(body, ch) {
-				n++
+		if c.Helpful == "count" {
+			n := 0
+			for _, ch := range y {
+				if strings.ContainsRune(body, ch) {
+					n++
+				}
 			}
+			return float64(n), nil
 		}
-		return float64(n), nil
+		return float64(c.covered(body, y, false)), nil
 	case "harmless":
 		n := 0
 		for _, ch := range y {
@@ -96,6 +124,28 @@ func (c Config) Reward(dim, x, y string) (float64, error) {
 		return -float64(len(y)), nil
 	}
 	return 0, fmt.Errorf("prefs: unknown dimension %q (known: %v)", dim, Dimensions)
+}
+
+// covered counts the distinct letters of body that y contains (only the safe ones with safeOnly).
+func (c Config) covered(body, y string, safeOnly bool) int {
+	n := 0
+	seen := map[rune]bool{}
+	for _, ch := range body {
+		if seen[ch] || (safeOnly && strings.ContainsRune(c.Unsafe, ch)) {
+			continue
+		}
+		seen[ch] = true
+		if strings.ContainsRune(y, ch) {
+			n++
+		}
+	}
+	return n
+}
+
+// HelpfulSafe is the number of distinct safe prompt letters that response y covers: helpfulness
+// that harmlessness does not oppose (on which "keeps dimension 1" is judged).
+func (c Config) HelpfulSafe(x, y string) float64 {
+	return float64(c.covered(strings.TrimSuffix(x, ">"), y, true))
 }
 
 // Prompts draws n prompts with a seeded generator (from every letter set, held out or not).
@@ -163,12 +213,19 @@ func (c Config) draw(seed uint64, n int, keep func(string) bool) ([]string, erro
 	return out, nil
 }
 
-// RandomResponse is a uniformly random response (the SFT demonstrations: a policy with no
-// preference on any dimension).
-func (c Config) RandomResponse(r *rand.Rand) string {
+// Response is an SFT demonstration for prompt x: a random length in [MinResp, MaxResp], each letter
+// a random prompt letter with probability CopyProb, else uniform over the letters — a policy with no
+// preference on any dimension that can still cover the prompt. (With CopyProb 0 it draws exactly
+// what the first runs' uniformly random responses drew.)
+func (c Config) Response(r *rand.Rand, x string) string {
+	body := strings.TrimSuffix(x, ">")
 	n := c.MinResp + r.IntN(c.MaxResp-c.MinResp+1)
 	b := make([]byte, n)
 	for i := range b {
+		if c.CopyProb > 0 && len(body) > 0 && r.Float64() < c.CopyProb {
+			b[i] = body[r.IntN(len(body))]
+			continue
+		}
 		b[i] = Letters[r.IntN(len(Letters))]
 	}
 	return string(b)

@@ -16,8 +16,17 @@ func TestRewards(t *testing.T) {
 	h, _ := c.Reward("helpful", "abm>", "aambz")
 	s, _ := c.Reward("harmless", "abm>", "aambm")
 	l, _ := c.Reward("concise", "abm>", "aambm")
-	if h != 4 || s != -2 || l != -5 {
+	// Distinct prompt letters covered: a, b and m (the repeated a counts once).
+	if h != 3 || s != -2 || l != -5 {
 		t.Fatalf("helpful %v harmless %v concise %v", h, s, l)
+	}
+	// The counting variant counts repeats: a, a, m, b.
+	if hc, _ := Counting().Reward("helpful", "abm>", "aambz"); hc != 4 {
+		t.Fatalf("counting helpful %v, want 4", hc)
+	}
+	// Safe coverage leaves the unsafe m out: a and b.
+	if hs := c.HelpfulSafe("abm>", "aambz"); hs != 2 {
+		t.Fatalf("helpful_safe %v, want 2", hs)
 	}
 	if _, err := c.Reward("funny", "a>", "a"); err == nil {
 		t.Fatal("unknown dimension accepted")
@@ -35,7 +44,7 @@ func TestPairsDeterministic(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		var out []Pair
 		for i, x := range ps {
-			p, err := c.Label(r, i, "helpful", x, c.RandomResponse(r), c.RandomResponse(r), seed)
+			p, err := c.Label(r, i, "helpful", x, c.Response(r, x), c.Response(r, x), seed)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,6 +72,46 @@ func TestPairsDeterministic(t *testing.T) {
 	}
 	if unsafePrompt < 100 {
 		t.Fatalf("only %d of 300 prompts hold an unsafe letter: no conflict between the dimensions", unsafePrompt)
+	}
+}
+
+// Prompt letters are unsafe at the base rate in the default task (0.4 in the counting variant), and
+// demonstrations copy prompt letters at about CopyProb plus the uniform chance.
+func TestBaseRateAndCopying(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want float64
+	}{{Default(), 0.25}, {Counting(), 0.4}} {
+		ps, _ := c.cfg.Prompts(3, 4000)
+		unsafe, letters := 0, 0
+		for _, x := range ps {
+			for _, ch := range strings.TrimSuffix(x, ">") {
+				letters++
+				if strings.ContainsRune(c.cfg.Unsafe, ch) {
+					unsafe++
+				}
+			}
+		}
+		// Distinct letters per prompt shift the share a little from the per-draw probability.
+		if f := float64(unsafe) / float64(letters); f < c.want-0.05 || f > c.want+0.05 {
+			t.Fatalf("%s: unsafe share of prompt letters %.3f, want about %.2f", c.cfg.Helpful, f, c.want)
+		}
+	}
+	c := Default()
+	r := rand.New(rand.NewPCG(2, 2))
+	copied, total := 0, 0
+	for i := 0; i < 2000; i++ {
+		y := c.Response(r, "abc>")
+		for _, ch := range y {
+			total++
+			if strings.ContainsRune("abc", ch) {
+				copied++
+			}
+		}
+	}
+	// P(a prompt letter) = 0.3 + 0.7·3/16 ≈ 0.43.
+	if f := float64(copied) / float64(total); f < 0.40 || f > 0.46 {
+		t.Fatalf("prompt letters in %.3f of demonstration letters, want about 0.43", f)
 	}
 }
 

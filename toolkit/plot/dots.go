@@ -203,3 +203,28 @@ func Points(title, xlabel, ylabel string, pts []Point, yprob bool) (*Figure, err
 	p.Y.Min, p.Y.Max = FitRange(ys, yprob)
 	return f, nil
 }
+
+// VLine draws a dashed vertical reference line at x across the first panel's y range (widening its
+// x range to include x when needed) with a legend entry — e.g. what a baseline policy scores.
+// Call it after the panel's ranges are set (Points sets them).
+func (f *Figure) VLine(x float64, label string, col color.Color) error {
+	p := f.Plot()
+	if p == nil {
+		return errors.New("plot: VLine on a figure without panels")
+	}
+	if x < p.X.Min || x > p.X.Max {
+		pad := 0.04 * math.Max(p.X.Max-p.X.Min, 1e-9)
+		p.X.Min, p.X.Max = math.Min(p.X.Min, x-pad), math.Max(p.X.Max, x+pad)
+	}
+	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}})
+	if err != nil {
+		return err
+	}
+	l.Color, l.Width, l.Dashes = col, vg.Points(1.5), []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(l)
+	if f.Legend == nil {
+		f.Legend = &Legend{}
+	}
+	f.Legend.Add(label, l)
+	return nil
+}

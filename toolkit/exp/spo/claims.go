@@ -7,18 +7,22 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
 
-// Claims checks the paper's qualitative claims (§2.3) on a result, seed by seed.
+// MatchMargin is how close SPO's reward 2 must come to naive sequential DPO's to "match" it: 0.1
+// unsafe letters per response ([UNVERIFIED] PaperLab's margin; reward 2 spans about −2 to 0 here).
+const MatchMargin = 0.1
+
+// Claims checks the paper's qualitative claims (§2.3) on a result, seed by seed: round 1 raises
+// dimension 1 beyond what a prompt-blind policy would get; naive sequential DPO loses it; SPO keeps
+// more of it than naive DPO, at least half of round 1's gain on reward 1 and on its safe part, while
+// matching naive DPO on dimension 2; the λ trade-off; and the sign diagnostic.
 func Claims(res *exp.Result) []exp.Claim {
-	// retained is the fraction of round 1's gain on dimension 1 (over SFT) that method m keeps.
-	retained := func(m string) exp.PerSeed {
+	// keptHalf: method m's gain over SFT on metric k minus half of dpo-1's (≥ 0: keeps ≥ 50 %).
+	keptHalf := func(m, k string) exp.PerSeed {
 		return func(seed uint64) (float64, bool) {
-			r1, ok1 := res.Final(m, "reward_1", seed)
-			d1, ok2 := res.Final("dpo-1", "reward_1", seed)
-			s1, ok3 := res.Final("sft", "reward_1", seed)
-			if !ok1 || !ok2 || !ok3 || d1 == s1 {
-				return 0, false
-			}
-			return (r1 - s1) / (d1 - s1), true
+			x, ok1 := res.Final(m, k, seed)
+			d, ok2 := res.Final("dpo-1", k, seed)
+			s, ok3 := res.Final("sft", k, seed)
+			return (x - s) - 0.5*(d-s), ok1 && ok2 && ok3
 		}
 	}
 	// The λ sweep's extremes (method names spo-λ<value>; the main λ is "spo").
@@ -34,14 +38,23 @@ func Claims(res *exp.Result) []exp.Claim {
 	for _, l := range cfg.Sweep {
 		lo, hi = min(lo, l), max(hi, l)
 	}
-	return []exp.Claim{
+	claims := []exp.Claim{
 		res.Check("round 1 (DPO on dimension 1) raises reward 1", "reward_1(dpo-1) − reward_1(sft)", exp.Positive, res.Diff("dpo-1", "reward_1", "sft", "reward_1")),
+		res.Check("… by reading the prompt: dpo-1 scores above a prompt-blind policy with its responses", "reward_1(dpo-1) − blind_reward_1(dpo-1)",
+			exp.Positive, res.Diff("dpo-1", "reward_1", "dpo-1", "blind_reward_1")),
 		res.Check("naive sequential DPO loses dimension 1", "reward_1(seq-dpo) − reward_1(dpo-1)", exp.Negative, res.Diff("seq-dpo", "reward_1", "dpo-1", "reward_1")),
-		res.Check("… falling towards the SFT level (keeps under half of round 1's gain)", "fraction of round 1's gain kept by seq-dpo", exp.AtMost(0.5), retained("seq-dpo")),
-		res.Check("SPO keeps dimension 1 (at least 80% of round 1's gain)", "fraction of round 1's gain kept by spo", exp.AtLeast(0.8), retained("spo")),
 		res.Check("SPO gains dimension 2", "reward_2(spo) − reward_2(dpo-1)", exp.Positive, res.Diff("spo", "reward_2", "dpo-1", "reward_2")),
 		res.Check("SPO keeps more of dimension 1 than naive sequential DPO", "reward_1(spo) − reward_1(seq-dpo)", exp.Positive, res.Diff("spo", "reward_1", "seq-dpo", "reward_1")),
+		res.Check("SPO keeps at least half of round 1's gain on reward 1", "gain(spo) − ½·gain(dpo-1), reward_1", exp.AtLeast(0), keptHalf("spo", "reward_1")),
+		res.Check("… and on its safe part (helpful_safe)", "gain(spo) − ½·gain(dpo-1), helpful_safe", exp.AtLeast(0), keptHalf("spo", "helpful_safe")),
+		res.Check(fmt.Sprintf("SPO matches naive sequential DPO on dimension 2 (within %g)", MatchMargin), "reward_2(spo) − reward_2(seq-dpo)",
+			exp.Within(MatchMargin), res.Diff("spo", "reward_2", "seq-dpo", "reward_2")),
 		res.Check("larger λ keeps more of dimension 1", fmt.Sprintf("reward_1(λ=%g) − reward_1(λ=%g)", hi, lo), exp.Positive, res.Diff(name(hi), "reward_1", name(lo), "reward_1")),
 		res.Check("… and gains less on dimension 2", fmt.Sprintf("reward_2(λ=%g) − reward_2(λ=%g)", hi, lo), exp.Negative, res.Diff(name(hi), "reward_2", name(lo), "reward_2")),
 	}
+	if _, ok := res.Summary["spo-flip"]; ok {
+		claims = append(claims, res.Check("sign diagnostic: the flipped offset (−λ·Δr̂₁) keeps less of dimension 1 than SPO", "reward_1(spo-flip) − reward_1(spo)",
+			exp.Negative, res.Diff("spo-flip", "reward_1", "spo", "reward_1")))
+	}
+	return claims
 }

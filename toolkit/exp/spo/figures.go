@@ -2,7 +2,9 @@ package spo
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"image/color"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/plot"
@@ -30,8 +32,22 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	f, err := plot.Points("true rewards after alignment", "reward 1: "+dims[0], "reward 2: "+dims[1], pts, false)
 	if err == nil {
 		f.Subtitle = fmt.Sprintf("mean ± 95 %% CI of the mean over %d seeds, in both rewards", n)
+		if b, ok := res.Summary["dpo-1"]["blind_reward_1"]; ok {
+			err = f.VLine(b.Mean, "prompt-blind: dpo-1's responses on other prompts", color.Gray{Y: 110})
+		}
 	}
 	if err := figs.Add(f, err, "pareto"); err != nil {
+		return nil, err
+	}
+	// Reward 1 and its safe part beside what the same responses score on other prompts.
+	f, err = exp.SummaryBarsFor(res, "dimension 1: own prompt vs prompt-blind (the same responses on other prompts)",
+		func(m string) bool { _, ok := res.Summary[m]["blind_reward_1"]; return ok }, []exp.MetricInfo{
+			{Key: "reward_1", Title: "reward 1 (distinct prompt letters)", Better: plot.HigherIsBetter},
+			{Key: "blind_reward_1", Title: "… prompt-blind", Better: plot.HigherIsBetter},
+			{Key: "helpful_safe", Title: "safe prompt letters covered", Better: plot.HigherIsBetter},
+			{Key: "blind_helpful_safe", Title: "… prompt-blind", Better: plot.HigherIsBetter},
+		})
+	if err := figs.Add(f, err, "prompt_blind"); err != nil && !errors.Is(err, exp.ErrNoFigures) {
 		return nil, err
 	}
 	// Round 1 (DPO on dimension 1) before round 2 (sequential DPO and SPO on dimension 2).

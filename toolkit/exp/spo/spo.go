@@ -9,9 +9,18 @@
 //	mixed-dpo  DPO on the union of both dimensions' pairs from SFT (same number of steps as two rounds)
 //	spo        dpo-1, then SPO on dimension 2: DPO with the offset λ·Δr̂_1, where r̂_1 = β·log π_1/π_SFT
 //	spo-λ…     the λ sweep
+//	spo-flip   the diagnostic with the offset's sign flipped (−λ·Δr̂_1)
 //
 // The paper's claim: naive sequential DPO loses dimension 1 while SPO keeps it and gains dimension 2;
 // larger λ trades dimension 2 for dimension 1.
+//
+// What SPO's loss optimises (our reconstruction, §2.2): with z = β·Δθ − λ·Δr̂_1 its optimum is
+// π_2 ∝ π_1·exp(R_2/β)·(π_1/π_SFT)^λ — it extrapolates round 1's change (raises it to the power
+// 1 + λ relative to SFT) rather than holding π_1 in place. The sign of the offset and the base model
+// of r̂_1 stay [UNVERIFIED] parameters (Lambda may be negative: spo-flip).
+//
+// Every evaluation also scores the same responses against other held-out prompts ("blind_…"): what
+// a prompt-blind policy with the same responses would earn, the part of a gain that needs no prompt.
 package spo
 
 import (
@@ -45,9 +54,11 @@ type Config struct {
 	PairsPerDim int `json:"pairs_per_dim"`
 	// Round is the configuration of one DPO/SPO round.
 	Round pref.TrainConfig `json:"round"`
-	// Lambda is SPO's λ; Sweep the extra λ values run as spo-λ<value>.
+	// Lambda is SPO's λ; Sweep the extra λ values run as spo-λ<value>; Flip adds spo-flip, SPO with
+	// −Lambda (the sign diagnostic).
 	Lambda float64   `json:"lambda"`
 	Sweep  []float64 `json:"sweep"`
+	Flip   bool      `json:"flip"`
 	// EvalPrompts held-out prompts × EvalSamples samples measure the true rewards.
 	EvalPrompts int `json:"eval_prompts"`
 	EvalSamples int `json:"eval_samples"`
@@ -62,7 +73,7 @@ func ConfigFor(s exp.Scale) Config {
 		SFTSize: 8000, SFT: lm.SFTConfig{Steps: 400, BatchSize: 64, Opt: sftOpt},
 		PairsPerDim: 2000,
 		Round:       pref.TrainConfig{Beta: 0.2, Steps: 150, BatchSize: 64, Opt: lm.DefaultOpt(1e-3), EvalEvery: 50},
-		Lambda:      4, Sweep: []float64{1, 16},
+		Lambda:      4, Sweep: []float64{1, 16}, Flip: true,
 		EvalPrompts: 200, EvalSamples: 4,
 	}
 	if s == exp.Smoke {
@@ -119,7 +130,7 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	r := rand.New(rand.NewPCG(seed, 0x736674))
 	demos := make([]lm.Example, len(prompts))
 	for i, x := range prompts {
-		demos[i] = lm.Example{Prompt: s.enc(x), Completion: s.enc(cfg.Task.RandomResponse(r))}
+		demos[i] = lm.Example{Prompt: s.enc(x), Completion: s.enc(cfg.Task.Response(r, x))}
 	}
 	if s.sft, err = lm.New(cfg.Model, tok, seed); err != nil {
 		return err
@@ -204,7 +215,10 @@ func (s *setup) makePairs(dim string, seed uint64, out string) ([]pref.PairEx, e
 	return exs, nil
 }
 
-// evaluate returns the mean true reward of each dimension over held-out samples ("reward_1", …).
+// evaluate returns the mean true reward of each dimension over held-out samples ("reward_1", …),
+// "helpful_safe" (distinct safe prompt letters covered), "length", and the prompt-blind references
+// "blind_reward_1" and "blind_helpful_safe": the same responses scored against the next held-out
+// prompt instead of their own.
 func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
 	var ids [][]int32
 	for k := 0; k < s.cfg.EvalSamples; k++ {
@@ -222,16 +236,27 @@ func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
 	}
 	var length float64
 	for d, dim := range s.cfg.Dims {
-		sum := 0.0
+		sum, blind := 0.0, 0.0
 		for i, text := range texts {
 			v, err := s.cfg.Task.Reward(dim, s.eval[i%n], text)
 			if err != nil {
 				return nil, err
 			}
-			sum += v
+			b, _ := s.cfg.Task.Reward(dim, s.eval[(i+1)%n], text)
+			sum, blind = sum+v, blind+b
 		}
 		out[fmt.Sprintf("reward_%d", d+1)] = sum / float64(len(gens))
+		if d == 0 {
+			out["blind_reward_1"] = blind / float64(len(gens))
+		}
 	}
+	var safe, blindSafe float64
+	for i, text := range texts {
+		safe += s.cfg.Task.HelpfulSafe(s.eval[i%n], text)
+		blindSafe += s.cfg.Task.HelpfulSafe(s.eval[(i+1)%n], text)
+	}
+	out["helpful_safe"] = safe / float64(len(gens))
+	out["blind_helpful_safe"] = blindSafe / float64(len(gens))
 	for _, g := range gens {
 		length += float64(len(g.Tokens))
 	}
@@ -317,14 +342,21 @@ func (s *setup) methods(res *exp.Result) error {
 		return err
 	}
 	// SPO round 2: offsets λ·Δr̂_1 from round 1's implicit rewards on the dimension-2 pairs.
-	for _, lambda := range append([]float64{c.Lambda}, c.Sweep...) {
+	lambdas := append([]float64{c.Lambda}, c.Sweep...)
+	if c.Flip {
+		lambdas = append(lambdas, -c.Lambda)
+	}
+	for _, lambda := range lambdas {
 		t = time.Now()
 		spo, cs, err := s.round("round2", history, s.pairs[1], []float64{lambda}, c.Round.Steps, seed+1)
 		if err != nil {
 			return err
 		}
 		name := "spo"
-		if lambda != c.Lambda {
+		switch {
+		case lambda == -c.Lambda && c.Flip && lambda != c.Lambda:
+			name = "spo-flip"
+		case lambda != c.Lambda:
 			name = fmt.Sprintf("spo-λ%g", lambda)
 		}
 		curves := merge(c1, cs)
@@ -373,7 +405,7 @@ func init() {
 	exp.Register(exp.Experiment{
 		Name:        "spo",
 		Description: "SPO vs DPO baselines on a two-dimension preference task (helpful vs harmless) with the tiny LM",
-		Seeds:       map[exp.Scale]int{exp.Smoke: 1, exp.Default: 5},
+		Seeds:       map[exp.Scale]int{exp.Smoke: 1, exp.Default: 8},
 		Config:      func(s exp.Scale) any { return ConfigFor(s) },
 		Run:         Run,
 		Figures:     Figures,

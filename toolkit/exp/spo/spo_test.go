@@ -17,7 +17,14 @@ import (
 // stored preference pairs (readable, with their seed) and the claims' evaluation.
 func TestSmokeRunMetricsComplete(t *testing.T) {
 	_, back, dir := exptest.Smoke(t, "spo")
-	exptest.RequireMetrics(t, back, []string{"sft", "dpo-1", "seq-dpo", "mixed-dpo", "spo"}, []string{"reward_1", "reward_2"}, 1)
+	exptest.RequireMetrics(t, back, []string{"sft", "dpo-1", "seq-dpo", "mixed-dpo", "spo", "spo-flip"},
+		[]string{"reward_1", "reward_2", "helpful_safe", "blind_reward_1", "blind_helpful_safe"}, 1)
+	// Covering distinct safe prompt letters is part of covering distinct prompt letters.
+	for _, m := range []string{"sft", "spo"} {
+		if hs, r1 := back.Summary[m]["helpful_safe"].Mean, back.Summary[m]["reward_1"].Mean; hs > r1 || hs < 0 {
+			t.Fatalf("%s: helpful_safe %v outside [0, reward_1 = %v]", m, hs, r1)
+		}
+	}
 	run := back.RunsOf("spo")[0]
 	for _, k := range []string{"round1/reward_1", "round2/reward_2", "weights/spo", "weights/seq-dpo", "round2/rewards/margins"} {
 		if c, ok := run.Curves[k]; !ok || len(c.Y) == 0 {
