@@ -129,8 +129,11 @@ func TestDegenerateInputIsAnError(t *testing.T) {
 	if _, err := MajorityVote(nil); err == nil {
 		t.Error("MajorityVote(empty) gave no error")
 	}
-	if _, err := PerplexityConsistencyVote([]Sample{{Answer: "1", LPM: math.NaN()}}, false); err == nil {
-		t.Error("PC vote with NaN gave no error")
+	if _, err := RPCVote([]Sample{{Answer: "1", LogProb: math.NaN()}}); err == nil {
+		t.Error("RPC vote with NaN gave no error")
+	}
+	if _, err := RPCVote(nil); err == nil {
+		t.Error("RPCVote(empty) gave no error")
 	}
 }
 
