@@ -84,6 +84,27 @@ func ConfigFor(s exp.Scale) Config {
 	return c
 }
 
+// Validate names a setting that would make the runs ambiguous or a measure meaningless.
+func (c Config) Validate() error {
+	if c.EvalPrompts < 2 {
+		return fmt.Errorf("spo: eval_prompts = %d, need ≥ 2 (the prompt-blind scores pair each response with another prompt)", c.EvalPrompts)
+	}
+	if c.Flip && c.Lambda == 0 {
+		return fmt.Errorf("spo: flip with lambda 0 (−0 is 0: no diagnostic)")
+	}
+	seen := map[float64]bool{c.Lambda: true}
+	if c.Flip {
+		seen[-c.Lambda] = true
+	}
+	for _, l := range c.Sweep {
+		if seen[l] {
+			return fmt.Errorf("spo: sweep value %g repeats lambda %g or its flip", l, c.Lambda)
+		}
+		seen[l] = true
+	}
+	return nil
+}
+
 // setup is what every method of a seed shares.
 type setup struct {
 	cfg     Config
@@ -100,6 +121,9 @@ type setup struct {
 func Run(opt exp.Options) (*exp.Result, error) {
 	cfg, err := exp.ConfigOf(opt, ConfigFor)
 	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	seeds := exp.SeedList(opt.Seeds)

@@ -95,3 +95,22 @@ func TestMakePairsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Settings that would name two runs alike or make the prompt-blind score meaningless are errors.
+func TestConfigValidate(t *testing.T) {
+	if err := ConfigFor(exp.Default).Validate(); err != nil {
+		t.Fatalf("default: %v", err)
+	}
+	for name, edit := range map[string]func(*Config){
+		"one eval prompt":    func(c *Config) { c.EvalPrompts = 1 },
+		"flip of zero":       func(c *Config) { c.Lambda, c.Sweep = 0, []float64{1} },
+		"sweep repeats λ":    func(c *Config) { c.Sweep = []float64{c.Lambda} },
+		"sweep repeats flip": func(c *Config) { c.Sweep = []float64{-c.Lambda} },
+	} {
+		c := ConfigFor(exp.Default)
+		edit(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+}

@@ -276,7 +276,8 @@ type VarianceConfig struct {
 	// Ps are the Erdős–Rényi densities compared at the same states.
 	Ps []float64 `json:"ps"`
 	// Snapshots states are taken, evenly spaced over the first SnapIters updates of a DOP (p = 0) run
-	// with the MatrixConfig's batch and learning rates — the states are the same for every p.
+	// with the MatrixConfig's batch, learning rates and exploration schedule (over its Iters) — the
+	// states are the same for every p.
 	Snapshots int `json:"snapshots"`
 	SnapIters int `json:"snap_iters"`
 	// Draws fresh (batch, topology) pairs per snapshot and p estimate the update's variance.
@@ -298,22 +299,25 @@ type UpdateSpread struct {
 // MatrixVariance measures how the topology density p changes stochastic TAPE's update on a matrix
 // game, at fixed states: the critic and policies of a DOP run at cfg.Batch, snapshotted. Every p sees
 // the same states and the same batches (common random numbers), so the only difference between two
-// p is the topology. For j ≠ i agent i's extra weight k_j·A_j has zero mean under agent j's policy
-// given the state, so p should change the variance of the update and not its mean.
+// p is the topology. The measured batches are drawn from the policies themselves (no ε-mixing): then
+// for j ≠ i agent i's extra weight k_j·A_j has exactly zero mean given the state, so p changes the
+// variance of the update and not its mean (the setting of the zero-mean argument; the training runs'
+// ε-mixed batches give those terms a small mean).
 func MatrixVariance(game *env.Matrix, cfg MatrixConfig, vc VarianceConfig, seed uint64) ([]UpdateSpread, error) {
-	if cfg.Batch < 1 || vc.Snapshots < 1 || vc.SnapIters < vc.Snapshots || vc.Draws < 2 || len(vc.Ps) == 0 {
-		return nil, fmt.Errorf("tape variance: batch %d, snapshots %d, snap_iters %d, draws %d, %d densities: need batch ≥ 1, 1 ≤ snapshots ≤ snap_iters, draws ≥ 2 and some densities",
+	if cfg.Batch < 1 || vc.Snapshots < 1 || vc.SnapIters < vc.Snapshots || vc.Draws < 2 || vc.Draws >= 1<<31 || len(vc.Ps) == 0 {
+		return nil, fmt.Errorf("tape variance: batch %d, snapshots %d, snap_iters %d, draws %d, %d densities: need batch ≥ 1, 1 ≤ snapshots ≤ snap_iters, 2 ≤ draws < 2^31 and some densities",
 			cfg.Batch, vc.Snapshots, vc.SnapIters, vc.Draws, len(vc.Ps))
 	}
+	seenP := map[float64]bool{}
 	for _, p := range vc.Ps {
-		if p < 0 || p > 1 {
-			return nil, fmt.Errorf("tape variance: density %v outside [0, 1]", p)
+		if p < 0 || p > 1 || seenP[p] {
+			return nil, fmt.Errorf("tape variance: density %v outside [0, 1] or given twice", p)
 		}
+		seenP[p] = true
 	}
 	n, na := game.NumAgents(), game.NumActions()
 	r := rand.New(rand.NewPCG(seed, 0x74617065))
 	st := newTabular(n, na, cfg.Init0)
-	cfg.Iters = vc.SnapIters
 	out := make([]UpdateSpread, len(vc.Ps))
 	for i, p := range vc.Ps {
 		out[i].P = p
@@ -327,7 +331,8 @@ func MatrixVariance(game *env.Matrix, cfg MatrixConfig, vc VarianceConfig, seed 
 			snap++
 			for pIdx, p := range vc.Ps {
 				gen := topology.ER{P: p}
-				rt := rand.New(rand.NewPCG(seed, uint64(snap)<<32|0x746f))
+				// Topology stream: the upper half of the second word's low 32 bits, apart from the batches'.
+				rt := rand.New(rand.NewPCG(seed, uint64(snap)<<32|1<<31))
 				sum := make([][]float64, n)
 				sq := make([][]float64, n)
 				for i := range sum {
@@ -337,8 +342,8 @@ func MatrixVariance(game *env.Matrix, cfg MatrixConfig, vc VarianceConfig, seed 
 				for d := 0; d < vc.Draws; d++ {
 					// The same batch stream for every p and for the DOP reference.
 					bs := uint64(snap)<<32 | uint64(d)
-					g, _, _ := st.gradients(game, pi, beh, gen.Sample(rt, n), cfg.Batch, rand.New(rand.NewPCG(seed, bs)))
-					g0, _, _ := st.gradients(game, pi, beh, ident, cfg.Batch, rand.New(rand.NewPCG(seed, bs)))
+					g, _, _ := st.gradients(game, pi, pi, gen.Sample(rt, n), cfg.Batch, rand.New(rand.NewPCG(seed, bs)))
+					g0, _, _ := st.gradients(game, pi, pi, ident, cfg.Batch, rand.New(rand.NewPCG(seed, bs)))
 					for i := range g {
 						for a := range g[i] {
 							sum[i][a] += g[i][a]
