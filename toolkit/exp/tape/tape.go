@@ -229,7 +229,7 @@ func runMatrix(cfg Config, res *exp.Result, opt exp.Options) error {
 // ("p_optimal_auc") — and the mean of every other curve but the greedy return (e.g. "mix_weight");
 // the curves are stored as part/<name>.
 func matrixMethod(res *exp.Result, opt exp.Options, game *env.Matrix, part, name string, seeds int, train func(seed uint64) (track.Curves, []int, error)) error {
-	best := bestOf(game)
+	best := game.Best()
 	hits := 0
 	for s := 1; s <= seeds; s++ {
 		start := time.Now()
@@ -332,7 +332,7 @@ func runVariance(cfg Config, res *exp.Result, opt exp.Options) error {
 		return err
 	}
 	vc := cfg.Variance
-	best := bestOf(game)
+	best := game.Best()
 	for _, b := range vc.Batches {
 		mc := cfg.Matrix
 		mc.Batch, mc.Init0 = b, vc.Init0
@@ -432,14 +432,6 @@ func matrixGame(scenario string) (*env.Matrix, error) {
 		return nil, fmt.Errorf("%s is not a matrix game", scenario)
 	}
 	return game, nil
-}
-
-func bestOf(game *env.Matrix) float64 {
-	best := math.Inf(-1)
-	for _, v := range game.Payoff {
-		best = math.Max(best, v)
-	}
-	return best
 }
 
 // PValue reads p from a method name "p=…" (false for other methods).

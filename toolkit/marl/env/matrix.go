@@ -28,6 +28,15 @@ func NewMatrix(name string, agents, actions int, payoff []float64) (*Matrix, err
 	return &Matrix{name: name, agents: agents, actions: actions, Payoff: payoff}, nil
 }
 
+// Best is the highest payoff of the table (the optimum's value).
+func (m *Matrix) Best() float64 {
+	best := math.Inf(-1)
+	for _, v := range m.Payoff {
+		best = math.Max(best, v)
+	}
+	return best
+}
+
 // Index is the table index of a joint action.
 func (m *Matrix) Index(joint []int) int {
 	k := 0

@@ -37,3 +37,16 @@ func TestMatrixPayoffs(t *testing.T) {
 		}
 	}
 }
+
+// Best is the table's highest payoff.
+func TestMatrixBest(t *testing.T) {
+	for name, want := range map[string]float64{"coord5": 10, "climbing": 11} {
+		e, err := Make("matrix:" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := e.(*Matrix).Best(); b != want {
+			t.Fatalf("%s: best %v, want %v", name, b, want)
+		}
+	}
+}

@@ -213,31 +213,17 @@ func TrainDet(game *env.Matrix, cfg DetConfig, seed uint64) (track.Curves, []int
 	r := rand.New(rand.NewPCG(seed, 0x64657420))
 	rt := rand.New(rand.NewPCG(seed, 0x746f706f))
 	n, na := game.NumAgents(), game.NumActions()
-	theta, q := make([][]float64, n), make([][]float64, n)
-	for i := range theta {
-		theta[i], q[i] = make([]float64, na), make([]float64, na)
-	}
+	// The per-agent logits and utilities Q_j (tabular's k and b are unused here: the mixer mixes).
+	st := newTabular(n, na, 0)
+	theta, q := st.theta, st.q
 	mix := NewMixer(n, cfg.Hidden, rand.New(rand.NewPCG(seed, 0x6d6978)))
-	best := bestPayoff(game)
+	best := game.Best()
 	curves := track.Curves{}
-	policies := func() [][]float64 {
-		out := make([][]float64, n)
-		for i := range theta {
-			out[i] = softmax(theta[i])
-		}
-		return out
-	}
-	record := func(it int) []int {
-		pis := policies()
-		greedy := argmaxes(pis)
-		curves.Add("greedy_return", float64(it), game.Payoff[game.Index(greedy)])
-		curves.Add("p_optimal", float64(it), pJoint(game, pis, best))
-		return greedy
-	}
+	record := func(it int) []int { return recordGreedy(curves, game, st.policies(), best, it) }
 	greedy := record(0)
 	wSum, wN := 0.0, 0
 	for it := 1; it <= cfg.Iters; it++ {
-		pi := policies()
+		pi := st.policies()
 		// Actor: u_j and its gradient in θ_j: ∂u_j/∂θ_jb = π_b·(f_b − Σ_a π_a f_a), f_a = α log π_a − Q_j(a)
 		// (the α·Σ_a π_a ∂log π_a term is Σ_a ∂π_a = 0).
 		u := make([]float64, n)
@@ -268,8 +254,7 @@ func TrainDet(game *env.Matrix, cfg DetConfig, seed uint64) (track.Curves, []int
 			}
 		}
 		// Critic: OW-QMIX on the batch (gradients accumulated at the current parameters).
-		eps := cfg.EpsStart + (cfg.EpsEnd-cfg.EpsStart)*float64(it-1)/float64(max(1, cfg.Iters-1))
-		beh := mixEps(pi, eps)
+		beh := mixEps(pi, annealed(cfg.EpsStart, cfg.EpsEnd, it, cfg.Iters))
 		gm := mix.zero()
 		gq := make([][]float64, n)
 		for j := range gq {

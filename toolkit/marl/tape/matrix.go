@@ -104,15 +104,9 @@ func TrainMatrix(game *env.Matrix, cfg MatrixConfig, seed uint64) (track.Curves,
 	rt := rand.New(rand.NewPCG(seed, 0x746f706f))
 	n, na := game.NumAgents(), game.NumActions()
 	st := newTabular(n, na, cfg.Init0)
-	best := bestPayoff(game)
+	best := game.Best()
 	curves := track.Curves{}
-	record := func(it int) []int {
-		pis := st.policies()
-		greedy := argmaxes(pis)
-		curves.Add("greedy_return", float64(it), game.Payoff[game.Index(greedy)])
-		curves.Add("p_optimal", float64(it), pJoint(game, pis, best))
-		return greedy
-	}
+	record := func(it int) []int { return recordGreedy(curves, game, st.policies(), best, it) }
 	greedy := record(0)
 	for it := 1; it <= cfg.Iters; it++ {
 		pi := st.policies()
@@ -128,8 +122,21 @@ func TrainMatrix(game *env.Matrix, cfg MatrixConfig, seed uint64) (track.Curves,
 }
 
 // eps is the exploration rate of iteration it (1-based), annealed linearly over the run.
-func (c MatrixConfig) eps(it int) float64 {
-	return c.EpsStart + (c.EpsEnd-c.EpsStart)*float64(it-1)/float64(max(1, c.Iters-1))
+func (c MatrixConfig) eps(it int) float64 { return annealed(c.EpsStart, c.EpsEnd, it, c.Iters) }
+
+// annealed goes linearly from start (iteration 1) to end (iteration iters).
+func annealed(start, end float64, it, iters int) float64 {
+	return start + (end-start)*float64(it-1)/float64(max(1, iters-1))
+}
+
+// recordGreedy adds, at iteration it, the payoff of every agent's most likely action
+// ("greedy_return") and the probability of an optimal joint action ("p_optimal") under the
+// policies pis, and returns that greedy joint action.
+func recordGreedy(curves track.Curves, game *env.Matrix, pis [][]float64, best float64, it int) []int {
+	greedy := argmaxes(pis)
+	curves.Add("greedy_return", float64(it), game.Payoff[game.Index(greedy)])
+	curves.Add("p_optimal", float64(it), pJoint(game, pis, best))
+	return greedy
 }
 
 // tabular is the state of stochastic TAPE on a matrix game: every agent's softmax logits θ_i, the
@@ -214,14 +221,6 @@ func (st *tabular) step(gt, gq [][]float64, gb, lrActor, lrCritic float64) {
 		}
 	}
 	st.b += lrCritic * gb
-}
-
-func bestPayoff(game *env.Matrix) float64 {
-	best := math.Inf(-1)
-	for _, v := range game.Payoff {
-		best = math.Max(best, v)
-	}
-	return best
 }
 
 func argmaxes(pis [][]float64) []int {
