@@ -10,6 +10,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/nn"
+	"github.com/paperlab/paperlab/toolkit/track"
 )
 
 func goBackend(t *testing.T) compute.Backend {
@@ -336,5 +337,23 @@ func TestHorizonGAEStreams(t *testing.T) {
 				t.Fatalf("stream %d step %d: %v/%v, want %v/%v", s, k, adv[k*S+s], ret[k*S+s], a[k], rt[k])
 			}
 		}
+	}
+}
+
+// Monitor evaluates at multiples of every and at the last iteration only, and never with every ≤ 0.
+func TestMonitorSchedule(t *testing.T) {
+	c := track.Curves{}
+	var due []int
+	for it := 1; it <= 7; it++ {
+		s, err := Monitor(c, float64(it), it, 7, 3, func() (float64, error) { due = append(due, it); return 2, nil })
+		if err != nil || (s != "") != slices.Contains(due, it) {
+			t.Fatalf("iteration %d: status %q, err %v", it, s, err)
+		}
+	}
+	if !slices.Equal(due, []int{3, 6, 7}) || len(c["monitor_return"].Y) != 3 {
+		t.Fatalf("evaluated at %v, curve %v", due, c["monitor_return"].Y)
+	}
+	if s, _ := Monitor(c, 1, 1, 1, 0, func() (float64, error) { t.Fatal("evaluated with every 0"); return 0, nil }); s != "" {
+		t.Fatal("status without an evaluation")
 	}
 }

@@ -3,6 +3,7 @@ package ac
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/nn"
@@ -95,6 +96,36 @@ func AddActorCurves(c track.Curves, x float64, am map[string]float64) {
 	c.Add("entropy", x, am["entropy"])
 	c.Add("approx_kl", x, am["approx_kl"])
 	c.Add("clip_ratio", x, am["clip_ratio"])
+}
+
+// AddShapedIteration records one PPO iteration of a learner with reward shaping (FCP, E3T) at
+// x = environment steps so far: episodic_return (the sparse reward), shaped_return, shaping_factor,
+// the actor's metrics (AddActorCurves), value_loss (cm's loss), seconds since start and SPS. It
+// returns the progress status.
+func AddShapedIteration(c track.Curves, x, sparse, shaped, factor float64, am, cm map[string]float64, start time.Time) string {
+	c.Add("episodic_return", x, sparse)
+	c.Add("shaped_return", x, shaped)
+	c.Add("shaping_factor", x, factor)
+	AddActorCurves(c, x, am)
+	c.Add("value_loss", x, cm["loss"])
+	elapsed := time.Since(start).Seconds()
+	c.Add("seconds", x, elapsed)
+	c.Add("SPS", x, x/elapsed)
+	return fmt.Sprintf("return %.1f shaping %.2f", sparse, factor)
+}
+
+// Monitor calls eval at iteration it when every > 0 and it is a multiple of every or the last
+// iteration, records the value as monitor_return at x and returns a status suffix ("" when not due).
+func Monitor(c track.Curves, x float64, it, last, every int, eval func() (float64, error)) (string, error) {
+	if every <= 0 || (it%every != 0 && it != last) {
+		return "", nil
+	}
+	m, err := eval()
+	if err != nil {
+		return "", err
+	}
+	c.Add("monitor_return", x, m)
+	return fmt.Sprintf(" monitor %.1f", m), nil
 }
 
 // FlushReturns records the mean of the episode returns finished since the last flush as

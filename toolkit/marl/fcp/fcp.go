@@ -198,21 +198,15 @@ func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) 
 			return nil, fmt.Errorf("iteration %d %w", it, err)
 		}
 		x := float64(res.EnvSteps)
-		res.Curves.Add("episodic_return", x, sparse/float64(cfg.Envs))
-		res.Curves.Add("shaped_return", x, shaped/float64(cfg.Envs))
-		res.Curves.Add("shaping_factor", x, factor)
-		ac.AddActorCurves(res.Curves, x, am)
-		res.Curves.Add("value_loss", x, cm["loss"])
-		res.Curves.Add("seconds", x, time.Since(start).Seconds())
-		res.Curves.Add("SPS", x, float64(res.EnvSteps)/time.Since(start).Seconds())
-		status := fmt.Sprintf("return %.1f shaping %.2f", sparse/float64(cfg.Envs), factor)
-		if opt.Monitor != nil && opt.MonitorEvery > 0 && (it%opt.MonitorEvery == 0 || it == cfg.Iters) {
-			m, err := overcooked.Evaluate(cfg.Game, ego, opt.Monitor, 4, seed*7919+uint64(it))
+		status := ac.AddShapedIteration(res.Curves, x, sparse/float64(cfg.Envs), shaped/float64(cfg.Envs), factor, am, cm, start)
+		if opt.Monitor != nil {
+			m, err := ac.Monitor(res.Curves, x, it, cfg.Iters, opt.MonitorEvery, func() (float64, error) {
+				return overcooked.Evaluate(cfg.Game, ego, opt.Monitor, 4, seed*7919+uint64(it))
+			})
 			if err != nil {
 				return nil, err
 			}
-			res.Curves.Add("monitor_return", x, m)
-			status += fmt.Sprintf(" monitor %.1f", m)
+			status += m
 		}
 		opt.Progress.Update(it, status)
 	}
