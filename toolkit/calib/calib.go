@@ -230,12 +230,17 @@ func AURC(confidence []float64, correct []bool) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return AURCOf(cov, prec), nil
+}
+
+// AURCOf is AURC from a PrecisionCoverage curve already computed.
+func AURCOf(coverage, precision []float64) float64 {
 	var area, prev float64
-	for i := range cov {
-		area += (cov[i] - prev) * (1 - prec[i])
-		prev = cov[i]
+	for i := range coverage {
+		area += (coverage[i] - prev) * (1 - precision[i])
+		prev = coverage[i]
 	}
-	return area, nil
+	return area
 }
 
 // PrecisionAt returns the precision at the smallest swept coverage that is at least target

@@ -248,3 +248,17 @@ func TestVoting(t *testing.T) {
 		t.Fatalf("tie went to %q; want the first sampled, b", m)
 	}
 }
+
+// AURCOf on a curve equals AURC on the scores the curve came from.
+func TestAURCOfMatchesAURC(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	conf, ok := randomCase(r, 200)
+	a, err := AURC(conf, ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cov, prec, _ := PrecisionCoverage(conf, ok)
+	if b := AURCOf(cov, prec); a != b {
+		t.Fatalf("AURC %v, AURCOf %v", a, b)
+	}
+}

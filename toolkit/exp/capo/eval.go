@@ -107,9 +107,7 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 	if err != nil {
 		return nil, nil, err
 	}
-	if final["aurc"], err = calib.AURC(lpm, correct); err != nil {
-		return nil, nil, err
-	}
+	final["aurc"] = calib.AURCOf(cov, prec)
 	if final["precision_at_50"], err = calib.PrecisionAt(cov, prec, 0.5); err != nil {
 		return nil, nil, err
 	}

@@ -112,13 +112,11 @@ func Metrics(conf []float64, correct []bool, bins int) (map[string]float64, map[
 	if err != nil {
 		return nil, nil, err
 	}
-	if final["aurc"], err = calib.AURC(conf, correct); err != nil {
-		return nil, nil, err
-	}
 	cov, prec, err := calib.PrecisionCoverage(conf, correct)
 	if err != nil {
 		return nil, nil, err
 	}
+	final["aurc"] = calib.AURCOf(cov, prec)
 	curves["precision_coverage"] = exp.Curve{X: cov, Y: prec}
 	return final, curves, nil
 }
