@@ -71,6 +71,44 @@ type Options struct {
 	// figures/<name>/metrics.json write there anyway (see DefaultOut); otherwise it goes to a
 	// scratch folder.
 	Overwrite bool
+	// Save says which trained policies an LLM experiment saves under Out/checkpoints (see
+	// CheckpointDir): SaveFirst ("" or "first", the default: the first seed of every method),
+	// SaveAll (every seed) or SaveNone.
+	Save string
+}
+
+// Values of Options.Save.
+const (
+	SaveFirst = "first"
+	SaveAll   = "all"
+	SaveNone  = "none"
+)
+
+// CheckpointDir is where an experiment saves the policy of method trained with seed:
+// Out/checkpoints/<method> for the first seed (seed 1), Out/checkpoints/seed<N>/<method> for another
+// seed when Save is SaveAll, and "" when nothing is saved (no Out, SaveNone, or another seed without
+// SaveAll).
+func (o Options) CheckpointDir(method string, seed uint64) string {
+	switch {
+	case o.Out == "" || o.Save == SaveNone:
+		return ""
+	case seed == 1:
+		return filepath.Join(o.Out, "checkpoints", method)
+	case o.Save == SaveAll:
+		return filepath.Join(o.Out, "checkpoints", fmt.Sprintf("seed%d", seed), method)
+	}
+	return ""
+}
+
+// ParseSave checks a value of Options.Save.
+func ParseSave(s string) (string, error) {
+	switch s {
+	case "", SaveFirst:
+		return SaveFirst, nil
+	case SaveAll, SaveNone:
+		return s, nil
+	}
+	return "", fmt.Errorf("-save %q: want first, all or none", s)
 }
 
 // ConfigOf is the configuration an experiment's Run uses: opt.Config when set (it must be the
@@ -204,6 +242,8 @@ type Result struct {
 	// Notes are human-readable remarks recorded by the experiment (e.g. thresholds chosen).
 	Notes   []string `json:"notes,omitempty"`
 	Started string   `json:"started"`
+	// Commit is the source revision that ran (see Commit).
+	Commit string `json:"commit,omitempty"`
 }
 
 // NewResult starts a result for experiment name with the given options and configuration.
@@ -218,7 +258,7 @@ func NewResult(name string, opt Options, seeds []uint64, config any) (*Result, e
 		be = "unavailable: " + err.Error()
 	}
 	return &Result{Experiment: name, Scale: opt.Scale, Backend: be, Seeds: seeds, Config: cfg,
-		Timing: map[string]float64{}, Started: time.Now().UTC().Format(time.RFC3339)}, nil
+		Timing: map[string]float64{}, Started: time.Now().UTC().Format(time.RFC3339), Commit: Commit()}, nil
 }
 
 // SeedList returns seeds 1..n.

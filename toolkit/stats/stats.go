@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 )
 
 // Summary is a sample's mean, sample standard deviation (n − 1 in the denominator), standard error
@@ -218,4 +219,20 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		s.CI95 = *j.CI95
 	}
 	return nil
+}
+
+// Percentile is the p-quantile (p in [0,1]) of xs by linear interpolation between order statistics
+// (NumPy's default, "linear"); NaN for an empty sample. xs is not modified.
+func Percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 || p < 0 || p > 1 || math.IsNaN(p) {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	h := p * float64(len(s)-1)
+	lo := int(math.Floor(h))
+	if lo >= len(s)-1 {
+		return s[len(s)-1]
+	}
+	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
 }

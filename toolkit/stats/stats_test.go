@@ -99,3 +99,20 @@ func TestEMA(t *testing.T) {
 		t.Errorf("EMA %v", got)
 	}
 }
+
+// Reference values of numpy.percentile(xs, 100·p) (its default linear interpolation), worked by hand on
+// the sorted sample 1, 3, 4, 7, 10 (h = p·4; e.g. p = 0.9: 7 + 0.6·3).
+func TestPercentileMatchesNumPy(t *testing.T) {
+	xs := []float64{7, 1, 3, 10, 4}
+	for _, c := range []struct{ p, want float64 }{{0, 1}, {0.025, 1.2}, {0.5, 4}, {0.9, 8.8}, {0.975, 9.7}, {1, 10}} {
+		if got := Percentile(xs, c.p); !near(got, c.want, 1e-12) {
+			t.Errorf("Percentile(%v) = %v, want %v", c.p, got, c.want)
+		}
+	}
+	if xs[0] != 7 {
+		t.Error("Percentile sorted its input in place")
+	}
+	if !math.IsNaN(Percentile(nil, 0.5)) || !math.IsNaN(Percentile(xs, 1.5)) {
+		t.Error("empty sample or p outside [0,1] must give NaN")
+	}
+}

@@ -7,6 +7,8 @@
 //	paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
 //	paperlab redraw [-out DIR] <experiment>…|all   figures again from figures/<name>/metrics.json
 //	paperlab claims [-in DIR] <experiment>  the paper's claims on a stored result (paired 95 % CIs)
+//	paperlab probe -checkpoint DIR [-k 16] [-n N] [-temperature 1] [-scores lpm,rpc,…] [-prompts FILE.jsonl] [-out DIR]
+//	                                        calibration of a saved policy: probe.json and figures
 //	paperlab engine                         print the engine that would run
 package main
 
@@ -28,9 +30,10 @@ import (
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   paperlab list                                   list experiments
-  paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR] [-overwrite]
+  paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR] [-overwrite] [-save first|all|none]
                                                   (a run whose seeds or configuration differ from the
-                                                  committed figures/<name> goes to runs/<name>/…)
+                                                  committed figures/<name> goes to runs/<name>/…;
+                                                  LLM experiments save policies in <out>/checkpoints)
   paperlab all [-scale smoke|default] [-overwrite] run every experiment into figures/<name> (a changed
                                                   configuration goes to runs/<name>/… unless -overwrite)
   paperlab data arith [-n N] [-seed S] [-out FILE]
@@ -40,6 +43,11 @@ func usage() {
                                                   draw the figures again from a stored metrics.json
                                                   (default figures/<name>; no training)
   paperlab claims [-in DIR] <experiment>          the paper's claims checked on figures/<name>/metrics.json
+  paperlab probe -checkpoint DIR [-k 16] [-n N] [-temperature 1] [-scores lpm,rpc,…] [-prompts FILE.jsonl]
+                 [-bins 15] [-boot 1000] [-seed S] [-out DIR]
+                                                  sample a saved policy k times per question (its own
+                                                  held-out set, or the prompts file) and measure each
+                                                  confidence score: probe.json and figures in -out
   paperlab engine                                 print the compute engine that would run
 `)
 }
@@ -76,6 +84,8 @@ func run(args []string) error {
 		return redraw(rest)
 	case "claims":
 		return claims(rest)
+	case "probe":
+		return probeCmd(rest, os.Stdout)
 	case "all":
 		fs, f := runFlags("all")
 		if err := fs.Parse(rest); err != nil {
@@ -190,6 +200,7 @@ type runFlagSet struct {
 	seeds     *int
 	out       *string
 	overwrite *bool
+	save      *string
 }
 
 func runFlags(name string) (*flag.FlagSet, runFlagSet) {
@@ -200,6 +211,7 @@ func runFlags(name string) (*flag.FlagSet, runFlagSet) {
 		out: fs.String("out", "", "output directory (default: figures/<experiment> at default scale — or runs/<experiment>/… when "+
 			"the seeds or configuration differ from the committed metrics.json — and a temp folder at smoke scale)"),
 		overwrite: fs.Bool("overwrite", false, "write into figures/<experiment> even when the committed metrics.json was made with other seeds or configuration"),
+		save:      fs.String("save", exp.SaveFirst, "trained LLM policies saved under <out>/checkpoints: first (seed 1 of every method), all (every seed) or none"),
 	}
 }
 
@@ -211,7 +223,11 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 	if *f.seeds < 0 {
 		return fmt.Errorf("-seeds %d: must be ≥ 0", *f.seeds)
 	}
-	opt := exp.Options{Scale: scale, Seeds: *f.seeds, Out: *f.out, Overwrite: *f.overwrite}
+	save, err := exp.ParseSave(*f.save)
+	if err != nil {
+		return err
+	}
+	opt := exp.Options{Scale: scale, Seeds: *f.seeds, Out: *f.out, Overwrite: *f.overwrite, Save: save}
 	if opt.Out == "" {
 		out, scratch, err := exp.DefaultOut(e, opt)
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/lmtask"
+	"github.com/paperlab/paperlab/toolkit/probe"
 	"github.com/paperlab/paperlab/toolkit/rl"
 )
 
@@ -183,6 +184,9 @@ func runSeed(cfg Config, seed uint64, tok *lm.Tokenizer, opt exp.Options, res *e
 	}
 	final["mask_high"], final["mask_low"] = th.High, th.Low
 	res.Runs = append(res.Runs, exp.Run{Method: "sft", Seed: seed, Final: final, Curves: curves, Seconds: time.Since(t1).Seconds()})
+	if err := savePolicy(cfg, res, opt, "sft", seed, sft, sc); err != nil {
+		return err
+	}
 	fmt.Fprintf(opt.Log, "seed %d sft: accuracy %.3f greedy %.3f AUC %.3f (solvable %.3f, hidden %.3f) ECE %.3f\n", seed, final["accuracy"],
 		final["greedy_accuracy"], final["auc"], final["auc_solvable"], final["auc_hidden"], final["ece"])
 	for _, m := range cfg.Methods {
@@ -190,7 +194,7 @@ func runSeed(cfg Config, seed uint64, tok *lm.Tokenizer, opt exp.Options, res *e
 			continue
 		}
 		start := time.Now()
-		run, err := runMethod(cfg, m, seed, sft, pool, eval, th, opt)
+		run, err := runMethod(cfg, m, seed, sft, pool, eval, th, opt, res)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.Name, err)
 		}
@@ -217,7 +221,7 @@ func maskThresholds(sft *lm.Model, probe *lmtask.Set, rule string, q [2]float64,
 	return rl.ThresholdsFromQuantiles(rule, correct, ppl, q[0], q[1])
 }
 
-func runMethod(cfg Config, m Method, seed uint64, sft *lm.Model, pool, eval *lmtask.Set, th rl.MaskThresholds, opt exp.Options) (exp.Run, error) {
+func runMethod(cfg Config, m Method, seed uint64, sft *lm.Model, pool, eval *lmtask.Set, th rl.MaskThresholds, opt exp.Options, res *exp.Result) (exp.Run, error) {
 	policy, err := sft.Clone()
 	if err != nil {
 		return exp.Run{}, err
@@ -264,6 +268,12 @@ func runMethod(cfg Config, m Method, seed uint64, sft *lm.Model, pool, eval *lmt
 	for k, v := range mask.metrics() {
 		final[k] = v
 	}
+	if err := savePolicy(cfg, res, opt, m.Name, seed, policy, struct {
+		Method Method    `json:"method"`
+		RL     rl.Config `json:"rl"`
+	}{m, rc}); err != nil {
+		return exp.Run{}, err
+	}
 	run := exp.Run{Method: m.Name, Seed: seed, Final: final, Curves: evalCurves}
 	for _, k := range []string{"reward", "reward_std", "frac_reward_zero_std", "completion_length", "mask_kept", "kl",
 		"entropy", "clip_ratio", "approx_kl", "eval_accuracy", "eval_auc", "eval_ece", "eval_entropy"} {
@@ -272,6 +282,27 @@ func runMethod(cfg Config, m Method, seed uint64, sft *lm.Model, pool, eval *lmt
 		}
 	}
 	return run, nil
+}
+
+// savePolicy saves a trained policy (weights only) with what rebuilds its data and repeats its final
+// evaluation (probe.Provenance), where opt.CheckpointDir says so.
+func savePolicy(cfg Config, res *exp.Result, opt exp.Options, method string, seed uint64, m *lm.Model, training any) error {
+	dir := opt.CheckpointDir(method, seed)
+	if dir == "" {
+		return nil
+	}
+	data := cfg.Data
+	return probe.Save(dir, m, nil, probe.Provenance{
+		Experiment: "capo", Method: method, Seed: seed, Scale: string(res.Scale), Commit: res.Commit, Engine: res.Backend,
+		Task: "arith", Arith: &data,
+		Data: []probe.Draw{
+			{Name: "sft", Kind: "arith", Seed: seed, N: cfg.SFTSize, Noise: cfg.SFTNoise, NoiseSeed: seed},
+			{Name: "held_out", Kind: "arith", Seed: seed + 20_000, N: cfg.EvalPrompts, Exclude: []string{"sft"}},
+			{Name: "rl_pool", Kind: "arith", Seed: seed + 40_000, N: cfg.RLPool, Exclude: []string{"held_out"}},
+		},
+		Eval:     probe.Protocol{Samples: cfg.FinalSamples, Seed: seed, Temperature: 1, MaxNew: maxNew, Bins: cfg.Bins},
+		Training: training,
+	})
 }
 
 // maskCount tallies the noise mask over a run's rollouts by the kind of prompt and by correctness.

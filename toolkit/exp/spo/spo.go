@@ -36,10 +36,14 @@ import (
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/nb"
 	"github.com/paperlab/paperlab/toolkit/pref"
+	"github.com/paperlab/paperlab/toolkit/probe"
 )
 
 // maxNew bounds a response (8 letters + EOS).
 const maxNew = 9
+
+// sftStream is the stream of the generator that draws the SFT demonstrations' responses.
+const sftStream = 0x736674
 
 // Config of experiment "spo".
 type Config struct {
@@ -151,7 +155,7 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	if err != nil {
 		return err
 	}
-	r := rand.New(rand.NewPCG(seed, 0x736674))
+	r := rand.New(rand.NewPCG(seed, sftStream))
 	demos := make([]lm.Example, len(prompts))
 	for i, x := range prompts {
 		demos[i] = lm.Example{Prompt: s.enc(x), Completion: s.enc(cfg.Task.Response(r, x))}
@@ -317,6 +321,9 @@ func (s *setup) methods(res *exp.Result) error {
 			return err
 		}
 		res.Runs = append(res.Runs, exp.Run{Method: name, Seed: seed, Final: f, Curves: curves, Seconds: time.Since(start).Seconds()})
+		if err := s.savePolicy(res, name, m); err != nil {
+			return err
+		}
 		fmt.Fprintf(s.opt.Log, "seed %d %-10s reward_1 (%s) %.3f  reward_2 (%s) %.3f\n", seed, name, c.Dims[0], f["reward_1"], c.Dims[1], f["reward_2"])
 		return nil
 	}
@@ -402,6 +409,29 @@ func (s *setup) methods(res *exp.Result) error {
 		res.Timing["round2_"+name] += time.Since(t).Seconds()
 	}
 	return nil
+}
+
+// savePolicy saves a trained policy (weights only) with what rebuilds its data and repeats its final
+// evaluation (probe.Provenance), where the options say so.
+func (s *setup) savePolicy(res *exp.Result, method string, m *lm.Model) error {
+	dir := s.opt.CheckpointDir(method, s.seed)
+	if dir == "" {
+		return nil
+	}
+	c, seed := s.cfg, s.seed
+	task := c.Task
+	data := []probe.Draw{{Name: "sft", Kind: "prefs_train", Seed: seed, N: c.SFTSize, ResponseSeed: seed, ResponseStream: sftStream}}
+	for d, dim := range c.Dims {
+		data = append(data, probe.Draw{Name: "pairs_" + dim, Kind: "prefs_train", Seed: seed*100 + uint64(d) + 777, N: c.PairsPerDim,
+			File: filepath.ToSlash(filepath.Join("pairs", fmt.Sprintf("%s_seed%d.jsonl", dim, seed)))})
+	}
+	data = append(data, probe.Draw{Name: "held_out", Kind: "prefs_eval", Seed: seed + 50_000, N: c.EvalPrompts})
+	return probe.Save(dir, m, nil, probe.Provenance{
+		Experiment: "spo", Method: method, Seed: seed, Scale: string(res.Scale), Commit: res.Commit, Engine: res.Backend,
+		Task: "prefs", Prefs: &task, Data: data,
+		Eval:     probe.Protocol{Samples: c.EvalSamples, Seed: seed, Temperature: 1, MaxNew: maxNew},
+		Training: c,
+	})
 }
 
 func merge(a, b map[string]exp.Curve) map[string]exp.Curve {

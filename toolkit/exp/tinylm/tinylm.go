@@ -13,13 +13,14 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"path/filepath"
 	"time"
 
 	"github.com/paperlab/paperlab/datasets/arith"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/lm"
+	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/lmtask"
+	"github.com/paperlab/paperlab/toolkit/probe"
 )
 
 // Task is one training task.
@@ -135,9 +136,22 @@ func runOne(cfg Config, task Task, seed uint64, tok *lm.Tokenizer, opt exp.Optio
 		return exp.Run{}, nil, err
 	}
 	progress.Done(fmt.Sprintf("exact match %.3f", last(curves["exact_match"].Y)))
-	if opt.Out != "" && seed == 1 {
-		dir := filepath.Join(opt.Out, "checkpoints", task.Name)
-		if err := lm.SaveCheckpoint(dir, m, tr, map[string]any{"task": task, "seed": seed}); err != nil {
+	if dir := opt.CheckpointDir(task.Name, seed); dir != "" {
+		// With the optimizer state, so that training can resume (lm.Checkpoint.Trainer).
+		data := task.Data
+		prov := probe.Provenance{
+			Experiment: "lm", Method: task.Name, Seed: seed, Scale: string(opt.Scale), Commit: exp.Commit(), Task: "arith", Arith: &data,
+			Data: []probe.Draw{
+				{Name: "train", Kind: "arith", Seed: seed, N: cfg.TrainSize},
+				{Name: "held_out", Kind: "arith", Seed: seed + 10_000, N: cfg.EvalSize, Exclude: []string{"train"}},
+			},
+			Eval:     probe.Protocol{Samples: 1, Seed: seed, Temperature: 1, MaxNew: cfg.MaxNew, Bins: cfg.Bins},
+			Training: sft,
+		}
+		if _, info, err := backend.Get(); err == nil {
+			prov.Engine = info.Config
+		}
+		if err := probe.Save(dir, m, tr, prov); err != nil {
 			return exp.Run{}, nil, err
 		}
 	}

@@ -1,0 +1,207 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/paperlab/paperlab/toolkit/calib"
+	"github.com/paperlab/paperlab/toolkit/fsx"
+	"github.com/paperlab/paperlab/toolkit/plot"
+)
+
+// File is the name of a probe's report in its output folder.
+const File = "probe.json"
+
+// ScoreColor is a score's colour in every probe figure.
+func ScoreColor(score string) color.Color { return plot.Color(slices.Index(Scores, score)) }
+
+// Reliability draws the reliability diagram of one score: accuracy per confidence bin over the count
+// histogram, with the ECE in the panel.
+func (r *Report) Reliability(score string) (*plot.Figure, error) {
+	conf, ok, err := r.Answers(score)
+	if err != nil {
+		return nil, err
+	}
+	bins, err := calib.ReliabilityBins(conf, ok, r.Options.Bins)
+	if err != nil {
+		return nil, err
+	}
+	pb := make([]plot.ReliabilityBin, len(bins))
+	for i, b := range bins {
+		pb[i] = plot.ReliabilityBin{Lo: b.Lo, Hi: b.Hi, MeanConf: b.MeanConf, Accuracy: b.Accuracy, Count: b.Count}
+	}
+	f, err := plot.Reliability(fmt.Sprintf("%s: %s", r.Label, score), pb, ScoreColor(score))
+	if err != nil {
+		return nil, err
+	}
+	f.Subtitle = fmt.Sprintf("%s over %s (%d questions × %d samples, %s)", score, unitWord(score), len(r.Questions), r.Options.K, r.Source)
+	return f, nil
+}
+
+func unitWord(score string) string {
+	if questionLevel(score) {
+		return "each question's voted answer"
+	}
+	return "every sample"
+}
+
+// Coverage draws precision against coverage for each report and score (the abstention trade-off:
+// answer only when the confidence is at least a threshold).
+func Coverage(title string, reps []*Report, scores []string) (*plot.Figure, error) {
+	var curves []plot.XYCurve
+	for ri, r := range reps {
+		for _, s := range scores {
+			conf, ok, err := r.Answers(s)
+			if err != nil {
+				return nil, err
+			}
+			cov, prec, err := calib.PrecisionCoverage(conf, ok)
+			if err != nil {
+				return nil, err
+			}
+			name, col := s, ScoreColor(s)
+			if len(reps) > 1 {
+				name = r.Label + " · " + s
+				col = plot.Color(ri)
+				if len(scores) > 1 {
+					col = plot.Color(ri*len(scores) + slices.Index(scores, s))
+				}
+			}
+			curves = append(curves, plot.XYCurve{Name: name, Color: col, X: cov, Y: prec})
+		}
+	}
+	return plot.PrecisionCoverage(title, curves)
+}
+
+// Histograms draws, per score, the confidences of correct and of wrong answers.
+func (r *Report) Histograms(scores []string) (*plot.Figure, error) {
+	var panels []plot.HistPanel
+	for _, s := range scores {
+		conf, ok, err := r.Answers(s)
+		if err != nil {
+			return nil, err
+		}
+		var right, wrong []float64
+		for i, c := range conf {
+			if ok[i] {
+				right = append(right, c)
+			} else {
+				wrong = append(wrong, c)
+			}
+		}
+		panels = append(panels, plot.HistPanel{Title: fmt.Sprintf("%s (%d right, %d wrong)", s, len(right), len(wrong)),
+			Hists: []plot.Hist{{Name: "correct", Color: plot.Color(2), Values: right}, {Name: "wrong", Color: plot.Color(3), Values: wrong}}})
+	}
+	f, err := plot.Histograms(r.Label+": confidence of correct and wrong answers", "confidence", 0, 1, 20, min(3, len(panels)), panels)
+	if err != nil {
+		return nil, err
+	}
+	f.Subtitle = "sample scores over every sample, vote_share and rpc over each question's voted answer"
+	return f, nil
+}
+
+// Write saves the report as dir/probe.json and its figures (reliability_<score>, precision_coverage,
+// confidence_hist; PNG and SVG) and returns the files written. Every file is written atomically.
+func (r *Report) Write(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := fsx.WriteJSON(filepath.Join(dir, File), r); err != nil {
+		return nil, err
+	}
+	files := []string{filepath.Join(dir, File)}
+	figs, err := r.Figures()
+	if err != nil {
+		return nil, err
+	}
+	for _, nf := range figs {
+		paths, err := nf.Figure.Save(dir, nf.Name)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, paths...)
+	}
+	return files, nil
+}
+
+// NamedFigure is a figure with its file name (without extension).
+type NamedFigure struct {
+	Name   string
+	Figure *plot.Figure
+}
+
+// Figures are the report's figures: a reliability diagram per score, precision–coverage of every
+// score, and the confidence histograms.
+func (r *Report) Figures() ([]NamedFigure, error) {
+	var out []NamedFigure
+	for _, s := range r.Scores {
+		f, err := r.Reliability(s)
+		if err != nil {
+			return nil, fmt.Errorf("reliability of %s: %w", s, err)
+		}
+		out = append(out, NamedFigure{"reliability_" + s, f})
+	}
+	f, err := Coverage(r.Label+": precision against coverage", []*Report{r}, r.Scores)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, NamedFigure{"precision_coverage", f})
+	if f, err = r.Histograms(r.Scores); err != nil {
+		return nil, err
+	}
+	return append(out, NamedFigure{"confidence_hist", f}), nil
+}
+
+// Load reads a probe.json written by Write (dir or the file itself).
+func Load(path string) (*Report, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, File)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &r, nil
+}
+
+// Threshold is what abstaining below a confidence threshold does to a score's answers: the fraction
+// answered (coverage), the accuracy of the answered (precision; NaN when none is) and their counts.
+type Threshold struct {
+	T                   float64
+	Answered, Abstain   int
+	Coverage, Precision float64
+}
+
+// AtThreshold applies an abstention threshold t to a score's answers (answer when confidence ≥ t).
+func (r *Report) AtThreshold(score string, t float64) (Threshold, error) {
+	conf, ok, err := r.Answers(score)
+	if err != nil {
+		return Threshold{}, err
+	}
+	th := Threshold{T: t, Precision: math.NaN()}
+	hits := 0
+	for i, c := range conf {
+		if c >= t {
+			th.Answered++
+			if ok[i] {
+				hits++
+			}
+		} else {
+			th.Abstain++
+		}
+	}
+	th.Coverage = float64(th.Answered) / float64(len(conf))
+	if th.Answered > 0 {
+		th.Precision = float64(hits) / float64(th.Answered)
+	}
+	return th, nil
+}
