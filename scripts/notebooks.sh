@@ -6,6 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$(go env GOPATH)/bin:${PATH}"
+# Headless: the probe notebook's threshold slider shows its default value at once instead of waiting
+# 8 s for a browser that will not answer (and no widget script is saved in the outputs).
+export PAPERLAB_HEADLESS=1
 mode="${1:-smoke}"
 # A cell's time limit: an hour at default scale; at smoke scale every cell takes seconds, so a stuck
 # cell fails after 10 minutes instead of eating CI's budget.

@@ -262,3 +262,34 @@ func TestAURCOfMatchesAURC(t *testing.T) {
 		t.Fatalf("AURC %v, AURCOf %v", a, b)
 	}
 }
+
+// RPC's weights on a hand-made example: a path sampled three times counts once, so two distinct
+// paths of answer "8" (0.15 + 0.10) outweigh the one path of "7" (0.20) that majority voting prefers.
+func TestRPCMassHandExample(t *testing.T) {
+	s := []Sample{
+		{Answer: "7", Path: "1,3;7", LogProb: math.Log(0.20)},
+		{Answer: "8", Path: "1,4;8", LogProb: math.Log(0.15)},
+		{Answer: "7", Path: "1,3;7", LogProb: math.Log(0.20)},
+		{Answer: "8", Path: "2,4;8", LogProb: math.Log(0.10)},
+		{Answer: "7", Path: "1,3;7", LogProb: math.Log(0.20)},
+	}
+	mass, err := RPCMass(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(mass["7"]-0.20) > 1e-12 || math.Abs(mass["8"]-0.25) > 1e-12 || len(mass) != 2 {
+		t.Fatalf("RPC mass %v, want 7: 0.20, 8: 0.25", mass)
+	}
+	if a, _ := RPCVote(s); a != "8" {
+		t.Fatalf("RPC vote %q, want 8", a)
+	}
+	if a, _ := MajorityVote(s); a != "7" {
+		t.Fatalf("majority vote %q, want 7", a)
+	}
+	if v := VoteShare(s, "7"); v != 0.6 {
+		t.Fatalf("vote share of 7 = %v, want 0.6", v)
+	}
+	if _, err := RPCMass([]Sample{{Answer: "1", Path: "1", LogProb: 0.5}}); err == nil {
+		t.Fatal("a positive log-probability was accepted")
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/paperlab/paperlab/toolkit/calib"
 	"github.com/paperlab/paperlab/toolkit/fsx"
+	"github.com/paperlab/paperlab/toolkit/nb"
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
@@ -127,6 +128,13 @@ func (r *Report) Write(dir string) ([]string, error) {
 		files = append(files, paths...)
 	}
 	return files, nil
+}
+
+// WriteQuiet is Write without showing the figures in a notebook.
+func (r *Report) WriteQuiet(dir string) ([]string, error) {
+	nb.ShowFigures(false)
+	defer nb.ShowFigures(true)
+	return r.Write(dir)
 }
 
 // NamedFigure is a figure with its file name (without extension).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paperlab/paperlab/datasets/arith"
 	"github.com/paperlab/paperlab/datasets/prefs"
+	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/lmtask"
 )
@@ -132,9 +133,25 @@ type Policy struct {
 // Close releases the model's engine memory.
 func (p *Policy) Close() { p.Model.Close() }
 
-// Open loads the policy saved in dir (by Save). A folder that is not a checkpoint, a manifest of
+// resolve returns a relative path that does not exist from the working directory relative to the
+// repository root instead (notebooks run in a folder of their own), else the path unchanged.
+func resolve(dir string) string {
+	if _, err := os.Stat(dir); err == nil || filepath.IsAbs(dir) {
+		return dir
+	}
+	if root, err := exp.RepoRoot(); err == nil {
+		if _, err := os.Stat(filepath.Join(root, dir)); err == nil {
+			return filepath.Join(root, dir)
+		}
+	}
+	return dir
+}
+
+// Open loads the policy saved in dir (by Save); a relative dir may also be relative to the repository
+// root. A folder that is not a checkpoint, a manifest of
 // another format, or a checkpoint saved without provenance is an error naming dir's manifest.
 func Open(dir string) (*Policy, error) {
+	dir = resolve(dir)
 	mf := filepath.Join(dir, "manifest.json")
 	if _, err := os.Stat(mf); err != nil {
 		return nil, fmt.Errorf("%s is not a checkpoint (no manifest.json)", dir)

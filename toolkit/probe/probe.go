@@ -156,6 +156,9 @@ type Report struct {
 	Questions []QuestionResult    `json:"questions"`
 	Metrics   map[string]*Metrics `json:"metrics"`
 	Seconds   float64             `json:"seconds"`
+	// Weights is the SHA-256 of the checkpoint's params.f32 (set by Cached), so a stored report is
+	// reused only for the same weights.
+	Weights string `json:"weights_sha256,omitempty"`
 }
 
 // Run probes a saved policy on questions (nil: its held-out set).
@@ -559,12 +562,19 @@ func pointMetrics(u []unit, bins int) (map[string]float64, error) {
 	} else if !errors.Is(err, calib.ErrSingleClass) {
 		return nil, err
 	}
-	if v["ece"], err = calib.ECE(conf, ok, bins); err != nil {
+	// ECE and MCE from one binning (the sums of calib.ECE and calib.MCE, term for term).
+	rb, err := calib.ReliabilityBins(conf, ok, bins)
+	if err != nil {
 		return nil, err
 	}
-	if v["mce"], err = calib.MCE(conf, ok, bins); err != nil {
-		return nil, err
+	var ece, mce float64
+	for _, b := range rb {
+		ece += float64(b.Count) / float64(len(conf)) * math.Abs(b.Accuracy-b.MeanConf)
+		if b.Count > 0 {
+			mce = math.Max(mce, math.Abs(b.Accuracy-b.MeanConf))
+		}
 	}
+	v["ece"], v["mce"] = ece, mce
 	if v["brier"], err = calib.Brier(conf, ok); err != nil {
 		return nil, err
 	}

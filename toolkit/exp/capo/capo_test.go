@@ -1,16 +1,20 @@
 package capo
 
 import (
+	"math"
+	"path/filepath"
 	"testing"
 
+	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
+	"github.com/paperlab/paperlab/toolkit/probe"
 )
 
 // TestSmokeRunMetricsComplete runs experiment "capo" at smoke scale (≤ 1 min) and checks that
 // metrics.json has every method with the metrics the issue names, the curves the figures need, and
 // that every claim can be evaluated.
 func TestSmokeRunMetricsComplete(t *testing.T) {
-	_, back, _ := exptest.Smoke(t, "capo")
+	_, back, dir := exptest.Smoke(t, "capo")
 	methods := []string{"sft"}
 	for _, m := range Methods {
 		methods = append(methods, m.Name)
@@ -42,5 +46,29 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 	}
 	if len(back.Notes) == 0 {
 		t.Fatal("mask thresholds not recorded in the notes")
+	}
+	// Every method's seed-1 policy was saved; probing it on its rebuilt held-out set with the recorded
+	// protocol repeats the final evaluation.
+	for _, m := range methods {
+		pol, err := probe.Open(filepath.Join(dir, "checkpoints", m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pol.Prov.Method != m || pol.Prov.Commit == "" || pol.Prov.Eval.Samples != ConfigFor(exp.Smoke).FinalSamples {
+			t.Fatalf("%s: provenance %+v", m, pol.Prov)
+		}
+		rep, err := probe.Run(pol, nil, probe.Options{K: pol.Prov.Eval.Samples, Temperature: 1, Bins: pol.Prov.Eval.Bins, Boot: -1, Scores: []string{"lpm"}})
+		pol.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := back.RunsOf(m)[0].Final
+		lpm := rep.Metrics["lpm"]
+		if d := math.Abs(lpm.Value("auc_rounds") - want["auc"]); d > 1e-12 {
+			t.Errorf("%s: probe AUC %.6f, recorded %.6f", m, lpm.Value("auc_rounds"), want["auc"])
+		}
+		if d := math.Abs(lpm.Value("ece") - want["ece"]); d > 1e-12 {
+			t.Errorf("%s: probe ECE %.6f, recorded %.6f", m, lpm.Value("ece"), want["ece"])
+		}
 	}
 }

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/paperlab/paperlab/datasets/arith"
+	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/lm"
-	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/lmtask"
 	"github.com/paperlab/paperlab/toolkit/probe"
 )
