@@ -3,7 +3,8 @@
 #                    then execute the notebooks with their outputs saved
 #   make test        install what is missing, go vet, go test, execute every notebook at smoke scale, and
 #                    count the figures headless Chromium renders in them (untrusted, as on a fresh clone)
-#   make test-browser  the same browser check on the committed notebooks
+#   make test-browser  the same browser check on the committed notebooks, and notebook 02's slider
+#                    driven live in Chromium (scripts/widgets.sh)
 SHELL := /bin/bash
 GOBIN := $(shell go env GOPATH)/bin
 export PATH := $(GOBIN):$(PATH)
@@ -29,6 +30,7 @@ test: setup
 # Chromium: every figure output must render (scripts/browser.sh; installs Debian chromium if missing).
 test-browser: setup
 	bash scripts/browser.sh notebooks
+	bash scripts/widgets.sh
 
 unit:
 	go vet ./... && go test ./...

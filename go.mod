@@ -3,6 +3,7 @@ module github.com/paperlab/paperlab
 go 1.26.5
 
 require (
+	github.com/chromedp/chromedp v0.23.0
 	github.com/gomlx/compute v0.1.2
 	github.com/gomlx/compute-onnx v0.0.0-20260730095030-43334863f719
 	github.com/gomlx/go-xla v0.4.1
@@ -17,8 +18,10 @@ require (
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
+	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/fatih/color v1.18.0 // indirect
 	github.com/fsnotify/fsnotify v1.8.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
 	github.com/go-zeromq/zmq4 v0.17.0 // indirect

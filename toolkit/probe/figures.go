@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/paperlab/paperlab/toolkit/calib"
 	"github.com/paperlab/paperlab/toolkit/fsx"
@@ -65,6 +66,7 @@ func Coverage(title string, reps []*Report, scores []string) (*plot.Figure, erro
 			if err != nil {
 				return nil, err
 			}
+			cov, prec = thin(cov, prec)
 			name, col := s, ScoreColor(s)
 			if len(reps) > 1 {
 				name = r.Label + " · " + s
@@ -77,6 +79,24 @@ func Coverage(title string, reps []*Report, scores []string) (*plot.Figure, erro
 		}
 	}
 	return plot.PrecisionCoverage(title, curves)
+}
+
+// thin reads a precision–coverage curve at coverage 0.01, 0.02, …, 1 (and its first point), so that a
+// curve of thousands of answers stays a small figure.
+func thin(cov, prec []float64) (x, y []float64) {
+	if len(cov) <= 101 {
+		return cov, prec
+	}
+	x, y = []float64{cov[0]}, []float64{prec[0]}
+	for k := 1; k <= 100; k++ {
+		c := float64(k) / 100
+		if c <= cov[0] {
+			continue
+		}
+		p, _ := calib.PrecisionAt(cov, prec, c)
+		x, y = append(x, c), append(y, p)
+	}
+	return x, y
 }
 
 // Histograms draws, per score, the confidences of correct and of wrong answers.
@@ -112,7 +132,11 @@ func (r *Report) Write(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := fsx.WriteJSON(filepath.Join(dir, File), r); err != nil {
+	b, err := json.Marshal(r.rounded()) // one line: k samples per question make an indented file several times larger
+	if err != nil {
+		return nil, err
+	}
+	if err := fsx.WriteFile(filepath.Join(dir, File), append(b, '\n')); err != nil {
 		return nil, err
 	}
 	files := []string{filepath.Join(dir, File)}
@@ -128,6 +152,37 @@ func (r *Report) Write(dir string) ([]string, error) {
 		files = append(files, paths...)
 	}
 	return files, nil
+}
+
+// rounded is a copy of the report whose per-question and per-sample values keep 6 significant
+// digits (the file is half the size; the metrics were computed at full precision).
+func (r *Report) rounded() *Report {
+	c := *r
+	c.Questions = make([]QuestionResult, len(r.Questions))
+	for i, q := range r.Questions {
+		q.Confidence = roundMap(q.Confidence)
+		samples := make([]Sample, len(q.Samples))
+		for j, s := range q.Samples {
+			s.LPM, s.LogProb, s.Confidence = sig6(s.LPM), sig6(s.LogProb), roundMap(s.Confidence)
+			samples[j] = s
+		}
+		q.Samples = samples
+		c.Questions[i] = q
+	}
+	return &c
+}
+
+func sig6(v float64) float64 {
+	x, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
+	return x
+}
+
+func roundMap(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = sig6(v)
+	}
+	return out
 }
 
 // WriteQuiet is Write without showing the figures in a notebook.
