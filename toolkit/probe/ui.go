@@ -124,7 +124,7 @@ func (r *Report) thresholdHTML(score string, t float64, rows int) string {
 			s := q.Samples[0]
 			answer, ok, conf = s.Answer, s.Correct, s.Confidence[score]
 		}
-		row := []string{q.Prompt, q.Gold, answer, map[bool]string{true: "right", false: "wrong"}[ok], fmt.Sprintf("%.3f", conf)}
+		row := []string{q.Prompt, q.Gold, answer, verdict(ok), fmt.Sprintf("%.3f", conf)}
 		if conf >= t {
 			if len(ans) < rows {
 				ans = append(ans, row)
@@ -206,6 +206,13 @@ func liveWidgets(v int) (*widgets.SliderBuilder, *widgets.ButtonBuilder, string,
 	}
 }
 
+func verdict(ok bool) string {
+	if ok {
+		return "right"
+	}
+	return "wrong"
+}
+
 func stripTags(s string) string {
 	var b strings.Builder
 	in := false
@@ -239,7 +246,7 @@ func Ask(p *Policy, prompt, gold string, k int) (*QuestionResult, error) {
 	qr := &rep.Questions[0]
 	rows := make([][]string, len(qr.Samples))
 	for i, s := range qr.Samples {
-		judged := map[bool]string{true: "right", false: "wrong"}[s.Correct]
+		judged := verdict(s.Correct)
 		if !s.Finished {
 			judged = "cut off"
 		}
@@ -249,7 +256,7 @@ func Ask(p *Policy, prompt, gold string, k int) (*QuestionResult, error) {
 	nb.Markdown(fmt.Sprintf("**%s** (gold %q, %s) — %s, %d samples at temperature 1", prompt, qr.Gold, qr.Subset, p.Label, k))
 	nb.Table([]string{"#", "completion", "answer", "judged", "lpm", "seq_logprob", "min_token_prob", "answer_prob"}, rows)
 	nb.Markdown(fmt.Sprintf("majority vote **%q** (%s, vote share %.2f) · RPC vote **%q** (%s, mass %.3f)",
-		qr.Answer, map[bool]string{true: "right", false: "wrong"}[qr.Correct], qr.Confidence["vote_share"],
-		qr.RPCAnswer, map[bool]string{true: "right", false: "wrong"}[qr.RPCCorrect], qr.Confidence["rpc"]))
+		qr.Answer, verdict(qr.Correct), qr.Confidence["vote_share"],
+		qr.RPCAnswer, verdict(qr.RPCCorrect), qr.Confidence["rpc"]))
 	return qr, nil
 }
