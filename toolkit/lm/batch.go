@@ -81,8 +81,16 @@ func FitWidth(examples []Example, context int, withEOS bool) int {
 	return min(roundUp(longest, 8), context)
 }
 
-// Tensors returns tokens, positions, key mask, targets and loss mask as [B,T] tensors, the input
-// order of SFTLoss.
+// BatchInputs are the names of a packed batch's inputs, in the order Inputs and Tensors give them.
+var BatchInputs = []string{"tokens", "positions", "key_mask", "targets", "loss_mask"}
+
+// Inputs returns the batch as named inputs (BatchInputs); losses append their own.
+func (p *Batch) Inputs() Inputs {
+	return Inputs{Names: append([]string(nil), BatchInputs...), Values: p.Tensors()}
+}
+
+// Tensors returns tokens, positions, key mask, targets and loss mask as [B,T] tensors (BatchInputs'
+// order), for calling a compiled graph directly.
 func (p *Batch) Tensors() []any {
 	return []any{
 		tensors.FromFlatDataAndDimensions(p.Tokens, p.B, p.T),

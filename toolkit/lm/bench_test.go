@@ -37,22 +37,22 @@ func BenchmarkTrainStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	batches := make([][]any, 8)
+	batches := make([]Inputs, 8)
 	for i := range batches {
 		p, err := Pack(data[i*64:(i+1)*64], m.Config.Context, true)
 		if err != nil {
 			b.Fatal(err)
 		}
-		batches[i] = p.Tensors()
+		batches[i] = p.Inputs()
 	}
 	for i := 0; i < 3; i++ { // compile and warm up
-		if _, err := tr.Update(batches[i]...); err != nil {
+		if _, err := tr.Update(batches[i]); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := tr.Update(batches[i%len(batches)]...); err != nil {
+		if _, err := tr.Update(batches[i%len(batches)]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -98,7 +98,7 @@ func BenchmarkRLLoop(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	batch := p.Tensors()
+	batch := p.Inputs()
 	prompts := make([][]int32, 64)
 	for i := range prompts {
 		prompts[i] = data[i].Prompt
@@ -111,7 +111,7 @@ func BenchmarkRLLoop(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		if _, err := tr.Update(batch...); err != nil {
+		if _, err := tr.Update(batch); err != nil {
 			b.Fatal(err)
 		}
 	}

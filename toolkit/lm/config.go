@@ -39,6 +39,17 @@ type Config struct {
 	// InitStd is the standard deviation of the normal initialisation (GPT-2: 0.02); residual output
 	// projections are scaled by 1/sqrt(2·Layers).
 	InitStd float64 `json:"init_std"`
+	// ExtraHeads are heads read from the hidden states beside the next-token head (e.g. a 2-way
+	// process-reward head, a value head); see Head. Their weights come after every other weight, so
+	// a configuration without them has exactly the layout and initial weights it always had.
+	ExtraHeads []HeadSpec `json:"extra_heads,omitempty"`
+}
+
+// HeadSpec declares an extra head: Out outputs per position, weights "heads/<Name>/w" [Dim, Out]
+// and "heads/<Name>/bias" [Out].
+type HeadSpec struct {
+	Name string `json:"name"`
+	Out  int    `json:"out"`
 }
 
 // ConfigR is the reference configuration R of the benchmarks: 2 layers, d=64, 4 heads, vocabulary
@@ -79,6 +90,13 @@ func (c Config) Validate() error {
 		return fmt.Errorf("lm config: activation = %q, want gelu, gelu_tanh or relu", c.Activation)
 	case !(c.InitStd > 0):
 		return fmt.Errorf("lm config: init_std = %v, need > 0", c.InitStd)
+	}
+	seen := map[string]bool{}
+	for i, h := range c.ExtraHeads {
+		if h.Name == "" || h.Out < 1 || seen[h.Name] {
+			return fmt.Errorf("lm config: extra_heads[%d] = %+v: need a unique non-empty name and out ≥ 1", i, h)
+		}
+		seen[h.Name] = true
 	}
 	return nil
 }

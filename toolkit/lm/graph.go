@@ -11,11 +11,10 @@ import (
 // This file holds the pure graph functions of the model. Shapes are noted as [B,T,…]; all weights
 // come from a *Views of the flat parameter vector.
 //
-// Engine notes (see shared/engines.md): embeddings are Gathers with int64 ids, because the gradient
-// of a Gather becomes a ScatterND whose int32 indices ONNX Runtime rejects (int64 was measured ~5%
-// faster than a one-hot × table matmul on ORT, equal on the pure-Go engine); the KV
-// cache is written with a one-hot blend, because DynamicUpdateSlice exists on neither the pure-Go
-// nor the ONNX Runtime engine; 1/sqrt is Inverse(Sqrt), because ORT lacks Rsqrt.
+// The graph is split as embedder → blocks → heads: TokenEmbed (or another embedder producing
+// [B·T, D]) feeds Hidden, whose hidden states feed LMHead and any extra Head the configuration
+// declares; one block function serves the full forward pass and the KV-cache decode. The engine
+// workarounds (ops missing on ONNX Runtime or the pure-Go engine) live in compat.go only.
 
 const layerNormEps = 1e-5
 
@@ -38,7 +37,7 @@ func layerNorm(x, gain, bias *Node) *Node {
 	mean := ReduceAndKeep(x, ReduceMean, axis)
 	centered := Sub(x, mean)
 	variance := ReduceAndKeep(Square(centered), ReduceMean, axis)
-	inv := Inverse(Sqrt(AddScalar(variance, layerNormEps)))
+	inv := rsqrt(AddScalar(variance, layerNormEps))
 	return Add(Mul(Mul(centered, inv), lead(gain, x.Rank())), lead(bias, x.Rank()))
 }
 
@@ -58,9 +57,10 @@ func activate(kind string, x *Node) *Node {
 // dense is x·w + b for x [N, in].
 func dense(x, w, b *Node) *Node { return Add(MatMul(x, w), lead(b, 2)) }
 
-// rows gathers table rows [N, D] for ids [N] (int32 in the graph, widened to int64 for ORT).
-func rows(table, ids *Node) *Node {
-	return Gather(table, InsertAxes(ConvertDType(ids, dtypes.Int64), -1))
+// TokenEmbed is the token embedder: embeddings [B·T, D] of token ids [B,T] at positions [B,T].
+func TokenEmbed(c Config, w *Views, tokens, pos *Node) *Node {
+	n := tokens.Shape().Size()
+	return embed(c, w, Reshape(tokens, n), Reshape(pos, n))
 }
 
 // embed returns the input embeddings [N, D] of token ids [N] at positions [N].
@@ -129,17 +129,43 @@ func attend(q, k, v, bias *Node) *Node {
 	return TransposeAllAxes(out, 0, 2, 1, 3)
 }
 
-// Forward runs the transformer on tokens [B,T] (int32) at positions pos [B,T] (int32), where
-// keyMask [B,T] (float32, 1 = real token, 0 = padding) says which positions may be attended to
-// (attention is also causal). It returns logits [B,T,V] and each layer's keys and values
-// [B,T,H,Dh] (to fill a KV cache).
-func Forward(c Config, w *Views, tokens, pos, keyMask *Node) (logits *Node, keys, values []*Node) {
-	g := tokens.Graph()
-	dims := tokens.Shape().Dimensions
-	b, t := dims[0], dims[1]
-	n := b * t
-	x := embed(c, w, Reshape(tokens, n), Reshape(pos, n)) // [N, D]
+// rope holds the rotary tables of a call ([B,T,1,Dh] or [B,1,1,Dh]); nil for learned positions.
+type rope struct{ cos, sin *Node }
 
+func newRope(c Config, pos *Node, b, t int) *rope {
+	if c.Positions != "rotary" {
+		return nil
+	}
+	cos, sin := rotaryTables(c, Reshape(pos, b*t))
+	return &rope{Reshape(cos, b, t, 1, c.HeadDim()), Reshape(sin, b, t, 1, c.HeadDim())}
+}
+
+// block is transformer block l (pre-LN): x [B·T, D] → x + attention, then + feed-forward. attn turns
+// the block's queries, keys and values [B,T,H,Dh] into attention outputs [B,T,H,Dh]: over the
+// sequence itself in the full forward pass, over the KV cache in decoding — the only difference
+// between the two, so both run this one function.
+func block(c Config, w *Views, l int, x *Node, b, t int, r *rope, attn func(q, k, v *Node) *Node) *Node {
+	p := layerPrefix(l)
+	h := layerNorm(x, w.W(p+"ln1/gain"), w.W(p+"ln1/bias"))
+	q, k, v := qkv(c, w, p, h, b, t)
+	if r != nil {
+		q, k = rotate(q, r.cos, r.sin), rotate(k, r.cos, r.sin)
+	}
+	a := Reshape(attn(q, k, v), b*t, c.Dim) // [N, D]
+	x = Add(x, dense(a, w.W(p+"attn/out"), w.W(p+"attn/out_bias")))
+	h = layerNorm(x, w.W(p+"ln2/gain"), w.W(p+"ln2/bias"))
+	h = activate(c.Activation, dense(h, w.W(p+"ff/in"), w.W(p+"ff/in_bias")))
+	return Add(x, dense(h, w.W(p+"ff/out"), w.W(p+"ff/out_bias")))
+}
+
+// Hidden runs input embeddings x [B·T, D] (an embedder's output, e.g. TokenEmbed) through every
+// block and the final layer norm: hidden states [B·T, D] (row b·T + t), which the heads read, and
+// each layer's keys and values [B,T,H,Dh] (to fill a KV cache). keyMask [B,T] (1 = real token)
+// says which positions may be attended to; attention is also causal.
+func Hidden(c Config, w *Views, x, pos, keyMask *Node) (h *Node, keys, values []*Node) {
+	g := x.Graph()
+	dims := pos.Shape().Dimensions
+	b, t := dims[0], dims[1]
 	// bias [B,1,T,T]: 0 where key j ≤ query i and j is a real token, maskValue elsewhere.
 	causal := make([][]float32, t)
 	for i := range causal {
@@ -152,30 +178,37 @@ func Forward(c Config, w *Views, tokens, pos, keyMask *Node) (logits *Node, keys
 	}
 	allowed := Mul(Reshape(Const(g, causal), 1, 1, t, t), Reshape(keyMask, b, 1, 1, t))
 	bias := MulScalar(OneMinus(allowed), maskValue)
-
-	var cos, sin *Node
-	if c.Positions == "rotary" {
-		cos, sin = rotaryTables(c, Reshape(pos, n))
-		cos = Reshape(cos, b, t, 1, c.HeadDim())
-		sin = Reshape(sin, b, t, 1, c.HeadDim())
-	}
+	r := newRope(c, pos, b, t)
 	for l := 0; l < c.Layers; l++ {
-		p := layerPrefix(l)
-		h := layerNorm(x, w.W(p+"ln1/gain"), w.W(p+"ln1/bias"))
-		q, k, v := qkv(c, w, p, h, b, t)
-		if cos != nil {
-			q, k = rotate(q, cos, sin), rotate(k, cos, sin)
-		}
-		keys, values = append(keys, k), append(values, v)
-		a := Reshape(attend(q, k, v, bias), n, c.Dim) // [N, D]
-		x = Add(x, dense(a, w.W(p+"attn/out"), w.W(p+"attn/out_bias")))
-		h = layerNorm(x, w.W(p+"ln2/gain"), w.W(p+"ln2/bias"))
-		h = activate(c.Activation, dense(h, w.W(p+"ff/in"), w.W(p+"ff/in_bias")))
-		x = Add(x, dense(h, w.W(p+"ff/out"), w.W(p+"ff/out_bias")))
+		x = block(c, w, l, x, b, t, r, func(q, k, v *Node) *Node {
+			keys, values = append(keys, k), append(values, v)
+			return attend(q, k, v, bias)
+		})
 	}
-	x = layerNorm(x, w.W("final_ln/gain"), w.W("final_ln/bias"))
-	logits = Reshape(Add(MatMul(x, w.W("unembed")), neverPredicted(g, c, 2)), b, t, c.Vocab)
-	return logits, keys, values
+	return layerNorm(x, w.W("final_ln/gain"), w.W("final_ln/bias")), keys, values
+}
+
+// LMHead is the next-token head: logits [N, V] of hidden states [N, D] (PAD and BOS never
+// predicted).
+func LMHead(c Config, w *Views, h *Node) *Node {
+	return Add(MatMul(h, w.W("unembed")), neverPredicted(h.Graph(), c, 2))
+}
+
+// Head is the extra head name declared in the configuration (Config.ExtraHeads): outputs
+// [N, Out] = h·W + b of hidden states [N, D].
+func Head(c Config, w *Views, name string, h *Node) *Node {
+	return dense(h, w.W("heads/"+name+"/w"), w.W("heads/"+name+"/bias"))
+}
+
+// Forward runs the transformer on tokens [B,T] (int32) at positions pos [B,T] (int32), where
+// keyMask [B,T] (float32, 1 = real token, 0 = padding) says which positions may be attended to
+// (attention is also causal). It returns logits [B,T,V] and each layer's keys and values
+// [B,T,H,Dh] (to fill a KV cache). It is TokenEmbed → Hidden → LMHead.
+func Forward(c Config, w *Views, tokens, pos, keyMask *Node) (logits *Node, keys, values []*Node) {
+	dims := tokens.Shape().Dimensions
+	b, t := dims[0], dims[1]
+	h, keys, values := Hidden(c, w, TokenEmbed(c, w, tokens, pos), pos, keyMask)
+	return Reshape(LMHead(c, w, h), b, t, c.Vocab), keys, values
 }
 
 func layerPrefix(l int) string { return "layer" + strconv.Itoa(l) + "/" }
@@ -187,40 +220,20 @@ func layerPrefix(l int) string { return "layer" + strconv.Itoa(l) + "/" }
 func DecodeStep(c Config, w *Views, tokens, pos, col, keyMask, cacheK, cacheV *Node) (logits, newK, newV *Node) {
 	cd := cacheK.Shape().Dimensions
 	b, tmax := cd[1], cd[2]
-	h, dh := c.Heads, c.HeadDim()
 	x := embed(c, w, tokens, pos) // [B, D]
-	// one-hot of the written column, [1,Tmax,1,1], for the cache blend.
-	oh := Reshape(OneHot(col, tmax, dtypes.Float32), 1, tmax, 1, 1)
-	keep := OneMinus(oh)
 	bias := Reshape(MulScalar(OneMinus(keyMask), maskValue), b, 1, 1, tmax)
-	var cos, sin *Node
-	if c.Positions == "rotary" {
-		cos, sin = rotaryTables(c, pos)
-		cos = Reshape(cos, b, 1, 1, dh)
-		sin = Reshape(sin, b, 1, 1, dh)
-	}
+	r := newRope(c, pos, b, 1)
 	var ks, vs []*Node
 	for l := 0; l < c.Layers; l++ {
-		p := layerPrefix(l)
-		hh := layerNorm(x, w.W(p+"ln1/gain"), w.W(p+"ln1/bias"))
-		q, k, v := qkv(c, w, p, hh, b, 1) // [B,1,H,Dh]
-		if cos != nil {
-			q, k = rotate(q, cos, sin), rotate(k, cos, sin)
-		}
-		lk := Reshape(SliceAxis(cacheK, 0, AxisElem(l)), b, tmax, h, dh)
-		lv := Reshape(SliceAxis(cacheV, 0, AxisElem(l)), b, tmax, h, dh)
-		lk = Add(Mul(lk, keep), Mul(k, oh)) // k [B,1,H,Dh] broadcast over Tmax
-		lv = Add(Mul(lv, keep), Mul(v, oh))
-		ks, vs = append(ks, InsertAxes(lk, 0)), append(vs, InsertAxes(lv, 0))
-		a := Reshape(attend(q, lk, lv, bias), b, c.Dim)
-		x = Add(x, dense(a, w.W(p+"attn/out"), w.W(p+"attn/out_bias")))
-		hh = layerNorm(x, w.W(p+"ln2/gain"), w.W(p+"ln2/bias"))
-		hh = activate(c.Activation, dense(hh, w.W(p+"ff/in"), w.W(p+"ff/in_bias")))
-		x = Add(x, dense(hh, w.W(p+"ff/out"), w.W(p+"ff/out_bias")))
+		x = block(c, w, l, x, b, 1, r, func(q, k, v *Node) *Node {
+			lk := cacheWrite(cacheK, l, k, col) // [B,Tmax,H,Dh]
+			lv := cacheWrite(cacheV, l, v, col)
+			ks, vs = append(ks, InsertAxes(lk, 0)), append(vs, InsertAxes(lv, 0))
+			return attend(q, lk, lv, bias)
+		})
 	}
 	x = layerNorm(x, w.W("final_ln/gain"), w.W("final_ln/bias"))
-	logits = Add(MatMul(x, w.W("unembed")), neverPredicted(x.Graph(), c, 2))
-	return logits, Concatenate(ks, 0), Concatenate(vs, 0)
+	return LMHead(c, w, x), Concatenate(ks, 0), Concatenate(vs, 0)
 }
 
 // neverPredicted is a logit bias of rank r ([1,…,1,V]) that removes PAD and BOS from every

@@ -21,7 +21,7 @@ func BenchmarkLeverPerTensorAdam(b *testing.B) {
 	exec := MustNewExec(m.Backend(), func(g *Graph, in []*Node) []*Node {
 		flat, mm, vv, lr, bc1, bc2, decay := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
 		w := NewViews(l, flat)
-		loss, _ := SFTLoss(c, w, in[7:])
+		loss, _ := SFTLoss.Fn(c, w, NamedIn(SFTLoss.Inputs, in[7:]))
 		grads := Gradient(loss, w.Nodes()...)
 		var ps, ms, vs []*Node
 		for i, t := range l.Tensors {

@@ -152,3 +152,30 @@ func indexOf(s, sub string) int {
 }
 
 var _ = tensors.FromValue[[]float32]
+
+// Extra heads come after every other weight: the shared weights are the same bytes as without them.
+func TestExtraHeadsKeepLayout(t *testing.T) {
+	c := ConfigR()
+	plain, err := Init(c, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ExtraHeads = []HeadSpec{{Name: "prm", Out: 2}}
+	withHead, err := Init(c, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(withHead) != len(plain)+c.Dim*2+2 {
+		t.Fatalf("%d weights with the head, %d without", len(withHead), len(plain))
+	}
+	for i := range plain {
+		if plain[i] != withHead[i] {
+			t.Fatalf("weight %d changed by adding a head", i)
+		}
+	}
+	bad := c
+	bad.ExtraHeads = []HeadSpec{{Name: "prm", Out: 2}, {Name: "prm", Out: 1}}
+	if bad.Validate() == nil {
+		t.Fatal("duplicate head names accepted")
+	}
+}

@@ -42,6 +42,10 @@ func NewLayout(c Config) nn.Layout {
 	add("final_ln/gain", false, d)
 	add("final_ln/bias", false, d)
 	add("unembed", true, d, c.Vocab)
+	for _, h := range c.ExtraHeads {
+		add("heads/"+h.Name+"/w", true, d, h.Out)
+		add("heads/"+h.Name+"/bias", false, h.Out)
+	}
 	return l
 }
 

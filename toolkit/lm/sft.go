@@ -10,13 +10,13 @@ import (
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
-// SFTLoss is the next-token cross-entropy averaged over completion tokens (token-level mean).
-// Batch inputs: tokens, positions, keyMask, targets, lossMask, each [B,T].
-func SFTLoss(c Config, w *Views, batch []*Node) (*Node, []*Node) {
-	logits, _, _ := Forward(c, w, batch[0], batch[1], batch[2])
-	lp := TokenLogProbs(logits, batch[3])
-	return Neg(MaskedMean(lp, batch[4])), nil
-}
+// SFTLoss is the next-token cross-entropy averaged over completion tokens (token-level mean), over a
+// packed batch (BatchInputs, each [B,T]).
+var SFTLoss = Loss{Inputs: BatchInputs, Fn: func(c Config, w *Views, in In) (*Node, []*Node) {
+	logits, _, _ := Forward(c, w, in.Get("tokens"), in.Get("positions"), in.Get("key_mask"))
+	lp := TokenLogProbs(logits, in.Get("targets"))
+	return Neg(MaskedMean(lp, in.Get("loss_mask"))), nil
+}}
 
 // SFTConfig configures supervised fine-tuning.
 type SFTConfig struct {
@@ -109,7 +109,7 @@ func ContinueSFT(tr *Trainer, cfg SFTConfig, train, eval []Example, hooks SFTHoo
 		if err != nil {
 			return curves, err
 		}
-		st, err := tr.Update(batch.Tensors()...)
+		st, err := tr.Update(batch.Inputs())
 		if err != nil {
 			return curves, err
 		}

@@ -24,23 +24,27 @@ type PairEx struct {
 // Metrics are the names PairLoss reports, TRL's DPOTrainer names.
 var Metrics = []string{"rewards/chosen", "rewards/rejected", "rewards/accuracies", "rewards/margins", "logps/chosen", "logps/rejected"}
 
-// PairLoss is the DPO / SPO loss as an lm.LossFn:
+// PairInputs are the names of PairLoss's batch inputs: a packed batch [2B,T] (lm.BatchInputs; rows
+// 0..B−1 chosen, B..2B−1 rejected), the reference log-probs of each row [2B] and the offsets [B].
+var PairInputs = append(append([]string(nil), lm.BatchInputs...), "ref_logprobs", "offsets")
+
+// PairLoss is the DPO / SPO loss:
 //
 //	L = −mean_b log σ( β·[(log π(y_w) − log π_ref(y_w)) − (log π(y_l) − log π_ref(y_l))] − offset_b )
 //
 // with log π(y) the sum of the response's token log-probabilities (EOS included). With offset 0 it is
-// DPO's sigmoid loss; SPO passes Σ_{i<n} λ_i·Δr̂_i. Batch inputs: tokens, positions, key mask, targets,
-// loss mask [2B,T] (rows 0..B−1 chosen, B..2B−1 rejected), reference log-probs [2B], offsets [B].
+// DPO's sigmoid loss; SPO passes Σ_{i<n} λ_i·Δr̂_i. Batch inputs: PairInputs.
 // The chosen/rejected split is a matmul with a constant [I | −I] matrix, since a Slice's gradient
 // (Pad) is missing on ONNX Runtime.
-func PairLoss(beta float64) lm.LossFn {
-	return func(c lm.Config, w *lm.Views, in []*Node) (*Node, []*Node) {
-		g := in[0].Graph()
-		logits, _, _ := lm.Forward(c, w, in[0], in[1], in[2])
-		lp := lm.TokenLogProbs(logits, in[3])
-		seq := ReduceSum(Mul(lp, in[4]), 1) // [2B] log π(y)
-		ratio := Sub(seq, in[5])            // [2B] log π(y) − log π_ref(y)
-		b := in[6].Shape().Dimensions[0]
+func PairLoss(beta float64) lm.Loss {
+	return lm.Loss{Inputs: PairInputs, Fn: func(c lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
+		tokens, offsets := in.Get("tokens"), in.Get("offsets")
+		g := tokens.Graph()
+		logits, _, _ := lm.Forward(c, w, tokens, in.Get("positions"), in.Get("key_mask"))
+		lp := lm.TokenLogProbs(logits, in.Get("targets"))
+		seq := ReduceSum(Mul(lp, in.Get("loss_mask")), 1) // [2B] log π(y)
+		ratio := Sub(seq, in.Get("ref_logprobs"))          // [2B] log π(y) − log π_ref(y)
+		b := offsets.Shape().Dimensions[0]
 		pick := func(sc, sr float32) *Node { // [B, 2B]: sc·chosen row + sr·rejected row
 			m := make([][]float32, b)
 			for i := range m {
@@ -54,14 +58,14 @@ func PairLoss(beta float64) lm.LossFn {
 		chosen := MulScalar(vec(pickC, ratio), beta)
 		rejected := MulScalar(vec(pickR, ratio), beta)
 		margin := Sub(chosen, rejected)
-		z := Sub(margin, in[6])
+		z := Sub(margin, offsets)
 		loss := ReduceAllMean(softplus(Neg(z))) // −log σ(z)
 		acc := ConvertDType(GreaterThan(chosen, rejected), dtypes.Float32)
 		return loss, []*Node{
 			ReduceAllMean(chosen), ReduceAllMean(rejected), ReduceAllMean(acc), ReduceAllMean(margin),
 			ReduceAllMean(vec(pickC, seq)), ReduceAllMean(vec(pickR, seq)),
 		}
-	}
+	}}
 }
 
 // softplus is log(1 + e^x) computed stably as max(x, 0) + log(1 + e^(−|x|)).
@@ -71,19 +75,22 @@ func softplus(x *Node) *Node {
 
 // pack builds the PairLoss inputs for pairs (chosen rows first), given the cached reference
 // log-probabilities refChosen[i], refRejected[i] of each pair.
-func pack(m *lm.Model, pairs []PairEx, refChosen, refRejected []float64) ([]any, error) {
+func pack(m *lm.Model, pairs []PairEx, refChosen, refRejected []float64) (lm.Inputs, error) {
 	b := len(pairs)
 	exs := pairExamples(pairs)
 	batch, err := lm.Pack(exs, lm.FitWidth(exs, m.Config.Context, true), true)
 	if err != nil {
-		return nil, err
+		return lm.Inputs{}, err
 	}
 	ref := make([]float32, 2*b)
 	off := make([]float32, b)
 	for i, p := range pairs {
 		ref[i], ref[b+i], off[i] = float32(refChosen[i]), float32(refRejected[i]), float32(p.Offset)
 	}
-	return append(batch.Tensors(), ref, off), nil
+	in := batch.Inputs()
+	in.Add("ref_logprobs", ref)
+	in.Add("offsets", off)
+	return in, nil
 }
 
 // pairExamples lists every pair's (prompt, chosen) example, then every (prompt, rejected) one.

@@ -83,10 +83,10 @@ func TestPairLossAndGradient(t *testing.T) {
 	loss := PairLoss(beta)
 	exec := MustNewExec(be, func(g *Graph, x []*Node) []*Node {
 		v := lm.NewViews(m.Layout, x[0])
-		l, metrics := loss(m.Config, v, x[1:])
+		l, metrics := loss.Fn(m.Config, v, lm.NamedIn(loss.Inputs, x[1:]))
 		return append([]*Node{l, v.FlatGradient(l)}, metrics...)
 	})
-	out := exec.MustCall(append([]any{m.Params}, in...)...)
+	out := exec.MustCall(append([]any{m.Params}, in.Values...)...)
 	gotLoss := float64(tensors.ToScalar[float32](out[0]))
 	if math.Abs(gotLoss-wantLoss) > 1e-5 {
 		t.Fatalf("loss %v, hand formula %v", gotLoss, wantLoss)

@@ -87,7 +87,7 @@ func TrainPairs(policy, ref *lm.Model, pairs []PairEx, cfg TrainConfig, hooks Ho
 		if err != nil {
 			return curves, err
 		}
-		st, err := tr.Update(in...)
+		st, err := tr.Update(in)
 		if err != nil {
 			return curves, err
 		}

@@ -268,7 +268,7 @@ func update(tr *lm.Trainer, ro *Rollout, cfg Config, step int) (map[string]float
 			if err != nil {
 				return nil, err
 			}
-			st, err := tr.Update(batch...)
+			st, err := tr.Update(batch)
 			if err != nil {
 				return nil, err
 			}
@@ -287,14 +287,14 @@ func update(tr *lm.Trainer, ro *Rollout, cfg Config, step int) (map[string]float
 }
 
 // packRollout builds the PPOLoss inputs for the samples idx of a rollout.
-func packRollout(m *lm.Model, ro *Rollout, idx []int) ([]any, error) {
+func packRollout(m *lm.Model, ro *Rollout, idx []int) (lm.Inputs, error) {
 	exs := make([]lm.Example, len(idx))
 	for k, i := range idx {
 		exs[k] = ro.Examples[i]
 	}
 	b, err := lm.Pack(exs, lm.FitWidth(exs, m.Config.Context, false), false)
 	if err != nil {
-		return nil, err
+		return lm.Inputs{}, err
 	}
 	old := make([]float32, b.B*b.T)
 	adv := make([]float32, b.B*b.T)
@@ -307,10 +307,11 @@ func packRollout(m *lm.Model, ro *Rollout, idx []int) ([]any, error) {
 			adv[start+j] = float32(ro.Adv[i])
 		}
 	}
-	return append(b.Tensors(),
-		tensors.FromFlatDataAndDimensions(old, b.B, b.T),
-		tensors.FromFlatDataAndDimensions(adv, b.B, b.T),
-		tensors.FromFlatDataAndDimensions(ref, b.B, b.T)), nil
+	in := b.Inputs()
+	in.Add("old_logprobs", tensors.FromFlatDataAndDimensions(old, b.B, b.T))
+	in.Add("advantages", tensors.FromFlatDataAndDimensions(adv, b.B, b.T))
+	in.Add("ref_logprobs", tensors.FromFlatDataAndDimensions(ref, b.B, b.T))
+	return in, nil
 }
 
 // rolloutMetrics are TRL's rollout metrics for one step.

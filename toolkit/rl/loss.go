@@ -47,16 +47,19 @@ func (c LossConfig) Validate() error {
 // PPOMetrics are the names of the metrics PPOLoss returns, in order (TRL's names).
 var PPOMetrics = []string{"clip_ratio", "approx_kl", "entropy", "kl"}
 
-// PPOLoss is the PPO-clip policy loss as an lm.LossFn. Batch inputs, all [B,T]: tokens, positions,
-// key mask, targets, loss mask (1 on completion tokens), old log-probs (the sampling policy's),
-// per-token advantages, reference log-probs.
+// PPOInputs are the names of PPOLoss's batch inputs, all [B,T]: a packed batch (lm.BatchInputs; the
+// loss mask is 1 on completion tokens), the sampling policy's log-probs, per-token advantages and
+// the reference model's log-probs.
+var PPOInputs = append(append([]string(nil), lm.BatchInputs...), "old_logprobs", "advantages", "ref_logprobs")
+
+// PPOLoss is the PPO-clip policy loss over PPOInputs:
 //
 //	loss = agg( max(−A·r, −A·clip(r, 1−ε, 1+ε_high)) + β·KL − c·H ),  r = exp(log π − log π_old)
-func PPOLoss(c LossConfig) lm.LossFn {
-	return func(mc lm.Config, w *lm.Views, in []*Node) (*Node, []*Node) {
-		logits, _, _ := lm.Forward(mc, w, in[0], in[1], in[2])
-		mask, old, adv, ref := in[4], in[5], in[6], in[7]
-		lp := lm.TokenLogProbs(logits, in[3])
+func PPOLoss(c LossConfig) lm.Loss {
+	return lm.Loss{Inputs: PPOInputs, Fn: func(mc lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
+		logits, _, _ := lm.Forward(mc, w, in.Get("tokens"), in.Get("positions"), in.Get("key_mask"))
+		mask, old, adv, ref := in.Get("loss_mask"), in.Get("old_logprobs"), in.Get("advantages"), in.Get("ref_logprobs")
+		lp := lm.TokenLogProbs(logits, in.Get("targets"))
 		// Differences are zeroed outside the completion: there old and ref are 0 while lp can be
 		// −1e9 (padding targets), and exp of that would overflow into NaN even under a zero mask.
 		logRatio := Mul(Sub(lp, old), mask)
@@ -92,7 +95,7 @@ func PPOLoss(c LossConfig) lm.LossFn {
 			lm.MaskedMean(ent, mask),
 			lm.MaskedMean(kl, mask),
 		}
-	}
+	}}
 }
 
 // aggregate reduces per-token losses [B,T] under mask [B,T].

@@ -52,7 +52,7 @@ func TestPPOLoss(t *testing.T) {
 	}
 	loss := PPOLoss(DefaultLoss())
 	exec := MustNewExec(be, func(g *Graph, in []*Node) []*Node {
-		l, metrics := loss(m.Config, lm.NewViews(m.Layout, in[0]), in[1:])
+		l, metrics := loss.Fn(m.Config, lm.NewViews(m.Layout, in[0]), lm.NamedIn(loss.Inputs, in[1:]))
 		return append([]*Node{l}, metrics...)
 	})
 	n0, n1 := float64(len(scored[0].LogProbs)), float64(len(scored[1].LogProbs))
@@ -118,7 +118,7 @@ func TestClonesWithDifferentLossesTrainDifferently(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tr.Update(batch...); err != nil {
+		if _, err := tr.Update(batch); err != nil {
 			t.Fatal(err)
 		}
 		w, err := m.Weights()
