@@ -43,7 +43,7 @@ func PairLoss(beta float64) lm.Loss {
 		logits, _, _ := lm.Forward(c, w, tokens, in.Get("positions"), in.Get("key_mask"))
 		lp := lm.TokenLogProbs(logits, in.Get("targets"))
 		seq := ReduceSum(Mul(lp, in.Get("loss_mask")), 1) // [2B] log π(y)
-		ratio := Sub(seq, in.Get("ref_logprobs"))          // [2B] log π(y) − log π_ref(y)
+		ratio := Sub(seq, in.Get("ref_logprobs"))         // [2B] log π(y) − log π_ref(y)
 		b := offsets.Shape().Dimensions[0]
 		pick := func(sc, sr float32) *Node { // [B, 2B]: sc·chosen row + sr·rejected row
 			m := make([][]float32, b)
