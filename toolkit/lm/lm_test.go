@@ -2,6 +2,7 @@ package lm
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/compute"
@@ -177,5 +178,50 @@ func TestExtraHeadsKeepLayout(t *testing.T) {
 	bad.ExtraHeads = []HeadSpec{{Name: "prm", Out: 2}, {Name: "prm", Out: 1}}
 	if bad.Validate() == nil {
 		t.Fatal("duplicate head names accepted")
+	}
+}
+
+// Sampling with a stop token ends each completion right after it, and the completion up to the stop
+// is that of an unstopped run with the same seed (one prompt per call: rows share the generator, so
+// a row that stops early shifts the draws of the rows after it).
+func TestSampleStopsAtStopToken(t *testing.T) {
+	tok, err := NewTokenizer("ab#")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ConfigR()
+	c.Vocab = tok.Size()
+	m, err := New(c, tok, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	hash := int32(5)
+	seen := 0
+	for seed := uint64(0); seed < 12; seed++ {
+		prompt := [][]int32{{3, int32(3 + seed%2)}}
+		full, err := m.Sample(prompt, SampleConfig{MaxNew: 10, Temperature: 1, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stopped, err := m.Sample(prompt, SampleConfig{MaxNew: 10, Temperature: 1, Seed: seed, Stop: []int32{hash}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, g := full[0], stopped[0]
+		cut := slices.Index(f.Tokens, hash)
+		if cut < 0 {
+			if g.Stopped || !slices.Equal(g.Tokens, f.Tokens) {
+				t.Fatalf("seed %d: no stop token in %v but got %v (stopped %v)", seed, f.Tokens, g.Tokens, g.Stopped)
+			}
+			continue
+		}
+		seen++
+		if !g.Stopped || g.Finished || !slices.Equal(g.Tokens, f.Tokens[:cut+1]) {
+			t.Fatalf("seed %d: %v, want %v", seed, g.Tokens, f.Tokens[:cut+1])
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no sample reached the stop token: the test checks nothing")
 	}
 }

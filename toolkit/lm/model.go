@@ -78,3 +78,21 @@ func (m *Model) call(e *Exec, args ...any) ([]*tensors.Tensor, error) {
 	}
 	return out, nil
 }
+
+// WithHeads returns a new model of m's configuration plus the extra heads: m's weights (copied) for
+// everything m has, the new heads' weights initialised from seed (Init's rule). A process reward
+// model or a value model starts from a policy this way.
+func (m *Model) WithHeads(seed uint64, heads ...HeadSpec) (*Model, error) {
+	c := m.Config
+	c.ExtraHeads = append(append([]HeadSpec(nil), c.ExtraHeads...), heads...)
+	flat, err := Init(c, seed)
+	if err != nil {
+		return nil, err
+	}
+	w, err := m.Weights()
+	if err != nil {
+		return nil, err
+	}
+	copy(flat, w) // extra heads come after every other weight
+	return fromFlat(m.Backend(), c, m.Tok, flat)
+}

@@ -5,6 +5,7 @@ import (
 	"github.com/gomlx/compute"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"github.com/gomlx/compute/dtypes"
@@ -30,6 +31,9 @@ type SampleConfig struct {
 	// NoEOS never samples EOS, so every completion has MaxNew tokens (benchmarks use it to time a
 	// fixed amount of work).
 	NoEOS bool `json:"no_eos,omitempty"`
+	// Stop ends a completion right after any of these tokens (kept; Generation.Stopped), e.g. a step
+	// tag, to generate one reasoning step at a time.
+	Stop []int32 `json:"stop,omitempty"`
 }
 
 // Generation is one sampled completion.
@@ -42,6 +46,8 @@ type Generation struct {
 	LPM float64
 	// Finished reports that the completion ended with EOS (not cut off by MaxNew or the context).
 	Finished bool
+	// Stopped reports that it ended with a SampleConfig.Stop token.
+	Stopped bool
 }
 
 // Text decodes the completion (without EOS).
@@ -186,6 +192,8 @@ func (m *Model) sampleChunk(prompts [][]int32, sc SampleConfig, r *rand.Rand) ([
 			switch {
 			case tok == EOS:
 				done[i], gens[i].Finished = true, true
+			case len(sc.Stop) > 0 && slices.Contains(sc.Stop, tok):
+				done[i], gens[i].Stopped = true, true
 			case len(gens[i].Tokens) >= sc.MaxNew || plen[i]+t+1 >= c.Context || p+t+1 >= tmax:
 				done[i] = true // cut off
 			}

@@ -1,0 +1,95 @@
+package arith
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+)
+
+// The chain-of-step format of the CoS task (Math-Shepherd's convention): every step's sub-result is
+// followed by the step tag, then the answer marker, the answer and a last tag:
+//
+//	prompt "3+4*2-5="   completion "7#4#9#;9#"
+//
+// A process reward model reads its judgement of each step at the tag after it. The tag and the
+// marker are the task's own symbols (TaggedAlphabet), not tokenizer constants.
+const (
+	StepTag      = '#'
+	AnswerMarker = ';'
+)
+
+// TaggedAlphabet is the alphabet of the tagged task: Alphabet plus the step tag.
+const TaggedAlphabet = Alphabet + string(StepTag)
+
+// TaggedCompletion is the gold completion in the tagged format.
+func (p Problem) TaggedCompletion() string { return tagged(p.Steps, p.FormatAnswer(p.Answer)) }
+
+// NoisyTaggedCompletion is a tagged demonstration with arithmetic slips: each step slips to a
+// uniformly drawn wrong value with probability stepNoise and later steps continue from it
+// (NoisyCompletion's rule), so the answer is the last written step. Needs a modulus.
+func (p Problem) NoisyTaggedCompletion(r *rand.Rand, stepNoise float64) string {
+	steps := make([]int, len(p.Ops))
+	v := p.Start
+	for i, op := range p.Ops {
+		v = apply(v, op, p.Operands[i], p.Modulus)
+		if p.Modulus >= 2 && stepNoise > 0 && r.Float64() < stepNoise {
+			v = (v + 1 + r.IntN(p.Modulus-1)) % p.Modulus
+		}
+		steps[i] = v
+	}
+	return tagged(steps, p.FormatAnswer(steps[len(steps)-1]))
+}
+
+func tagged(steps []int, answer string) string {
+	var b strings.Builder
+	for _, s := range steps {
+		b.WriteString(strconv.Itoa(s))
+		b.WriteRune(StepTag)
+	}
+	b.WriteRune(AnswerMarker)
+	b.WriteString(answer)
+	b.WriteRune(StepTag)
+	return b.String()
+}
+
+// TaggedVerdict is the verifier's judgement of a tagged completion.
+type TaggedVerdict struct {
+	// Parsed: the completion is steps each closed by a tag, the marker, a number and a final tag.
+	Parsed bool
+	// Steps are the written sub-results (as text), Answer the written answer ("" when unparsed).
+	Steps  []string
+	Answer string
+	// StepCorrect[i]: step i equals the gold sub-result i (so every step after a slip is wrong,
+	// even when it computes correctly from the slipped value); Correct: the answer is the gold one.
+	StepCorrect []bool
+	Correct     bool
+}
+
+// VerifyTagged checks a tagged completion against the problem. A completion that is cut off after
+// some tagged steps still reports those steps (Parsed false).
+func VerifyTagged(p Problem, completion string) TaggedVerdict {
+	var v TaggedVerdict
+	head, tail, hasAnswer := strings.Cut(completion, string(AnswerMarker))
+	parts := strings.Split(head, string(StepTag))
+	complete := parts[len(parts)-1] == "" // every step closed by a tag
+	for _, s := range parts[:len(parts)-1] {
+		v.Steps = append(v.Steps, s)
+		i := len(v.Steps) - 1
+		v.StepCorrect = append(v.StepCorrect, i < len(p.Steps) && isNumber(s) && s == strconv.Itoa(p.Steps[i]))
+	}
+	if !hasAnswer || !complete {
+		return v
+	}
+	ans, ok := strings.CutSuffix(tail, string(StepTag))
+	if !ok || !isNumber(ans) || strings.ContainsRune(ans, StepTag) {
+		return v
+	}
+	for _, s := range v.Steps {
+		if !isNumber(s) {
+			return v
+		}
+	}
+	v.Parsed, v.Answer = true, ans
+	v.Correct = ans == p.FormatAnswer(p.Answer)
+	return v
+}

@@ -1,0 +1,265 @@
+package prm
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/paperlab/paperlab/datasets/arith"
+	"github.com/paperlab/paperlab/toolkit/lm"
+)
+
+func tinyPolicy(t *testing.T) (*lm.Model, int32, int32) {
+	t.Helper()
+	tok, err := lm.NewTokenizer(arith.TaggedAlphabet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := lm.ConfigR()
+	c.Vocab = tok.Size()
+	m, err := lm.New(c, tok, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	ids, _ := tok.Encode(string(arith.StepTag) + string(arith.AnswerMarker))
+	return m, ids[0], ids[1]
+}
+
+func enc(t *testing.T, m *lm.Model, s string) []int32 {
+	t.Helper()
+	ids, err := m.Tok.Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// The tag mask marks exactly the tag inputs of each completion and carries their labels in order.
+func TestPackAlignsLabelsWithTags(t *testing.T) {
+	m, tag, _ := tinyPolicy(t)
+	exs := []Example{
+		{Prompt: enc(t, m, "3+4*2-5="), Completion: enc(t, m, "7#4#9#;9#"), Labels: []float64{1, 0.5, 0.25, 0}},
+		{Prompt: enc(t, m, "1+1="), Completion: enc(t, m, "2#;2#"), Labels: []float64{0.75, 1}},
+	}
+	in, err := pack(exs, tag, m.Config.Context)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := in.Values[0].(*tensors.Tensor)
+	tk := tensors.MustCopyFlatData[int32](tokens)
+	mask := tensors.MustCopyFlatData[float32](in.Values[3].(*tensors.Tensor))
+	labels := tensors.MustCopyFlatData[float32](in.Values[4].(*tensors.Tensor))
+	width := tokens.Shape().Dimensions[1]
+	for i, e := range exs {
+		var got []float64
+		for j := 0; j < width; j++ {
+			k := i*width + j
+			if mask[k] == 1 {
+				if tk[k] != tag {
+					t.Fatalf("row %d: tag mask on token %d at %d", i, tk[k], j)
+				}
+				got = append(got, float64(labels[k]))
+			} else if labels[k] != 0 {
+				t.Fatalf("row %d: label %v off a tag", i, labels[k])
+			}
+		}
+		if !slices.Equal(got, e.Labels) {
+			t.Fatalf("row %d: labels at tags %v, want %v", i, got, e.Labels)
+		}
+		// The tag after the answer is the row's last input (EOS is its target).
+		want := 1 + len(e.Prompt) + len(e.Completion) - 1
+		if tk[i*width+want] != tag {
+			t.Fatalf("row %d: the answer's tag is not input %d", i, want)
+		}
+	}
+	bad := []Example{{Prompt: exs[0].Prompt, Completion: exs[0].Completion, Labels: []float64{1, 1}}}
+	if _, err := pack(bad, tag, m.Config.Context); err == nil || !strings.Contains(err.Error(), "more tags than its 2 labels") {
+		t.Fatalf("label count mismatch: %v", err)
+	}
+}
+
+// The PRM loss equals binary cross entropy computed on the host from the scores at the tags.
+func TestLossMatchesHandBCE(t *testing.T) {
+	pol, tag, _ := tinyPolicy(t)
+	m, err := New(pol, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	exs := []Example{
+		{Prompt: enc(t, m, "3+4*2-5="), Completion: enc(t, m, "7#4#9#;9#"), Labels: []float64{1, 0.5, 0.25, 0}},
+		{Prompt: enc(t, m, "1+1="), Completion: enc(t, m, "2#;3#"), Labels: []float64{1, 0}},
+	}
+	var prompts, comps [][]int32
+	for _, e := range exs {
+		prompts, comps = append(prompts, e.Prompt), append(comps, e.Completion)
+	}
+	scores, err := Score(m, tag, prompts, comps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want float64
+	n := 0
+	for i, e := range exs {
+		if len(scores[i]) != len(e.Labels) {
+			t.Fatalf("row %d: %d scores for %d tags", i, len(scores[i]), len(e.Labels))
+		}
+		for k, y := range e.Labels {
+			p := scores[i][k]
+			want -= y*math.Log(p) + (1-y)*math.Log(1-p)
+			n++
+		}
+	}
+	want /= float64(n)
+	in, err := pack(exs, tag, m.Config.Context)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := graph.MustNewExec(m.Backend(), func(g *graph.Graph, x []*graph.Node) []*graph.Node {
+		l, _ := Loss.Fn(m.Config, lm.NewViews(m.Layout, x[0]), lm.NamedIn(Inputs, x[1:]))
+		return []*graph.Node{l}
+	})
+	got := float64(tensors.ToScalar[float32](exec.MustCall(append([]any{m.Params}, in.Values...)...)[0]))
+	if math.Abs(got-want) > 1e-5 {
+		t.Fatalf("PRM loss %.6f, hand BCE %.6f", got, want)
+	}
+}
+
+// Beam search keeps, at every step, the candidate the scorer ranks first.
+func TestBeamKeepsTheBestScoredStep(t *testing.T) {
+	pol, tag, marker := tinyPolicy(t)
+	prompts := [][]int32{enc(t, pol, "3+4="), enc(t, pol, "9*9-1=")}
+	type call struct{ prompts, prefixes [][]int32 }
+	var calls []call
+	// Scripted PRM: prefer the candidate whose newest step has the smallest first symbol id.
+	score := func(ps, xs [][]int32) ([]float64, error) {
+		calls = append(calls, call{ps, xs})
+		out := make([]float64, len(xs))
+		for i, x := range xs {
+			start := len(x) - 1
+			for start > 0 && x[start-1] != tag {
+				start--
+			}
+			out[i] = 1 / float64(1+x[start])
+		}
+		return out, nil
+	}
+	cfg := BeamConfig{N: 6, MaxSteps: 4, MaxStepTokens: 4, Temperature: 1, Seed: 1}
+	out, tokens, err := Beam(pol, tag, marker, prompts, score, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tokens == 0 || len(calls) == 0 {
+		t.Fatal("nothing generated or scored")
+	}
+	// Replay: at each call, every question's kept prefix must be its best-scored candidate (or an
+	// untagged one when none was tagged).
+	for _, c := range calls {
+		scores, _ := score(c.prompts, c.prefixes)
+		calls = calls[:len(calls)-1]
+		best := map[string][]int32{}
+		bestScore := map[string]float64{}
+		for i, p := range c.prompts {
+			k := string(pol.Tok.Decode(p))
+			if _, ok := bestScore[k]; !ok || scores[i] > bestScore[k] {
+				best[k], bestScore[k] = c.prefixes[i], scores[i]
+			}
+		}
+		for i, p := range prompts {
+			b, ok := best[pol.Tok.Decode(p)]
+			if ok && !slices.Equal(out[i][:len(b)], b) {
+				t.Fatalf("question %d: kept %v, the scorer's best was %v", i, out[i], b)
+			}
+		}
+	}
+}
+
+// Monte-Carlo labels are a function of the policy, the traces and the seed.
+func TestMCLabelsDeterministic(t *testing.T) {
+	pol, tag, _ := tinyPolicy(t)
+	prompts := [][]int32{enc(t, pol, "3+4*2="), enc(t, pol, "1+1=")}
+	comps := [][]int32{enc(t, pol, "7#4#;4#"), enc(t, pol, "2#;2#")}
+	gold := []string{";4#", ";3#"} // trace 0 is right, trace 1 ("2#;2#") wrong
+	judge := func(i int, text string) bool { return strings.HasSuffix(text, gold[i]) }
+	sc := lm.SampleConfig{MaxNew: 8, Temperature: 1, Seed: 5}
+	a, err := MCLabels(pol, tag, prompts, comps, judge, 8, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := MCLabels(pol, tag, prompts, comps, judge, 8, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a[0]) != 3 || len(a[1]) != 2 || a[0][2] != 1 || a[1][1] != 0 {
+		t.Fatalf("labels %v (the answer tags: trace 0 right, trace 1 wrong)", a)
+	}
+	for i := range a {
+		if !slices.Equal(a[i], b[i]) {
+			t.Fatalf("same seed, labels %v then %v", a, b)
+		}
+		for _, v := range a[i] {
+			if v < 0 || v > 1 || math.Mod(v*8, 1) != 0 {
+				t.Fatalf("label %v is not a fraction of 8 rollouts", v)
+			}
+		}
+	}
+	if _, err := MCLabels(pol, tag, prompts, [][]int32{enc(t, pol, "7#4"), comps[1]}, judge, 8, sc); err == nil {
+		t.Fatal("an unfinished trace was labelled")
+	}
+}
+
+func TestReadRecordsErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "prm.jsonl")
+	for _, c := range []struct{ body, want string }{
+		{`{"prompt": "1+1=", "completion": "2#;2#", "labels": [1, 1]}` + "\n" + `{"prompt": "1+1=", "completion": "2#;2#", "labels": [1]}`, "prm.jsonl:2: field labels: 1 labels for the 2 tags"},
+		{`{"prompt": "1+1=", "completion": "2#;2#", "labels": [1, 1.5]}`, "prm.jsonl:1: field labels: labels[1] = 1.5"},
+		{`{"prompt": "1+1=", "completion": "2#;2#", "labels": [1, 1], "gold": [true]}`, "prm.jsonl:1: field gold"},
+		{`{"completion": "2#;2#", "labels": [1, 1]}`, "prm.jsonl:1: field prompt: missing"},
+		{`{"prompt": "1+1=", "completion": "2#;2#", "labels": "x"}`, "prm.jsonl:1: field labels"},
+	} {
+		os.WriteFile(path, []byte(c.body), 0o644)
+		if _, err := ReadRecords(path, arith.StepTag); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.body, err, c.want)
+		}
+	}
+	recs := []Record{{Prompt: "1+1=", Completion: "2#;2#", Labels: []float64{1, 0.5}, Gold: []bool{true, true}}}
+	if err := WriteRecords(path, recs); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRecords(path, arith.StepTag)
+	if err != nil || len(back) != 1 || back[0].Labels[1] != 0.5 {
+		t.Fatalf("round trip: %v %+v", err, back)
+	}
+}
+
+func TestTraceScore(t *testing.T) {
+	s := []float64{0.9, 0.5, 0.7, 0.8} // three steps, then the answer
+	for how, want := range map[string]float64{"mean": 0.2*0.7 + 0.8*0.8, "min": 0.2*0.5 + 0.8*0.8, "last": 0.2*0.7 + 0.8*0.8, "product": 0.2*0.315 + 0.8*0.8} {
+		got, err := TraceScore(s, 0.2, how)
+		if err != nil || math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s: %v (%v), want %v", how, got, err, want)
+		}
+	}
+	if v, _ := TraceScore([]float64{0.6}, 0.2, "mean"); v != 0.6 {
+		t.Errorf("answer only: %v", v)
+	}
+	if _, err := TraceScore(s, 0.2, "max"); err == nil {
+		t.Error("unknown aggregation accepted")
+	}
+	if a := BestOfN([]string{"1", "", "2"}, []float64{0.3, 0.9, 0.5}); a != "2" {
+		t.Errorf("best of N %q", a)
+	}
+	if a := WeightedVote([]string{"1", "2", "1"}, []float64{0.3, 0.5, 0.3}); a != "1" {
+		t.Errorf("weighted vote %q", a)
+	}
+	if a := Majority([]string{"", "2", "1", "2"}); a != "2" {
+		t.Errorf("majority %q", a)
+	}
+}
