@@ -36,7 +36,13 @@ var PairInputs = append(append([]string(nil), lm.BatchInputs...), "ref_logprobs"
 // DPO's sigmoid loss; SPO passes Σ_{i<n} λ_i·Δr̂_i. Batch inputs: PairInputs.
 // The chosen/rejected split is a matmul with a constant [I | −I] matrix, since a Slice's gradient
 // (Pad) is missing on ONNX Runtime.
-func PairLoss(beta float64) lm.Loss {
+func PairLoss(beta float64) lm.Loss { return PairLossRPO(beta, 0) }
+
+// PairLossRPO is PairLoss plus alpha times the negative log-likelihood of the chosen responses
+// (mean over their tokens, EOS included): RPO, TRL's rpo_alpha, as CoS's iterative DPO uses (α = 1).
+// With alpha 0 it is PairLoss exactly (the same graph); with alpha > 0 it reports "nll_loss" after
+// Metrics.
+func PairLossRPO(beta, alpha float64) lm.Loss {
 	return lm.Loss{Inputs: PairInputs, Fn: func(c lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
 		tokens, offsets := in.Get("tokens"), in.Get("offsets")
 		g := tokens.Graph()
@@ -61,10 +67,24 @@ func PairLoss(beta float64) lm.Loss {
 		z := Sub(margin, offsets)
 		loss := ReduceAllMean(softplus(Neg(z))) // −log σ(z)
 		acc := ConvertDType(GreaterThan(chosen, rejected), dtypes.Float32)
-		return loss, []*Node{
+		metrics := []*Node{
 			ReduceAllMean(chosen), ReduceAllMean(rejected), ReduceAllMean(acc), ReduceAllMean(margin),
 			ReduceAllMean(vec(pickC, seq)), ReduceAllMean(vec(pickR, seq)),
 		}
+		if alpha > 0 {
+			rows := make([][]float32, 2*b) // 1 on the chosen rows
+			for i := 0; i < b; i++ {
+				rows[i] = []float32{1}
+			}
+			for i := b; i < 2*b; i++ {
+				rows[i] = []float32{0}
+			}
+			chosenMask := Mul(in.Get("loss_mask"), Const(g, rows))
+			nll := Neg(lm.MaskedMean(lp, chosenMask))
+			loss = Add(loss, MulScalar(nll, alpha))
+			metrics = append(metrics, nll)
+		}
+		return loss, metrics
 	}}
 }
 

@@ -267,3 +267,44 @@ func TestSequentialDriver(t *testing.T) {
 		t.Fatalf("too few λ: %v", err)
 	}
 }
+
+// RPO adds α × the mean NLL per token of the chosen responses (EOS included) to the DPO loss, and
+// reports that NLL.
+func TestRPOAddsChosenNLL(t *testing.T) {
+	be, m, pairs := setup(t)
+	rc, rr, err := SeqLogProbs(m, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := pack(m, pairs, rc, rr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(alpha float64) []float64 {
+		loss := PairLossRPO(0.5, alpha)
+		exec := MustNewExec(be, func(g *Graph, x []*Node) []*Node {
+			l, metrics := loss.Fn(m.Config, lm.NewViews(m.Layout, x[0]), lm.NamedIn(loss.Inputs, x[1:]))
+			return append([]*Node{l}, metrics...)
+		})
+		var out []float64
+		for _, o := range exec.MustCall(append([]any{m.Params}, in.Values...)...) {
+			out = append(out, float64(tensors.ToScalar[float32](o)))
+		}
+		return out
+	}
+	var chosen []lm.Example
+	for _, p := range pairs {
+		chosen = append(chosen, lm.Example{Prompt: p.Prompt, Completion: p.Chosen})
+	}
+	nll, err := m.Loss(chosen) // mean NLL per completion token, EOS included
+	if err != nil {
+		t.Fatal(err)
+	}
+	dpo, rpo := run(0), run(1)
+	if len(dpo) != 7 || len(rpo) != 8 {
+		t.Fatalf("%d and %d outputs", len(dpo), len(rpo))
+	}
+	if math.Abs(rpo[7]-nll) > 1e-4 || math.Abs(rpo[0]-(dpo[0]+nll)) > 1e-4 {
+		t.Fatalf("RPO loss %.6f = DPO %.6f + NLL %.6f? reported NLL %.6f", rpo[0], dpo[0], nll, rpo[7])
+	}
+}

@@ -18,11 +18,13 @@ type TrainConfig struct {
 	Seed      uint64       `json:"seed"`
 	// EvalEvery > 0 calls OnEval every EvalEvery steps (and at steps 0 and Steps).
 	EvalEvery int `json:"eval_every"`
+	// RPOAlpha > 0 adds RPOAlpha × the NLL of the chosen responses (PairLossRPO).
+	RPOAlpha float64 `json:"rpo_alpha,omitempty"`
 }
 
 // Validate names an invalid field.
 func (c TrainConfig) Validate() error {
-	if !(c.Beta > 0) || c.Steps < 1 || c.BatchSize < 1 || c.EvalEvery < 0 {
+	if !(c.Beta > 0) || c.Steps < 1 || c.BatchSize < 1 || c.EvalEvery < 0 || c.RPOAlpha < 0 {
 		return fmt.Errorf("pref config: beta %v, steps %d, batch_size %d, eval_every %d: need beta > 0, steps and batch_size ≥ 1",
 			c.Beta, c.Steps, c.BatchSize, c.EvalEvery)
 	}
@@ -54,7 +56,11 @@ func TrainPairs(policy, ref *lm.Model, pairs []PairEx, cfg TrainConfig, hooks Ho
 	if err != nil {
 		return nil, err
 	}
-	tr, err := lm.NewTrainer(policy, cfg.Opt, fmt.Sprintf("pairs-beta%g", cfg.Beta), Metrics, PairLoss(cfg.Beta))
+	name, metrics := fmt.Sprintf("pairs-beta%g", cfg.Beta), Metrics
+	if cfg.RPOAlpha > 0 {
+		name, metrics = fmt.Sprintf("%s-rpo%g", name, cfg.RPOAlpha), append(append([]string(nil), Metrics...), "nll_loss")
+	}
+	tr, err := lm.NewTrainer(policy, cfg.Opt, name, metrics, PairLossRPO(cfg.Beta, cfg.RPOAlpha))
 	if err != nil {
 		return nil, err
 	}

@@ -12,15 +12,18 @@ import (
 // the label is the fraction whose answer is right (correct judges question i's full completion
 // text); the last tag — the answer's — is labelled with the trace's own correctness. Hard labels are
 // Hard(soft): good when any rollout reaches the right answer. All rollouts are one seeded
-// lm.Model.Sample call, so the labels are a function of the policy, the traces and sc.Seed.
-func MCLabels(policy *lm.Model, tag int32, prompts, completions [][]int32, correct func(i int, text string) bool, k int, sc lm.SampleConfig) ([][]float64, error) {
+// lm.Model.Sample call, so the labels are a function of the policy, the traces and sc.Seed. cutOff is
+// the fraction of rollouts that ended without EOS (counted as failures): a large one means MaxNew or
+// the model's context is too short for the continuations — rows of one batch share its width, so the
+// longest prompt-plus-prefix limits every row's room.
+func MCLabels(policy *lm.Model, tag int32, prompts, completions [][]int32, correct func(i int, text string) bool, k int, sc lm.SampleConfig) (labels [][]float64, cutOff float64, err error) {
 	if len(prompts) != len(completions) || k < 1 {
-		return nil, fmt.Errorf("prm: %d prompts, %d completions, k = %d", len(prompts), len(completions), k)
+		return nil, 0, fmt.Errorf("prm: %d prompts, %d completions, k = %d", len(prompts), len(completions), k)
 	}
 	type ref struct{ trace, tag int }
 	var inputs [][]int32
 	var refs []ref
-	labels := make([][]float64, len(completions))
+	labels = make([][]float64, len(completions))
 	for i, c := range completions {
 		tags := 0
 		for j, t := range c {
@@ -38,7 +41,7 @@ func MCLabels(policy *lm.Model, tag int32, prompts, completions [][]int32, corre
 			}
 		}
 		if tags == 0 || c[len(c)-1] != tag {
-			return nil, fmt.Errorf("prm: completion %d does not end with the tag (label complete traces only)", i)
+			return nil, 0, fmt.Errorf("prm: completion %d does not end with the tag (label complete traces only)", i)
 		}
 		labels[i] = make([]float64, tags)
 		if correct(i, policy.Tok.Decode(c)) {
@@ -47,11 +50,13 @@ func MCLabels(policy *lm.Model, tag int32, prompts, completions [][]int32, corre
 	}
 	gens, err := policy.Sample(inputs, sc)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	cut := 0
 	for n, g := range gens {
 		r := refs[n]
 		if !g.Finished {
+			cut++
 			continue
 		}
 		full := append(slices.Clone(inputs[n][len(prompts[r.trace]):]), g.Tokens...)
@@ -59,7 +64,10 @@ func MCLabels(policy *lm.Model, tag int32, prompts, completions [][]int32, corre
 			labels[r.trace][r.tag] += 1 / float64(k)
 		}
 	}
-	return labels, nil
+	if len(gens) > 0 {
+		cutOff = float64(cut) / float64(len(gens))
+	}
+	return labels, cutOff, nil
 }
 
 // Hard turns soft labels into hard ones: 1 where any rollout succeeded.

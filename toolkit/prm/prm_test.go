@@ -188,11 +188,11 @@ func TestMCLabelsDeterministic(t *testing.T) {
 	gold := []string{";4#", ";3#"} // trace 0 is right, trace 1 ("2#;2#") wrong
 	judge := func(i int, text string) bool { return strings.HasSuffix(text, gold[i]) }
 	sc := lm.SampleConfig{MaxNew: 8, Temperature: 1, Seed: 5}
-	a, err := MCLabels(pol, tag, prompts, comps, judge, 8, sc)
+	a, _, err := MCLabels(pol, tag, prompts, comps, judge, 8, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := MCLabels(pol, tag, prompts, comps, judge, 8, sc)
+	b, _, err := MCLabels(pol, tag, prompts, comps, judge, 8, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestMCLabelsDeterministic(t *testing.T) {
 			}
 		}
 	}
-	if _, err := MCLabels(pol, tag, prompts, [][]int32{enc(t, pol, "7#4"), comps[1]}, judge, 8, sc); err == nil {
+	if _, _, err := MCLabels(pol, tag, prompts, [][]int32{enc(t, pol, "7#4"), comps[1]}, judge, 8, sc); err == nil {
 		t.Fatal("an unfinished trace was labelled")
 	}
 }

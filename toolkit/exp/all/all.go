@@ -3,6 +3,7 @@ package all
 
 import (
 	_ "github.com/paperlab/paperlab/toolkit/exp/capo"
+	_ "github.com/paperlab/paperlab/toolkit/exp/cos"
 	_ "github.com/paperlab/paperlab/toolkit/exp/e3t"
 	_ "github.com/paperlab/paperlab/toolkit/exp/spo"
 	_ "github.com/paperlab/paperlab/toolkit/exp/tape"

@@ -1,0 +1,57 @@
+package cos
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/paperlab/paperlab/datasets/arith"
+	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
+	"github.com/paperlab/paperlab/toolkit/prm"
+)
+
+// TestSmokeRun runs experiment "cos" at smoke scale (seconds) and checks that metrics.json has every
+// method with the metrics the issue names, the curves the figures need, readable PRM traces with
+// labels aligned to their tags, and that every claim can be evaluated.
+func TestSmokeRun(t *testing.T) {
+	_, back, dir := exptest.Smoke(t, "cos")
+	cfg := ConfigFor(exp.Smoke)
+	exptest.RequireMetrics(t, back, []string{"sft", "dpo-outcome", "dpo-answer", "dpo-step-answer"}, []string{"accuracy", "accuracy_mean16", "chain_length"}, 1)
+	var acc []string
+	for _, n := range cfg.SearchN {
+		acc = append(acc, fmt.Sprintf("acc_n%d", n), fmt.Sprintf("tokens_n%d", n))
+	}
+	exptest.RequireMetrics(t, back, prm.SearchMethods, acc, 1)
+	exptest.RequireMetrics(t, back, []string{"prm"}, []string{"step_accuracy", "step_auc", "mc_label_gold_agreement"}, 1)
+	exptest.RequireMetrics(t, back, []string{"step-weight"}, []string{"bon_w0", "bon_w0.2", "bon_w1", "oracle_bon"}, 1)
+	for _, m := range []string{"dpo-outcome", "dpo-answer", "dpo-step-answer"} {
+		r := back.RunsOf(m)[0]
+		for _, k := range []string{"round/accuracy", "round/chain_length", "round/pairs"} {
+			if len(r.Curves[k].Y) == 0 {
+				t.Fatalf("%s: curve %s missing", m, k)
+			}
+		}
+		if n := len(r.Curves["round/accuracy"].Y); n != cfg.Rounds+1 {
+			t.Fatalf("%s: %d points by round, want %d", m, n, cfg.Rounds+1)
+		}
+	}
+	// Beam search and best-of-N spend comparable numbers of generated tokens.
+	b, _ := back.Final("beam", "tokens_n4", 1)
+	o, _ := back.Final("bon", "tokens_n4", 1)
+	if !(b > 0.5*o && b < 1.5*o) {
+		t.Fatalf("tokens per question at N=4: beam %.1f, best-of-N %.1f", b, o)
+	}
+	recs, err := prm.ReadRecords(filepath.Join(dir, "prm_traces_seed1.jsonl"), arith.StepTag)
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("PRM traces: %v (%d)", err, len(recs))
+	}
+	for _, c := range Claims(back) {
+		if c.Text == "" {
+			t.Fatal("a claim without text")
+		}
+	}
+	if len(back.Figures) < 8 {
+		t.Fatalf("%d figure files", len(back.Figures))
+	}
+}
