@@ -177,6 +177,7 @@ func redraw(args []string) error {
 	if (*in != "" || *out != "") && len(names) > 1 {
 		return fmt.Errorf("redraw: -in and -out take one experiment")
 	}
+	all := len(fs.Args()) == 1 && fs.Arg(0) == "all"
 	for _, name := range names {
 		dir := *in
 		if dir == "" {
@@ -184,6 +185,10 @@ func redraw(args []string) error {
 			if dir, err = exp.OutDir(name, exp.Default); err != nil {
 				return err
 			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, exp.MetricsFile)); err != nil && all {
+			fmt.Printf("%s: no stored result in %s, skipped\n", name, exp.ShowPath(dir))
+			continue
 		}
 		res, err := exp.Redraw(name, dir, *out, os.Stderr)
 		if err != nil {
