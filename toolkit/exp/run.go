@@ -376,3 +376,28 @@ func mustOutDir(name string, scale Scale) string {
 	d, _ := OutDir(name, scale)
 	return d
 }
+
+// RunSeeds is the common shape of an experiment's Run: its configuration (ConfigOf), validate (may be
+// nil), a Result, then runSeed for each seed in order, an error naming the seed.
+func RunSeeds[C any](name string, opt Options, preset func(Scale) C, validate func(C) error, runSeed func(cfg C, seed uint64, res *Result) error) (*Result, error) {
+	cfg, err := ConfigOf(opt, preset)
+	if err != nil {
+		return nil, err
+	}
+	if validate != nil {
+		if err := validate(cfg); err != nil {
+			return nil, err
+		}
+	}
+	seeds := SeedList(opt.Seeds)
+	res, err := NewResult(name, opt, seeds, cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, seed := range seeds {
+		if err := runSeed(cfg, seed, res); err != nil {
+			return nil, fmt.Errorf("seed %d: %w", seed, err)
+		}
+	}
+	return res, nil
+}

@@ -150,24 +150,9 @@ type setup struct {
 
 // Run is the experiment.
 func Run(opt exp.Options) (*exp.Result, error) {
-	cfg, err := exp.ConfigOf(opt, ConfigFor)
-	if err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	seeds := exp.SeedList(opt.Seeds)
-	res, err := exp.NewResult("cos", opt, seeds, cfg)
-	if err != nil {
-		return nil, err
-	}
-	for _, seed := range seeds {
-		if err := runSeed(cfg, seed, opt, res); err != nil {
-			return nil, fmt.Errorf("seed %d: %w", seed, err)
-		}
-	}
-	return res, nil
+	return exp.RunSeeds("cos", opt, ConfigFor, Config.Validate, func(cfg Config, seed uint64, res *exp.Result) error {
+		return runSeed(cfg, seed, opt, res)
+	})
 }
 
 // Validate names a setting the experiment cannot run with.
