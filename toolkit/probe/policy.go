@@ -30,7 +30,8 @@ type Provenance struct {
 	Scale      string `json:"scale"`
 	Commit     string `json:"commit"`
 	Engine     string `json:"engine"`
-	// Task is "arith" (datasets/arith, configuration Arith) or "prefs" (datasets/prefs, Prefs).
+	// Task is "arith" (datasets/arith, configuration Arith), "arith_tagged" (the same problems in the
+	// chain-of-step format, arith.TaggedCompletion) or "prefs" (datasets/prefs, Prefs).
 	Task  string        `json:"task"`
 	Arith *arith.Config `json:"arith,omitempty"`
 	Prefs *prefs.Config `json:"prefs,omitempty"`
@@ -54,9 +55,11 @@ type Draw struct {
 	N       int      `json:"n"`
 	Exclude []string `json:"exclude,omitempty"`
 	// Noise > 0: the demonstrations of this draw slip each step with this probability
-	// (lmtask.Set.NoisyExamples(Noise, NoiseSeed)).
-	Noise     float64 `json:"noise,omitempty"`
-	NoiseSeed uint64  `json:"noise_seed,omitempty"`
+	// (lmtask.Set.NoisyExamples(Noise, NoiseSeed); for task arith_tagged,
+	// Problem.NoisyTaggedCompletion with rand.NewPCG(NoiseSeed, NoiseStream), one draw per problem).
+	Noise       float64 `json:"noise,omitempty"`
+	NoiseSeed   uint64  `json:"noise_seed,omitempty"`
+	NoiseStream uint64  `json:"noise_stream,omitempty"`
 	// Responses: the demonstrations of a prefs_train draw are Prefs.Response draws from
 	// rand.NewPCG(ResponseSeed, ResponseStream), one per prompt in order.
 	ResponseSeed   uint64 `json:"response_seed,omitempty"`
@@ -84,12 +87,12 @@ func (p *Provenance) Validate() error {
 		return fmt.Errorf("provenance format %q, this version reads %q", p.Format, ProvenanceFormat)
 	case p.Experiment == "" || p.Method == "":
 		return errors.New("provenance: field experiment or method: empty")
-	case p.Task == "arith" && p.Arith == nil:
-		return errors.New("provenance: task arith without field arith")
+	case (p.Task == "arith" || p.Task == "arith_tagged") && p.Arith == nil:
+		return fmt.Errorf("provenance: task %s without field arith", p.Task)
 	case p.Task == "prefs" && p.Prefs == nil:
 		return errors.New("provenance: task prefs without field prefs")
-	case p.Task != "arith" && p.Task != "prefs":
-		return fmt.Errorf("provenance: field task = %q, want arith or prefs", p.Task)
+	case p.Task != "arith" && p.Task != "arith_tagged" && p.Task != "prefs":
+		return fmt.Errorf("provenance: field task = %q, want arith, arith_tagged or prefs", p.Task)
 	case p.Eval.MaxNew < 1:
 		return fmt.Errorf("provenance: field eval.max_new = %d", p.Eval.MaxNew)
 	}
@@ -179,7 +182,7 @@ func Open(dir string) (*Policy, error) {
 // ArithSet rebuilds the arith draw name (with the draws it excludes, recursively) exactly as the
 // experiment drew it.
 func (p *Provenance) ArithSet(name string) (*lmtask.Set, error) {
-	if p.Task != "arith" {
+	if p.Task != "arith" && p.Task != "arith_tagged" {
 		return nil, fmt.Errorf("provenance: draw %q: task is %s, not arith", name, p.Task)
 	}
 	return p.arithSet(name, map[string]bool{})
@@ -225,6 +228,22 @@ func (p *Provenance) ArithExamples(name string) ([]lm.Example, error) {
 		return nil, err
 	}
 	d, _ := p.draw(name)
+	if p.Task == "arith_tagged" {
+		r := rand.New(rand.NewPCG(d.NoiseSeed, d.NoiseStream))
+		out := make([]lm.Example, len(s.Problems))
+		for i, pr := range s.Problems {
+			text := pr.TaggedCompletion()
+			if d.Noise > 0 {
+				text = pr.NoisyTaggedCompletion(r, d.Noise)
+			}
+			c, err := s.Tok.Encode(text)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = lm.Example{Prompt: s.Prompts[i], Completion: c}
+		}
+		return out, nil
+	}
 	if d.Noise > 0 {
 		return s.NoisyExamples(d.Noise, d.NoiseSeed)
 	}

@@ -40,6 +40,20 @@ func ArithQuestion(p arith.Problem) Question {
 		}}
 }
 
+// ArithTaggedQuestion makes the question of a problem answered in the chain-of-step format
+// ("7#4#9#;9#", arith.VerifyTagged).
+func ArithTaggedQuestion(p arith.Problem) Question {
+	q := ArithQuestion(p)
+	q.Judge = func(c string) (string, bool) {
+		v := arith.VerifyTagged(p, c)
+		if !v.Parsed {
+			return "", false
+		}
+		return v.Answer, v.Correct
+	}
+	return q
+}
+
 // PrefsQuestion makes the question of a preference-task prompt: a response is right when it covers
 // every safe prompt letter and writes no unsafe letter (the best response on both dimensions, which
 // the SPO experiment's two rewards agree on); its "answer" is the response itself.
@@ -76,14 +90,14 @@ func PrefsQuestion(cfg prefs.Config, x string) (Question, error) {
 // experiment drew it.
 func (p *Policy) HeldOut() ([]Question, error) {
 	switch p.Prov.Task {
-	case "arith":
+	case "arith", "arith_tagged":
 		s, err := p.Prov.ArithSet("held_out")
 		if err != nil {
 			return nil, err
 		}
 		qs := make([]Question, len(s.Problems))
 		for i, pr := range s.Problems {
-			qs[i] = ArithQuestion(pr)
+			qs[i] = p.arithQuestion(pr)
 		}
 		return qs, nil
 	default:
@@ -107,7 +121,7 @@ func (p *Policy) HeldOut() ([]Question, error) {
 // preference task takes no gold (its judge is the rewards).
 func (p *Policy) Question(prompt, gold string) (Question, error) {
 	switch p.Prov.Task {
-	case "arith":
+	case "arith", "arith_tagged":
 		pr, err := arith.ParsePrompt(prompt, *p.Prov.Arith)
 		if err != nil {
 			return Question{}, err
@@ -124,13 +138,21 @@ func (p *Policy) Question(prompt, gold string) (Question, error) {
 		} else if gold != "" && gold != pr.FormatAnswer(pr.Answer) {
 			return Question{}, fmt.Errorf("prompt %q: field answer %q, but the prompt evaluates to %q", prompt, gold, pr.FormatAnswer(pr.Answer))
 		}
-		return ArithQuestion(pr), nil
+		return p.arithQuestion(pr), nil
 	default:
 		if gold != "" {
 			return Question{}, fmt.Errorf("prompt %q: field answer: the preference task judges responses by their rewards, not a gold answer", prompt)
 		}
 		return PrefsQuestion(*p.Prov.Prefs, prompt)
 	}
+}
+
+// arithQuestion is the question of a problem in the policy's completion format.
+func (p *Policy) arithQuestion(pr arith.Problem) Question {
+	if p.Prov.Task == "arith_tagged" {
+		return ArithTaggedQuestion(pr)
+	}
+	return ArithQuestion(pr)
 }
 
 // promptLine is one line of a prompts file: {"prompt": "3+4*2-?=", "answer": "1", "subset": "mine"}

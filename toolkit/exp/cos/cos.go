@@ -33,6 +33,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/lmtask"
 	"github.com/paperlab/paperlab/toolkit/pref"
 	"github.com/paperlab/paperlab/toolkit/prm"
+	"github.com/paperlab/paperlab/toolkit/probe"
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
@@ -120,7 +121,8 @@ func ConfigFor(s exp.Scale) Config {
 		EvalPrompts: 300, EvalSamples: 16, SearchPrompts: 150, SearchN: []int{1, 2, 4, 8, 16, 32}, Bins: 10,
 	}
 	if s == exp.Smoke {
-		c.SFTSize, c.SFT.Steps, c.SFT.Opt.TotalSteps, c.SFT.Opt.WarmupSteps = 1000, 40, 40, 4
+		// 120 steps at 3e-3: enough for the smoke policy to write whole tagged traces to label.
+		c.SFTSize, c.SFT.Steps, c.SFT.Opt.TotalSteps, c.SFT.Opt.WarmupSteps, c.SFT.Opt.LR = 1000, 120, 120, 6, 3e-3
 		c.PRMPrompts, c.PRMSamples, c.MCRollouts = 40, 1, 4
 		c.PRM.Steps, c.PRM.Opt.TotalSteps, c.PRM.Opt.WarmupSteps = 10, 10, 2
 		c.Rounds, c.DPOPrompts, c.DPOSamples, c.Round.Steps = 2, 24, 4, 4
@@ -197,7 +199,7 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 		return err
 	}
 	// SFT on noisy tagged demonstrations.
-	r := rand.New(rand.NewPCG(seed, 0x636f73))
+	r := rand.New(rand.NewPCG(seed, sftStream))
 	demos := make([]lm.Example, len(train.Problems))
 	for i, p := range train.Problems {
 		c, err := tok.Encode(p.NoisyTaggedCompletion(r, cfg.SFTNoise))
@@ -220,6 +222,9 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 		return err
 	}
 	res.Timing["sft"] += time.Since(t0).Seconds()
+	if err := s.savePolicy("sft", s.sft, sc); err != nil {
+		return err
+	}
 	// The PRM, from Monte-Carlo labels of the SFT policy's own traces.
 	t1 := time.Now()
 	prmRun, err := s.trainPRM(prmSet)
@@ -615,7 +620,40 @@ func (s *setup) iterate(name string, weight float64, sftFinal map[string]float64
 		add("round/gap", float64(round), stats.Summarize(gaps).Mean)
 	}
 	run.Final = final
+	if err := s.savePolicy(name, policy, struct {
+		Round  pref.TrainConfig `json:"round"`
+		Rounds int              `json:"rounds"`
+		Weight float64          `json:"step_weight"`
+		Ref    string           `json:"ref"`
+	}{c.Round, c.Rounds, weight, c.Ref}); err != nil {
+		return exp.Run{}, err
+	}
 	return run, nil
+}
+
+// sftStream is the stream of the generator that slips the SFT demonstrations' steps.
+const sftStream = 0x636f73
+
+// savePolicy saves a policy (weights only) with its provenance where the options say so.
+func (s *setup) savePolicy(method string, m *lm.Model, training any) error {
+	dir := s.opt.CheckpointDir(method, s.seed)
+	if dir == "" {
+		return nil
+	}
+	c, seed := s.cfg, s.seed
+	data := c.Data
+	return probe.Save(dir, m, nil, probe.Provenance{
+		Experiment: "cos", Method: method, Seed: seed, Scale: string(s.res.Scale), Commit: s.res.Commit, Engine: s.res.Backend,
+		Task: "arith_tagged", Arith: &data,
+		Data: []probe.Draw{
+			{Name: "sft", Kind: "arith", Seed: seed, N: c.SFTSize, Noise: c.SFTNoise, NoiseSeed: seed, NoiseStream: sftStream},
+			{Name: "held_out", Kind: "arith", Seed: seed + 20_000, N: c.EvalPrompts, Exclude: []string{"sft"}},
+			{Name: "prm", Kind: "arith", Seed: seed + 30_000, N: c.PRMPrompts, Exclude: []string{"held_out"}},
+			{Name: "dpo", Kind: "arith", Seed: seed + 40_000, N: c.DPOPrompts, Exclude: []string{"held_out"}},
+		},
+		Eval:     probe.Protocol{Samples: c.EvalSamples, Seed: seed + 77, Temperature: 1, MaxNew: c.MaxNew, Bins: c.Bins},
+		Training: training,
+	})
 }
 
 // search evaluates inference-time search with the SFT policy on the first SearchPrompts held-out

@@ -9,6 +9,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 	"github.com/paperlab/paperlab/toolkit/prm"
+	"github.com/paperlab/paperlab/toolkit/probe"
 )
 
 // TestSmokeRun runs experiment "cos" at smoke scale (seconds) and checks that metrics.json has every
@@ -53,5 +54,28 @@ func TestSmokeRun(t *testing.T) {
 	}
 	if len(back.Figures) < 8 {
 		t.Fatalf("%d figure files", len(back.Figures))
+	}
+	// The saved SFT policy: its demonstrations rebuild from the provenance, and a probe of its held-out
+	// set with the recorded protocol repeats the experiment's one-sample accuracy.
+	pol, err := probe.Open(filepath.Join(dir, "checkpoints", "sft"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pol.Close()
+	demos, err := pol.Prov.ArithExamples("sft")
+	if err != nil || len(demos) != cfg.SFTSize {
+		t.Fatalf("rebuilt demonstrations: %v (%d)", err, len(demos))
+	}
+	rep, err := probe.Run(pol, nil, probe.Options{K: pol.Prov.Eval.Samples, Temperature: 1, Boot: -1, Scores: []string{"lpm"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rep.Metrics["lpm"].Value("accuracy"), back.RunsOf("sft")[0].Final["accuracy_mean16"]; got != want {
+		t.Fatalf("probe accuracy %v, recorded mean@%d accuracy %v", got, cfg.EvalSamples, want)
+	}
+	for _, m := range []string{"dpo-outcome", "dpo-answer", "dpo-step-answer"} {
+		if _, err := probe.Open(filepath.Join(dir, "checkpoints", m)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
