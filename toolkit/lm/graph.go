@@ -185,7 +185,12 @@ func Hidden(c Config, w *Views, x, pos, keyMask *Node) (h *Node, keys, values []
 			return attend(q, k, v, bias)
 		})
 	}
-	return layerNorm(x, w.W("final_ln/gain"), w.W("final_ln/bias")), keys, values
+	return finalNorm(w, x), keys, values
+}
+
+// finalNorm is the layer norm after the last block.
+func finalNorm(w *Views, x *Node) *Node {
+	return layerNorm(x, w.W("final_ln/gain"), w.W("final_ln/bias"))
 }
 
 // LMHead is the next-token head: logits [N, V] of hidden states [N, D] (PAD and BOS never
@@ -232,8 +237,7 @@ func DecodeStep(c Config, w *Views, tokens, pos, col, keyMask, cacheK, cacheV *N
 			return attend(q, lk, lv, bias)
 		})
 	}
-	x = layerNorm(x, w.W("final_ln/gain"), w.W("final_ln/bias"))
-	return LMHead(c, w, x), Concatenate(ks, 0), Concatenate(vs, 0)
+	return LMHead(c, w, finalNorm(w, x)), Concatenate(ks, 0), Concatenate(vs, 0)
 }
 
 // neverPredicted is a logit bias of rank r ([1,…,1,V]) that removes PAD and BOS from every

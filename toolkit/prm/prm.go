@@ -17,6 +17,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/lm"
+	"github.com/paperlab/paperlab/toolkit/nn"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
@@ -49,15 +50,12 @@ var Loss = lm.Loss{Inputs: Inputs, Fn: func(c lm.Config, w *lm.Views, in lm.In) 
 	bce := Neg(Add(Mul(y, logGood), Mul(OneMinus(y), logBad)))
 	loss := lm.MaskedMean(bce, mask)
 	p := Exp(logGood)
-	agree := Equal(GreaterThan(p, ScalarLike(p, 0.5)), GreaterThan(y, ScalarLike(y, 0.5)))
+	agree := Equal(GreaterThan(p, nn.ScalarLike(p, 0.5)), GreaterThan(y, nn.ScalarLike(y, 0.5)))
 	return loss, []*Node{lm.MaskedMean(ConvertDType(agree, p.DType()), mask), lm.MaskedMean(p, mask)}
 }}
 
 // Metrics are the names of Loss's metrics.
 var Metrics = []string{"tag_accuracy", "p_good"}
-
-// ScalarLike is a scalar constant of x's dtype.
-func ScalarLike(x *Node, v float64) *Node { return Scalar(x.Graph(), x.DType(), v) }
 
 // logProbs returns log p(good) and log p(bad) [B·T] at every position. The two columns of the head's
 // log-softmax are read with matmuls by constant vectors, since a Slice's gradient (Pad) is missing on

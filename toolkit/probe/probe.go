@@ -219,15 +219,16 @@ func Model(m *lm.Model, qs []Question, opt Options, prov *Provenance) (*Report, 
 	}
 	for i, q := range qs {
 		qr := QuestionResult{Prompt: q.Prompt, Gold: q.Gold, Subset: q.Subset, Steps: q.Steps, Samples: make([]Sample, opt.K)}
-		var votes []calib.Sample
+		var all, votes []calib.Sample // every sample; those with a parsed answer
 		for r := 0; r < opt.K; r++ {
 			s, err := judge(m.Tok, q, gens[r*n+i])
 			if err != nil {
 				return nil, fmt.Errorf("probe: question %d sample %d: %w", i, r, err)
 			}
 			qr.Samples[r] = s
-			if s.Answer != "" {
-				votes = append(votes, calib.Sample{Answer: s.Answer, Path: s.Completion, LogProb: s.LogProb})
+			cs := calib.Sample{Answer: s.Answer, Path: s.Completion, LogProb: s.LogProb}
+			if all = append(all, cs); s.Answer != "" {
+				votes = append(votes, cs)
 			}
 		}
 		qr.Confidence = map[string]float64{"vote_share": 0, "rpc": 0}
@@ -239,9 +240,8 @@ func Model(m *lm.Model, qs []Question, opt Options, prov *Provenance) (*Report, 
 				return nil, fmt.Errorf("probe: question %d: %w", i, err)
 			}
 			qr.Answer, qr.RPCAnswer = maj, rpcA
-			_, qr.Correct = q.Judge(correctCompletionFor(qr.Samples, maj))
-			_, qr.RPCCorrect = q.Judge(correctCompletionFor(qr.Samples, rpcA))
-			qr.Confidence["vote_share"] = float64(countAnswer(qr.Samples, maj)) / float64(opt.K)
+			qr.Correct, qr.RPCCorrect = answerCorrect(qr.Samples, maj), answerCorrect(qr.Samples, rpcA)
+			qr.Confidence["vote_share"] = calib.VoteShare(all, maj) // a share of all K samples
 			qr.Confidence["rpc"] = math.Min(1, mass[rpcA])
 		}
 		rep.Questions[i] = qr
@@ -253,24 +253,14 @@ func Model(m *lm.Model, qs []Question, opt Options, prov *Provenance) (*Report, 
 	return rep, nil
 }
 
-// correctCompletionFor returns a sampled completion whose answer is a (its judgement is the answer's).
-func correctCompletionFor(samples []Sample, a string) string {
+// answerCorrect is the verifier's judgement of answer a, as given to a sample that wrote it.
+func answerCorrect(samples []Sample, a string) bool {
 	for _, s := range samples {
 		if s.Answer == a {
-			return s.Completion
+			return s.Correct
 		}
 	}
-	return ""
-}
-
-func countAnswer(samples []Sample, a string) int {
-	n := 0
-	for _, s := range samples {
-		if s.Answer == a {
-			n++
-		}
-	}
-	return n
+	return false
 }
 
 // judge decodes, verifies and scores one generation.

@@ -35,6 +35,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/prm"
 	"github.com/paperlab/paperlab/toolkit/probe"
 	"github.com/paperlab/paperlab/toolkit/stats"
+	"github.com/paperlab/paperlab/toolkit/track"
 )
 
 // Config of experiment "cos". [UNVERIFIED] marks the paper's unstated choices, kept as parameters.
@@ -532,11 +533,7 @@ func (s *setup) iterate(name string, weight float64, sftFinal map[string]float64
 		}
 	}()
 	run := exp.Run{Method: name, Seed: s.seed, Curves: map[string]exp.Curve{}}
-	add := func(k string, x, y float64) {
-		cv := run.Curves[k]
-		cv.X, cv.Y = append(cv.X, x), append(cv.Y, y)
-		run.Curves[k] = cv
-	}
+	add := track.Curves(run.Curves).Add
 	for _, k := range []string{"accuracy", "accuracy_mean16", "chain_length", "steps_written"} {
 		add("round/"+k, 0, sftFinal[k])
 	}
@@ -691,12 +688,8 @@ func (s *setup) search() error {
 		r := runs[m]
 		r.Final[fmt.Sprintf("acc_n%d", N)] = acc
 		r.Final[fmt.Sprintf("tokens_n%d", N)] = tokens
-		cv := r.Curves["acc_vs_n"]
-		cv.X, cv.Y = append(cv.X, float64(N)), append(cv.Y, acc)
-		r.Curves["acc_vs_n"] = cv
-		tv := r.Curves["tokens_vs_n"]
-		tv.X, tv.Y = append(tv.X, float64(N)), append(tv.Y, tokens)
-		r.Curves["tokens_vs_n"] = tv
+		track.Curves(r.Curves).Add("acc_vs_n", float64(N), acc)
+		track.Curves(r.Curves).Add("tokens_vs_n", float64(N), tokens)
 	}
 	traceScore := func(i int, w float64, how string) float64 {
 		v, _ := prm.TraceScore(tagScores[i], w, how)
