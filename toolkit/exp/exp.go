@@ -14,13 +14,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/fsx"
 	"github.com/paperlab/paperlab/toolkit/nb"
+	reg "github.com/paperlab/paperlab/toolkit/registry"
 	"github.com/paperlab/paperlab/toolkit/stats"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
@@ -155,52 +154,27 @@ type Experiment struct {
 	Claims func(res *Result) []Claim
 }
 
-var (
-	regMu    sync.Mutex
-	registry = map[string]Experiment{}
-)
+var registry = reg.New[Experiment]("experiment")
 
 // Register adds an experiment; it panics on a duplicate or incomplete registration (a programming error).
 func Register(e Experiment) {
-	regMu.Lock()
-	defer regMu.Unlock()
 	if e.Name == "" || e.Run == nil || e.Figures == nil || e.Config == nil {
 		panic(fmt.Sprintf("exp.Register: incomplete experiment %q", e.Name))
 	}
-	if _, dup := registry[e.Name]; dup {
-		panic(fmt.Sprintf("exp.Register: duplicate experiment %q", e.Name))
-	}
-	registry[e.Name] = e
+	registry.Add(e.Name, e)
 }
 
 // Lookup returns the named experiment or an error listing the known ones.
-func Lookup(name string) (Experiment, error) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if e, ok := registry[name]; ok {
-		return e, nil
-	}
-	return Experiment{}, fmt.Errorf("unknown experiment %q (known: %s)", name, strings.Join(namesLocked(), ", "))
-}
+func Lookup(name string) (Experiment, error) { return registry.Get(name) }
 
 // List returns the registered experiments sorted by name.
 func List() []Experiment {
-	regMu.Lock()
-	defer regMu.Unlock()
 	var out []Experiment
-	for _, n := range namesLocked() {
-		out = append(out, registry[n])
+	for _, n := range registry.Names() {
+		e, _ := registry.Get(n)
+		out = append(out, e)
 	}
 	return out
-}
-
-func namesLocked() []string {
-	var n []string
-	for k := range registry {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return n
 }
 
 // Curve is a named series of points, e.g. a metric against the training step.

@@ -43,13 +43,21 @@ type Config struct {
 	// process-reward head, a value head); see Head. Their weights come after every other weight, so
 	// a configuration without them has exactly the layout and initial weights it always had.
 	ExtraHeads []HeadSpec `json:"extra_heads,omitempty"`
+	// Renderer names a patch embedder's renderer (RegisterRenderer): tokens it renders (e.g. a
+	// problem statement drawn as glyphs) reach the trunk as Pixels-long pixel vectors through a
+	// linear patch embedding, never as token ids; "" is the token embedder alone.
+	Renderer string `json:"renderer,omitempty"`
+	Pixels   int    `json:"pixels,omitempty"`
 }
 
 // HeadSpec declares an extra head: Out outputs per position, weights "heads/<Name>/w" [Dim, Out]
-// and "heads/<Name>/bias" [Out].
+// and "heads/<Name>/bias" [Out]; with Features > 0 the head also reads that many per-position
+// features given beside the hidden states (weights "heads/<Name>/features" [Features, Out]; see
+// HeadWithFeatures).
 type HeadSpec struct {
-	Name string `json:"name"`
-	Out  int    `json:"out"`
+	Name     string `json:"name"`
+	Out      int    `json:"out"`
+	Features int    `json:"features,omitempty"`
 }
 
 // ConfigR is the reference configuration R of the benchmarks: 2 layers, d=64, 4 heads, vocabulary
@@ -91,10 +99,13 @@ func (c Config) Validate() error {
 	case !(c.InitStd > 0):
 		return fmt.Errorf("lm config: init_std = %v, need > 0", c.InitStd)
 	}
+	if (c.Renderer == "") != (c.Pixels == 0) || c.Pixels < 0 {
+		return fmt.Errorf("lm config: renderer = %q with pixels = %d: a patch embedder needs both", c.Renderer, c.Pixels)
+	}
 	seen := map[string]bool{}
 	for i, h := range c.ExtraHeads {
-		if h.Name == "" || h.Out < 1 || seen[h.Name] {
-			return fmt.Errorf("lm config: extra_heads[%d] = %+v: need a unique non-empty name and out ≥ 1", i, h)
+		if h.Name == "" || h.Out < 1 || h.Features < 0 || seen[h.Name] {
+			return fmt.Errorf("lm config: extra_heads[%d] = %+v: need a unique non-empty name, out ≥ 1 and features ≥ 0", i, h)
 		}
 		seen[h.Name] = true
 	}

@@ -63,9 +63,30 @@ func TokenEmbed(c Config, w *Views, tokens, pos *Node) *Node {
 	return embed(c, w, Reshape(tokens, n), Reshape(pos, n))
 }
 
+// Embed is the configured embedder over a batch's named inputs: TokenEmbed of "tokens" at
+// "positions", and for a patch embedder (Config.Renderer) the rendered positions ("patch_mask" 1)
+// replaced by the linear embedding of their pixels ("patches" [B,T,Pixels]) plus the position
+// embedding. Output [B·T, D].
+func Embed(c Config, w *Views, in In) *Node {
+	tokens, pos := in.Get("tokens"), in.Get("positions")
+	if c.Renderer == "" {
+		return TokenEmbed(c, w, tokens, pos)
+	}
+	n := tokens.Shape().Size()
+	ids, p := Reshape(tokens, n), Reshape(pos, n)
+	mask := Reshape(in.Get("patch_mask"), n, 1)
+	pix := dense(Reshape(in.Get("patches"), n, c.Pixels), w.W("embed/patch/w"), w.W("embed/patch/bias"))
+	x := Add(Mul(rows(w.W("embed/tokens"), ids), OneMinus(mask)), Mul(pix, mask))
+	return addPositions(c, w, x, p)
+}
+
 // embed returns the input embeddings [N, D] of token ids [N] at positions [N].
 func embed(c Config, w *Views, ids, pos *Node) *Node {
-	x := rows(w.W("embed/tokens"), ids)
+	return addPositions(c, w, rows(w.W("embed/tokens"), ids), pos)
+}
+
+// addPositions adds learned position embeddings (rotary positions act in attention instead).
+func addPositions(c Config, w *Views, x, pos *Node) *Node {
 	if c.Positions == "learned" {
 		x = Add(x, rows(w.W("embed/positions"), pos))
 	}
@@ -205,14 +226,22 @@ func Head(c Config, w *Views, name string, h *Node) *Node {
 	return dense(h, w.W("heads/"+name+"/w"), w.W("heads/"+name+"/bias"))
 }
 
-// Forward runs the transformer on tokens [B,T] (int32) at positions pos [B,T] (int32), where
-// keyMask [B,T] (float32, 1 = real token, 0 = padding) says which positions may be attended to
-// (attention is also causal). It returns logits [B,T,V] and each layer's keys and values
-// [B,T,H,Dh] (to fill a KV cache). It is TokenEmbed → Hidden → LMHead.
-func Forward(c Config, w *Views, tokens, pos, keyMask *Node) (logits *Node, keys, values []*Node) {
+// HeadWithFeatures is Head plus features [N, Features] read by the head's feature weights:
+// h·W + f·F + b (HeadSpec.Features).
+func HeadWithFeatures(c Config, w *Views, name string, h, f *Node) *Node {
+	return Add(Head(c, w, name, h), MatMul(f, w.W("heads/"+name+"/features")))
+}
+
+// Forward runs the transformer on a batch's named inputs: "tokens" [B,T] (int32) at "positions"
+// [B,T] (int32), where "key_mask" [B,T] (float32, 1 = real token, 0 = padding) says which positions
+// may be attended to (attention is also causal), plus the embedder's inputs (Config.EmbedInputs).
+// It returns logits [B,T,V] and each layer's keys and values [B,T,H,Dh] (to fill a KV cache). It is
+// Embed → Hidden → LMHead.
+func Forward(c Config, w *Views, in In) (logits *Node, keys, values []*Node) {
+	tokens, pos := in.Get("tokens"), in.Get("positions")
 	dims := tokens.Shape().Dimensions
 	b, t := dims[0], dims[1]
-	h, keys, values := Hidden(c, w, TokenEmbed(c, w, tokens, pos), pos, keyMask)
+	h, keys, values := Hidden(c, w, Embed(c, w, in), pos, in.Get("key_mask"))
 	return Reshape(LMHead(c, w, h), b, t, c.Vocab), keys, values
 }
 

@@ -55,13 +55,16 @@ func (g Generation) Text(tok *Tokenizer) string { return tok.Decode(g.Tokens) }
 
 func (m *Model) prefillExec() *Exec {
 	c, l := m.Config, m.Layout
+	names := append([]string{"tokens", "positions", "key_mask"}, c.EmbedInputs()...)
 	return m.Exec("lm-prefill", func(b compute.Backend) *Exec {
-		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
-			w := NewViews(l, in[0])
-			tokens, pos, keyMaskFull := in[1], in[2], in[3]
+		return MustNewExec(b, func(g *Graph, x []*Node) []*Node {
+			w := NewViews(l, x[0])
+			in := NamedIn(names, x[1:])
+			tokens, keyMaskFull := in.Get("tokens"), in.Get("key_mask")
 			b, p := tokens.Shape().Dimensions[0], tokens.Shape().Dimensions[1]
 			tmax := keyMaskFull.Shape().Dimensions[1]
-			logits, ks, vs := Forward(c, w, tokens, pos, SliceAxis(keyMaskFull, 1, AxisRange(0, p)))
+			in["key_mask"] = SliceAxis(keyMaskFull, 1, AxisRange(0, p))
+			logits, ks, vs := Forward(c, w, in)
 			last := Reshape(SliceAxis(logits, 1, AxisElem(p-1)), b, c.Vocab)
 			stack := func(xs []*Node) *Node {
 				all := make([]*Node, len(xs))
@@ -158,10 +161,14 @@ func (m *Model) sampleChunk(prompts [][]int32, sc SampleConfig, r *rand.Rand) ([
 			}
 		}
 	}
-	res, err := m.call(m.prefillExec(), m.Params,
+	in := Inputs{Names: []string{"tokens", "positions", "key_mask"}, Values: []any{
 		tensors.FromFlatDataAndDimensions(tokens, b, p),
 		tensors.FromFlatDataAndDimensions(pos, b, p),
-		tensors.FromFlatDataAndDimensions(keyMask, b, tmax))
+		tensors.FromFlatDataAndDimensions(keyMask, b, tmax)}}
+	if err := m.AddEmbedInputs(&in); err != nil {
+		return nil, err
+	}
+	res, err := m.call(m.prefillExec(), append([]any{m.Params}, in.Values...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -30,11 +30,13 @@ func (s Scored) PPL() float64 { return math.Exp(-s.LPM) }
 
 func (m *Model) scoreExec() *Exec {
 	c, l := m.Config, m.Layout
+	names := append([]string{"tokens", "positions", "key_mask", "targets"}, c.EmbedInputs()...)
 	return m.Exec("lm-score", func(b compute.Backend) *Exec {
-		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
-			w := NewViews(l, in[0])
-			logits, _, _ := Forward(c, w, in[1], in[2], in[3])
-			return []*Node{TokenLogProbs(logits, in[4]), TokenEntropy(logits)}
+		return MustNewExec(b, func(g *Graph, x []*Node) []*Node {
+			w := NewViews(l, x[0])
+			in := NamedIn(names, x[1:])
+			logits, _, _ := Forward(c, w, in)
+			return []*Node{TokenLogProbs(logits, in.Get("targets")), TokenEntropy(logits)}
 		}).WithName("lm-score")
 	})
 }
@@ -58,11 +60,15 @@ func (m *Model) Score(examples []Example, withEOS bool) ([]Scored, error) {
 			}
 			b.CompletionLen[i] = 0
 		}
-		res, err := m.call(m.scoreExec(), m.Params,
+		in := Inputs{Names: []string{"tokens", "positions", "key_mask", "targets"}, Values: []any{
 			tensors.FromFlatDataAndDimensions(b.Tokens, b.B, b.T),
 			tensors.FromFlatDataAndDimensions(b.Positions, b.B, b.T),
 			tensors.FromFlatDataAndDimensions(b.KeyMask, b.B, b.T),
-			tensors.FromFlatDataAndDimensions(b.Targets, b.B, b.T))
+			tensors.FromFlatDataAndDimensions(b.Targets, b.B, b.T)}}
+		if err := m.AddEmbedInputs(&in); err != nil {
+			return nil, err
+		}
+		res, err := m.call(m.scoreExec(), append([]any{m.Params}, in.Values...)...)
 		if err != nil {
 			return nil, err
 		}

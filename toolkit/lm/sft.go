@@ -13,7 +13,7 @@ import (
 // SFTLoss is the next-token cross-entropy averaged over completion tokens (token-level mean), over a
 // packed batch (BatchInputs, each [B,T]).
 var SFTLoss = Loss{Inputs: BatchInputs, Fn: func(c Config, w *Views, in In) (*Node, []*Node) {
-	logits, _, _ := Forward(c, w, in.Get("tokens"), in.Get("positions"), in.Get("key_mask"))
+	logits, _, _ := Forward(c, w, in)
 	lp := TokenLogProbs(logits, in.Get("targets"))
 	return Neg(MaskedMean(lp, in.Get("loss_mask"))), nil
 }}

@@ -48,6 +48,14 @@ func (in *Inputs) Add(name string, v any) {
 	in.Values = append(in.Values, v)
 }
 
+// Value returns the named value (nil when the batch does not carry it).
+func (in Inputs) Value(name string) any {
+	if i := slices.Index(in.Names, name); i >= 0 {
+		return in.Values[i]
+	}
+	return nil
+}
+
 // Loss is a scalar loss (and named scalar metrics) over named batch inputs: Inputs lists the names a
 // batch must carry, in the order the packer declares them; Fn reads them by name. SFT, PPO/GRPO and
 // DPO are Losses over the same model and optimizer.
@@ -67,7 +75,7 @@ type Trainer struct {
 // loss kind and configuration), metricNames name the loss's metrics in order.
 func NewTrainer(m *Model, opt OptConfig, name string, metricNames []string, loss Loss) (*Trainer, error) {
 	c := m.Config
-	names := slices.Clone(loss.Inputs)
+	names := append(slices.Clone(loss.Inputs), c.EmbedInputs()...)
 	t, err := nn.NewTrainer(&m.Model, opt, "lm-"+name, metricNames, func(w *nn.Views, batch []*Node) (*Node, []*Node) {
 		return loss.Fn(c, w, NamedIn(names, batch))
 	})
@@ -78,10 +86,13 @@ func NewTrainer(m *Model, opt OptConfig, name string, metricNames []string, loss
 }
 
 // Update runs one optimizer step on a batch whose names are the loss's, in its order (anything else
-// is an error naming the first difference).
+// is an error naming the first difference); a patch embedder's inputs are added here.
 func (t *Trainer) Update(in Inputs) (StepStats, error) {
 	if !slices.Equal(in.Names, t.Loss.Inputs) || len(in.Values) != len(in.Names) {
 		return StepStats{}, fmt.Errorf("lm: batch inputs %v, the loss reads %v", in.Names, t.Loss.Inputs)
+	}
+	if err := t.Model.AddEmbedInputs(&in); err != nil { // a patch embedder's pixels, drawn from the tokens
+		return StepStats{}, err
 	}
 	return t.Trainer.Update(in.Values...)
 }

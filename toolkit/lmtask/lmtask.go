@@ -156,3 +156,47 @@ func (s *Set) NoisyExamples(stepNoise float64, seed uint64) ([]lm.Example, error
 	}
 	return out, nil
 }
+
+// GlyphRenderer is the name of the patch embedder's renderer of arithmetic statements
+// (arith.RenderStatement): a model whose Config.Renderer is it reads each character of the prompt
+// before '=' as a noisy GlyphPixels-pixel glyph, not as a token.
+const GlyphRenderer = "arith_glyphs"
+
+func init() {
+	lm.RegisterRenderer(GlyphRenderer, renderStatement)
+}
+
+// renderStatement draws the statement of a row (BOS, then the prompt up to '='; left padding
+// allowed) and leaves every other position to the token embedder.
+func renderStatement(tok *lm.Tokenizer, seq []int32, pixels int) ([][]float32, error) {
+	if pixels != arith.GlyphPixels {
+		return nil, fmt.Errorf("%s draws %d pixels per glyph, the model reads %d", GlyphRenderer, arith.GlyphPixels, pixels)
+	}
+	out := make([][]float32, len(seq))
+	start := -1
+	for i, t := range seq {
+		if t == lm.BOS {
+			start = i + 1
+			break
+		}
+	}
+	if start < 0 {
+		return out, nil // no sequence start in this row (e.g. padding)
+	}
+	end := start
+	for end < len(seq) && tok.Decode(seq[end:end+1]) != "=" {
+		if seq[end] == lm.PAD || seq[end] == lm.EOS {
+			return out, nil // no statement: nothing drawn
+		}
+		end++
+	}
+	if end == len(seq) {
+		return out, nil
+	}
+	px, err := arith.RenderStatement(tok.Decode(seq[start:end]))
+	if err != nil {
+		return nil, err
+	}
+	copy(out[start:end], px)
+	return out, nil
+}

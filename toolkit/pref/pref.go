@@ -46,7 +46,7 @@ func PairLossRPO(beta, alpha float64) lm.Loss {
 	return lm.Loss{Inputs: PairInputs, Fn: func(c lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
 		tokens, offsets := in.Get("tokens"), in.Get("offsets")
 		g := tokens.Graph()
-		logits, _, _ := lm.Forward(c, w, tokens, in.Get("positions"), in.Get("key_mask"))
+		logits, _, _ := lm.Forward(c, w, in)
 		lp := lm.TokenLogProbs(logits, in.Get("targets"))
 		seq := ReduceSum(Mul(lp, in.Get("loss_mask")), 1) // [2B] log π(y)
 		ratio := Sub(seq, in.Get("ref_logprobs"))         // [2B] log π(y) − log π_ref(y)

@@ -118,7 +118,7 @@ func TestPairLossAndGradient(t *testing.T) {
 		b, _ := lm.Pack([]lm.Example{{Prompt: prompt, Completion: resp}}, 16, true)
 		e := MustNewExec(be, func(g *Graph, x []*Node) []*Node {
 			v := lm.NewViews(m.Layout, x[0])
-			logits, _, _ := lm.Forward(m.Config, v, x[1], x[2], x[3])
+			logits, _, _ := lm.Forward(m.Config, v, lm.NamedIn(lm.BatchInputs, x[1:]))
 			s := ReduceAllSum(Mul(lm.TokenLogProbs(logits, x[4]), x[5]))
 			return []*Node{v.FlatGradient(s)}
 		})

@@ -47,7 +47,7 @@ func TestPackAlignsLabelsWithTags(t *testing.T) {
 		{Prompt: enc(t, m, "3+4*2-5="), Completion: enc(t, m, "7#4#9#;9#"), Labels: []float64{1, 0.5, 0.25, 0}},
 		{Prompt: enc(t, m, "1+1="), Completion: enc(t, m, "2#;2#"), Labels: []float64{0.75, 1}},
 	}
-	in, err := pack(exs, tag, m.Config.Context)
+	in, err := pack(exs, tag, m.Config.Context, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,55 +79,98 @@ func TestPackAlignsLabelsWithTags(t *testing.T) {
 		}
 	}
 	bad := []Example{{Prompt: exs[0].Prompt, Completion: exs[0].Completion, Labels: []float64{1, 1}}}
-	if _, err := pack(bad, tag, m.Config.Context); err == nil || !strings.Contains(err.Error(), "more tags than its 2 labels") {
+	if _, err := pack(bad, tag, m.Config.Context, nil); err == nil || !strings.Contains(err.Error(), "more tags than its 2 labels") {
 		t.Fatalf("label count mismatch: %v", err)
 	}
 }
 
-// The PRM loss equals binary cross entropy computed on the host from the scores at the tags.
+// The PRM loss equals binary cross entropy computed on the host from the scores at the tags, with
+// and without the policy features.
 func TestLossMatchesHandBCE(t *testing.T) {
 	pol, tag, _ := tinyPolicy(t)
-	m, err := New(pol, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	exs := []Example{
-		{Prompt: enc(t, m, "3+4*2-5="), Completion: enc(t, m, "7#4#9#;9#"), Labels: []float64{1, 0.5, 0.25, 0}},
-		{Prompt: enc(t, m, "1+1="), Completion: enc(t, m, "2#;3#"), Labels: []float64{1, 0}},
-	}
-	var prompts, comps [][]int32
-	for _, e := range exs {
-		prompts, comps = append(prompts, e.Prompt), append(comps, e.Completion)
-	}
-	scores, err := Score(m, tag, prompts, comps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want float64
-	n := 0
-	for i, e := range exs {
-		if len(scores[i]) != len(e.Labels) {
-			t.Fatalf("row %d: %d scores for %d tags", i, len(scores[i]), len(e.Labels))
+	for _, reads := range []bool{false, true} {
+		p, err := New(pol, tag, 3, reads)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for k, y := range e.Labels {
-			p := scores[i][k]
-			want -= y*math.Log(p) + (1-y)*math.Log(1-p)
-			n++
+		defer p.Close()
+		m := p.LM
+		exs := []Example{
+			{Prompt: enc(t, m, "3+4*2-5="), Completion: enc(t, m, "7#4#9#;9#"), Labels: []float64{1, 0.5, 0.25, 0}},
+			{Prompt: enc(t, m, "1+1="), Completion: enc(t, m, "2#;3#"), Labels: []float64{1, 0}},
+		}
+		var prompts, comps [][]int32
+		for _, e := range exs {
+			prompts, comps = append(prompts, e.Prompt), append(comps, e.Completion)
+		}
+		scores, err := p.Score(prompts, comps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want float64
+		n := 0
+		for i, e := range exs {
+			if len(scores[i]) != len(e.Labels) {
+				t.Fatalf("row %d: %d scores for %d tags", i, len(scores[i]), len(e.Labels))
+			}
+			for k, y := range e.Labels {
+				p := scores[i][k]
+				want -= y*math.Log(p) + (1-y)*math.Log(1-p)
+				n++
+			}
+		}
+		want /= float64(n)
+		feats, err := p.features(prompts, comps)
+		if err != nil || (feats != nil) != reads {
+			t.Fatalf("features %v (%v), reads policy %v", feats, err, reads)
+		}
+		in, err := pack(exs, tag, m.Config.Context, feats)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loss := Loss
+		if reads {
+			loss = FeatureLoss
+		}
+		if !slices.Equal(in.Names, loss.Inputs) {
+			t.Fatalf("packed %v, the loss reads %v", in.Names, loss.Inputs)
+		}
+		exec := graph.MustNewExec(m.Backend(), func(g *graph.Graph, x []*graph.Node) []*graph.Node {
+			l, _ := loss.Fn(m.Config, lm.NewViews(m.Layout, x[0]), lm.NamedIn(loss.Inputs, x[1:]))
+			return []*graph.Node{l}
+		})
+		got := float64(tensors.ToScalar[float32](exec.MustCall(append([]any{m.Params}, in.Values...)...)[0]))
+		if math.Abs(got-want) > 1e-5 {
+			t.Fatalf("reads policy %v: PRM loss %.6f, hand BCE %.6f", reads, got, want)
 		}
 	}
-	want /= float64(n)
-	in, err := pack(exs, tag, m.Config.Context)
+}
+
+// The policy features are each step's summed token log-probability (tag excluded) and its running
+// minimum, from the policy's own scores.
+func TestStepFeaturesFromPolicyScores(t *testing.T) {
+	pol, tag, _ := tinyPolicy(t)
+	prompt, comp := enc(t, pol, "3+4*2-5="), enc(t, pol, "7#4#19#;9#")
+	sc, err := pol.Score([]lm.Example{{Prompt: prompt, Completion: comp}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec := graph.MustNewExec(m.Backend(), func(g *graph.Graph, x []*graph.Node) []*graph.Node {
-		l, _ := Loss.Fn(m.Config, lm.NewViews(m.Layout, x[0]), lm.NamedIn(Inputs, x[1:]))
-		return []*graph.Node{l}
-	})
-	got := float64(tensors.ToScalar[float32](exec.MustCall(append([]any{m.Params}, in.Values...)...)[0]))
-	if math.Abs(got-want) > 1e-5 {
-		t.Fatalf("PRM loss %.6f, hand BCE %.6f", got, want)
+	lp := sc[0].LogProbs
+	steps := []float64{float64(lp[0]), float64(lp[2]), float64(lp[4]) + float64(lp[5]), float64(lp[7]) + float64(lp[8])}
+	f, err := StepFeatures(pol, tag, [][]int32{prompt}, [][]int32{comp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f[0]) != 4 {
+		t.Fatalf("%d features for 4 tags", len(f[0]))
+	}
+	run := math.Inf(1)
+	for k, st := range steps {
+		st = max(st, -FeatureClip)
+		run = math.Min(run, st)
+		if math.Abs(float64(f[0][k][0])-st) > 1e-5 || math.Abs(float64(f[0][k][1])-run) > 1e-5 {
+			t.Fatalf("tag %d: features %v, want step %.5f running min %.5f", k, f[0][k], st, run)
+		}
 	}
 }
 

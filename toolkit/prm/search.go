@@ -77,9 +77,9 @@ type BeamConfig struct {
 type StepScorer func(prompts, prefixes [][]int32) ([]float64, error)
 
 // PRMScorer scores a candidate by the PRM's p(good) at its last tag.
-func PRMScorer(m *lm.Model, tag int32) StepScorer {
+func PRMScorer(p *PRM) StepScorer {
 	return func(prompts, prefixes [][]int32) ([]float64, error) {
-		s, err := Score(m, tag, prompts, prefixes)
+		s, err := p.Score(prompts, prefixes)
 		if err != nil {
 			return nil, err
 		}

@@ -57,7 +57,7 @@ var PPOInputs = append(append([]string(nil), lm.BatchInputs...), "old_logprobs",
 //	loss = agg( max(−A·r, −A·clip(r, 1−ε, 1+ε_high)) + β·KL − c·H ),  r = exp(log π − log π_old)
 func PPOLoss(c LossConfig) lm.Loss {
 	return lm.Loss{Inputs: PPOInputs, Fn: func(mc lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
-		logits, _, _ := lm.Forward(mc, w, in.Get("tokens"), in.Get("positions"), in.Get("key_mask"))
+		logits, _, _ := lm.Forward(mc, w, in)
 		mask, old, adv, ref := in.Get("loss_mask"), in.Get("old_logprobs"), in.Get("advantages"), in.Get("ref_logprobs")
 		lp := lm.TokenLogProbs(logits, in.Get("targets"))
 		// Differences are zeroed outside the completion: there old and ref are 0 while lp can be

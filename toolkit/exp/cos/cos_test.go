@@ -8,6 +8,7 @@ import (
 	"github.com/paperlab/paperlab/datasets/arith"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
+	"github.com/paperlab/paperlab/toolkit/lmtask"
 	"github.com/paperlab/paperlab/toolkit/prm"
 	"github.com/paperlab/paperlab/toolkit/probe"
 )
@@ -77,5 +78,32 @@ func TestSmokeRun(t *testing.T) {
 		if _, err := probe.Open(filepath.Join(dir, "checkpoints", m)); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestVisionSmokeRun runs "cos-vision" at smoke scale: every method is there, the saved SFT policy
+// reads statements through the patch embedder, and a probe of it (rendering the statements again
+// from the checkpoint's configuration) repeats the recorded one-sample accuracy.
+func TestVisionSmokeRun(t *testing.T) {
+	_, back, dir := exptest.Smoke(t, "cos-vision")
+	exptest.RequireMetrics(t, back, []string{"sft", "dpo-outcome", "dpo-answer", "dpo-step-answer"}, []string{"accuracy", "accuracy_mean16", "chain_length"}, 1)
+	exptest.RequireMetrics(t, back, []string{"prm"}, []string{"step_accuracy", "step_auc"}, 1)
+	pol, err := probe.Open(filepath.Join(dir, "checkpoints", "sft"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pol.Close()
+	if c := pol.Model.Config; c.Renderer != lmtask.GlyphRenderer || c.Pixels != arith.GlyphPixels {
+		t.Fatalf("saved policy embedder %q/%d, want %q/%d", c.Renderer, c.Pixels, lmtask.GlyphRenderer, arith.GlyphPixels)
+	}
+	if pol.Prov.Experiment != "cos-vision" {
+		t.Fatalf("provenance names experiment %q", pol.Prov.Experiment)
+	}
+	rep, err := probe.Run(pol, nil, probe.Options{K: pol.Prov.Eval.Samples, Temperature: 1, Boot: -1, Scores: []string{"lpm"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rep.Metrics["lpm"].Value("accuracy"), back.RunsOf("sft")[0].Final["accuracy_mean16"]; got != want {
+		t.Fatalf("probe accuracy %v, recorded %v", got, want)
 	}
 }

@@ -10,9 +10,9 @@ package env
 
 import (
 	"fmt"
-	"sort"
 	"strings"
-	"sync"
+
+	"github.com/paperlab/paperlab/toolkit/registry"
 )
 
 // Env is a multi-agent environment with discrete actions.
@@ -56,32 +56,13 @@ type Transition struct {
 // Maker builds an environment from the part of the scenario name after "family:".
 type Maker func(spec string) (Env, error)
 
-var (
-	regMu    sync.Mutex
-	families = map[string]Maker{}
-)
+var families = registry.New[Maker]("family")
 
 // Register adds an environment family (e.g. "lbf"); it panics on a duplicate (a programming error).
-func Register(family string, m Maker) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if _, dup := families[family]; dup {
-		panic("env: duplicate family " + family)
-	}
-	families[family] = m
-}
+func Register(family string, m Maker) { families.Add(family, m) }
 
 // Families lists the registered families.
-func Families() []string {
-	regMu.Lock()
-	defer regMu.Unlock()
-	var out []string
-	for k := range families {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func Families() []string { return families.Names() }
 
 // Make builds the environment of a scenario name "family:spec"; an unknown family or a bad spec is
 // an error that names it.
@@ -90,11 +71,9 @@ func Make(scenario string) (Env, error) {
 	if !ok {
 		return nil, fmt.Errorf("env: scenario %q is not of the form family:spec (families: %v)", scenario, Families())
 	}
-	regMu.Lock()
-	m, found := families[family]
-	regMu.Unlock()
-	if !found {
-		return nil, fmt.Errorf("env: unknown family %q in %q (families: %v)", family, scenario, Families())
+	m, err := families.Get(family)
+	if err != nil {
+		return nil, fmt.Errorf("env: %w, in %q", err, scenario)
 	}
 	e, err := m(spec)
 	if err != nil {
