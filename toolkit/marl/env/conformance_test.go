@@ -10,7 +10,7 @@ import (
 )
 
 // Scenarios every environment family contributes to the API-conformance test.
-var conformance = []string{"matrix:climbing", "matrix:penalty-100", "matrix:coord5", "lbf:8x8-3p-2f-coop", "lbf:6x6-2p-3f-2s-pen", "lbf:10x10-4p-4f-lvl3-30t"}
+var conformance = []string{"matrix:climbing", "matrix:penalty-100", "matrix:coord5", "matrix:push3", "push:3p-5x5", "push:6p-5x5-8t", "lbf:8x8-3p-2f-coop", "lbf:6x6-2p-3f-2s-pen", "lbf:10x10-4p-4f-lvl3-30t"}
 
 func TestConformance(t *testing.T) { envtest.Check(t, conformance...) }
 

@@ -135,7 +135,7 @@ func Coordination(n int) []float64 {
 }
 
 // makeMatrix understands "climbing", "pac", "penalty" (k = −10), "penalty-K" (k = −K) and
-// "coordN" (N agents, 2 ≤ N ≤ 8).
+// "coordN" (N agents, 2 ≤ N ≤ 8) and "pushN" (PushMatrix, 2 ≤ N ≤ 6).
 func makeMatrix(spec string) (Env, error) {
 	switch {
 	case spec == "climbing":
@@ -150,6 +150,12 @@ func makeMatrix(spec string) (Env, error) {
 			return nil, fmt.Errorf("bad penalty %q: want penalty-K with K ≥ 0", spec)
 		}
 		return NewMatrix(spec, 2, 3, penalty(-k))
+	case strings.HasPrefix(spec, "push"):
+		n, err := strconv.Atoi(strings.TrimPrefix(spec, "push"))
+		if err != nil || n < 2 || n > 6 {
+			return nil, fmt.Errorf("bad push matrix game %q: want pushN with 2 ≤ N ≤ 6", spec)
+		}
+		return NewMatrix(spec, n, 4, PushMatrix(n))
 	case strings.HasPrefix(spec, "coord"):
 		n, err := strconv.Atoi(strings.TrimPrefix(spec, "coord"))
 		if err != nil || n < 2 || n > 8 {
@@ -157,7 +163,7 @@ func makeMatrix(spec string) (Env, error) {
 		}
 		return NewMatrix(spec, n, 3, Coordination(n))
 	}
-	return nil, fmt.Errorf("unknown matrix game %q (known: climbing, pac, penalty, penalty-K, coordN)", spec)
+	return nil, fmt.Errorf("unknown matrix game %q (known: climbing, pac, penalty, penalty-K, coordN, pushN)", spec)
 }
 
 func init() { Register("matrix", makeMatrix) }

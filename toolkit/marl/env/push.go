@@ -1,0 +1,213 @@
+package env
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Push is the cooperative push game of M3APG's tiny reproduction (shared/papers §6.3): N agents
+// push one shared object on a W×H grid toward a fixed goal cell. Each agent picks a direction
+// (PushActions: north, south, west, east); the object moves by the vector sum of the pushes,
+// clipped to MaxMove cells per axis and to the grid. Many joint actions are equivalent in effect —
+// only the net push matters — which is what a joint-action embedding can learn and a one-hot critic
+// cannot see. Reward from (s, s′): the decrease of the Manhattan distance to the goal, plus Bonus on
+// reaching it (the episode then ends); the step limit ends it otherwise. Every agent observes the
+// object's position, the goal and the time left (normalised); the state is the same. The start cell
+// is drawn from the reset seed.
+type Push struct {
+	agents, w, h, limit int
+	// MaxMove bounds the object's move per axis and step; Bonus is paid on reaching the goal.
+	MaxMove int
+	Bonus   float64
+	goalX   int
+	goalY   int
+	x, y, t int
+	done    bool
+}
+
+// PushActions are the push directions, in action order.
+var PushActions = []string{"NORTH", "SOUTH", "WEST", "EAST"}
+
+// pushDelta is each action's push (dx, dy); north is y − 1.
+var pushDelta = [4][2]int{{0, -1}, {0, 1}, {-1, 0}, {1, 0}}
+
+// NewPush makes a push game of n agents on a w×h grid with a step limit; the goal is the grid's
+// centre cell.
+func NewPush(n, w, h, limit int) (*Push, error) {
+	if n < 1 || n > 8 || w < 2 || h < 2 || w*h > 400 || limit < 1 {
+		return nil, fmt.Errorf("push game: %d agents (1–8), %dx%d grid (≥ 2, ≤ 400 cells), limit %d", n, w, h, limit)
+	}
+	return &Push{agents: n, w: w, h: h, limit: limit, MaxMove: 2, Bonus: 1, goalX: w / 2, goalY: h / 2}, nil
+}
+
+var pushSpec = regexp.MustCompile(`^(\d+)p-(\d+)x(\d+)(?:-(\d+)t)?$`)
+
+// makePush understands "<N>p-<W>x<H>[-<T>t]" (default limit W+H).
+func makePush(spec string) (Env, error) {
+	m := pushSpec.FindStringSubmatch(spec)
+	if m == nil {
+		return nil, fmt.Errorf("bad push spec %q: want <N>p-<W>x<H>[-<T>t], e.g. 4p-5x5", spec)
+	}
+	n, _ := strconv.Atoi(m[1])
+	w, _ := strconv.Atoi(m[2])
+	h, _ := strconv.Atoi(m[3])
+	limit := w + h
+	if m[4] != "" {
+		limit, _ = strconv.Atoi(m[4])
+	}
+	return NewPush(n, w, h, limit)
+}
+
+func init() { Register("push", makePush) }
+
+func (p *Push) Name() string {
+	return fmt.Sprintf("push:%dp-%dx%d-%dt", p.agents, p.w, p.h, p.limit)
+}
+func (p *Push) NumAgents() int  { return p.agents }
+func (p *Push) ObsSize() int    { return 5 }
+func (p *Push) NumActions() int { return 4 }
+func (p *Push) StateSize() int  { return 5 }
+func (p *Push) Limit() int      { return p.limit }
+func (p *Push) Avail() [][]bool { return AllAvail(p.agents, 4) }
+
+// Cells is the number of object positions; Cell the index of (x, y) (row-major).
+func (p *Push) Cells() int             { return p.w * p.h }
+func (p *Push) Cell(x, y int) int      { return y*p.w + x }
+func (p *Push) XY(cell int) (x, y int) { return cell % p.w, cell / p.w }
+
+// Goal is the goal cell.
+func (p *Push) Goal() int { return p.Cell(p.goalX, p.goalY) }
+
+// Position is the object's cell and the step count of the current episode.
+func (p *Push) Position() (cell, t int) { return p.Cell(p.x, p.y), p.t }
+
+// StateOf is the state vector of the object at cell after t steps: x, y, goal x, goal y (each
+// divided by the grid's size) and the fraction of the step limit left.
+func (p *Push) StateOf(cell, t int) []float32 {
+	x, y := p.XY(cell)
+	return []float32{float32(x) / float32(p.w-1), float32(y) / float32(p.h-1),
+		float32(p.goalX) / float32(p.w-1), float32(p.goalY) / float32(p.h-1), float32(p.limit-t) / float32(p.limit)}
+}
+
+func (p *Push) State() []float32 { return p.StateOf(p.Cell(p.x, p.y), p.t) }
+
+func (p *Push) obs() [][]float32 {
+	o := make([][]float32, p.agents)
+	for i := range o {
+		o[i] = p.State()
+	}
+	return o
+}
+
+// Reset puts the object on a cell drawn from the seed (never the goal).
+func (p *Push) Reset(seed uint64) [][]float32 {
+	r := rand.New(rand.NewPCG(seed, 0x70757368 /* "push" */))
+	for {
+		c := r.IntN(p.Cells())
+		if c != p.Goal() {
+			p.x, p.y = p.XY(c)
+			break
+		}
+	}
+	p.t, p.done = 0, false
+	return p.obs()
+}
+
+// NetPush is the vector sum of a joint action's pushes (out-of-range actions push nothing).
+func NetPush(actions []int) (dx, dy int) {
+	for _, a := range actions {
+		if a >= 0 && a < 4 {
+			dx, dy = dx+pushDelta[a][0], dy+pushDelta[a][1]
+		}
+	}
+	return dx, dy
+}
+
+// Next is the transition of the object at cell under a net push: the new cell, the reward and
+// whether the goal was reached. It is the whole dynamics (Step and the exact-Q solver use it).
+func (p *Push) Next(cell, dx, dy int) (next int, reward float64, reached bool) {
+	x, y := p.XY(cell)
+	clip := func(v, lo, hi int) int { return max(lo, min(hi, v)) }
+	nx := clip(x+clip(dx, -p.MaxMove, p.MaxMove), 0, p.w-1)
+	ny := clip(y+clip(dy, -p.MaxMove, p.MaxMove), 0, p.h-1)
+	dist := func(x, y int) int { return abs(x-p.goalX) + abs(y-p.goalY) }
+	reward = float64(dist(x, y) - dist(nx, ny))
+	next = p.Cell(nx, ny)
+	if next == p.Goal() {
+		reward += p.Bonus
+		reached = true
+	}
+	return next, reward, reached
+}
+
+// Step pushes the object by the joint action's net push.
+func (p *Push) Step(actions []int) Transition {
+	joint := make([]int, p.agents)
+	for i := range joint {
+		if i < len(actions) {
+			joint[i] = actions[i]
+		}
+	}
+	dx, dy := NetPush(joint)
+	next, r, reached := p.Next(p.Cell(p.x, p.y), dx, dy)
+	p.x, p.y = p.XY(next)
+	p.t++
+	truncated := !reached && p.t >= p.limit
+	p.done = reached || truncated
+	rewards := make([]float64, p.agents)
+	for i := range rewards {
+		rewards[i] = r
+	}
+	return Transition{Obs: p.obs(), Rewards: rewards, Shared: r, Done: p.done, Truncated: truncated && !reached}
+}
+
+// Render draws the grid: O the object, G the goal (* when the object is on it).
+func (p *Push) Render() string {
+	var b strings.Builder
+	for y := 0; y < p.h; y++ {
+		for x := 0; x < p.w; x++ {
+			switch {
+			case x == p.x && y == p.y && x == p.goalX && y == p.goalY:
+				b.WriteByte('*')
+			case x == p.x && y == p.y:
+				b.WriteByte('O')
+			case x == p.goalX && y == p.goalY:
+				b.WriteByte('G')
+			default:
+				b.WriteByte('.')
+			}
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "step %d/%d\n", p.t, p.limit)
+	return b.String()
+}
+
+// PushMatrix is the one-step variant (matrix:push<N>): N agents, 4 push actions, payoff a function
+// of the net push only — 10 minus the Manhattan distance of the net push from the target (⌈N/2⌉
+// east and ⌊N/4⌋ north, one more north when needed to make the target reachable: a net push's
+// |dx|+|dy| has N's parity), so the optimum needs a particular mix of directions, not one action by
+// all.
+func PushMatrix(n int) []float64 {
+	size := int(math.Pow(4, float64(n)))
+	out := make([]float64, size)
+	tx, ty := (n+1)/2, -(n / 4)
+	if (tx-ty-n)%2 != 0 {
+		ty--
+	}
+	joint := make([]int, n)
+	for k := range out {
+		x := k
+		for i := n - 1; i >= 0; i-- {
+			joint[i] = x % 4
+			x /= 4
+		}
+		dx, dy := NetPush(joint)
+		out[k] = 10 - float64(abs(dx-tx)+abs(dy-ty))
+	}
+	return out
+}
