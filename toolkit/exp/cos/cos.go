@@ -513,15 +513,19 @@ func (s *setup) judgePRM(run *exp.Run) error {
 	return nil
 }
 
-// traceScores scores traces with the PRM: each trace's tag scores (nil for an incomplete trace).
-func (s *setup) traceScores(prompts [][]int32, gens []lm.Generation) ([][]float64, error) {
-	var ps, cs [][]int32
-	var idx []int
+// completeTraces are the complete traces among gens: their prompts, bodies and indices.
+func (s *setup) completeTraces(prompts [][]int32, gens []lm.Generation) (ps, cs [][]int32, idx []int) {
 	for i, g := range gens {
 		if s.complete(g) {
 			ps, cs, idx = append(ps, prompts[i]), append(cs, body(g)), append(idx, i)
 		}
 	}
+	return ps, cs, idx
+}
+
+// traceScores scores traces with the PRM: each trace's tag scores (nil for an incomplete trace).
+func (s *setup) traceScores(prompts [][]int32, gens []lm.Generation) ([][]float64, error) {
+	ps, cs, idx := s.completeTraces(prompts, gens)
 	out := make([][]float64, len(gens))
 	if len(cs) == 0 {
 		return out, nil
@@ -539,14 +543,10 @@ func (s *setup) traceScores(prompts [][]int32, gens []lm.Generation) ([][]float6
 // selfScores is each complete trace's lowest step log-probability under the SFT policy (the running
 // minimum at its last tag; −Inf for an incomplete trace).
 func (s *setup) selfScores(prompts [][]int32, gens []lm.Generation) ([]float64, error) {
-	var ps, cs [][]int32
-	var idx []int
+	ps, cs, idx := s.completeTraces(prompts, gens)
 	out := make([]float64, len(gens))
-	for i, g := range gens {
+	for i := range out {
 		out[i] = math.Inf(-1)
-		if s.complete(g) {
-			ps, cs, idx = append(ps, prompts[i]), append(cs, body(g)), append(idx, i)
-		}
 	}
 	if len(cs) == 0 {
 		return out, nil
