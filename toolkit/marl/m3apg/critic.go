@@ -140,15 +140,17 @@ func (c *Critic) q(w *nn.Views, states, perAgent, joint *Node) (q, fwd *Node) {
 }
 
 // loss: batch = states [B,S], per-agent one-hots [B,N·A], joint one-hots [B,A^N], targets [B],
-// state changes s′ − s [B,S]. value_loss = mean (Q − y)²; forward_loss = mean Σ_k (g_k − Δs_k)²;
-// loss = value_loss + MICoef·forward_loss (forward_loss 0 for central-q).
+// state changes s′ − s [B,S], and has_next [B] (1 where s′ is known: not for an episode's last
+// transition). value_loss = mean (Q − y)²; forward_loss = Σ_rows has_next·Σ_k (g_k − Δs_k)² /
+// Σ has_next; loss = value_loss + MICoef·forward_loss (forward_loss 0 for central-q).
 func (c *Critic) loss(w *nn.Views, in []*Node) (*Node, []*Node) {
 	q, fwd := c.q(w, in[0], in[1], in[2])
 	vl := ReduceAllMean(Square(Sub(q, in[3])))
 	if fwd == nil {
 		return vl, []*Node{vl, ScalarZero(q.Graph(), q.DType())}
 	}
-	fl := Mul(ReduceAllMean(Square(Sub(fwd, in[4]))), Scalar(q.Graph(), q.DType(), float64(c.StateSz)))
+	rows := ReduceSum(Square(Sub(fwd, in[4])), -1)
+	fl := Div(ReduceAllSum(Mul(rows, in[5])), Max(ReduceAllSum(in[5]), nn.ScalarLike(rows, 1)))
 	return Add(vl, MulScalar(fl, c.Cfg.MICoef)), []*Node{vl, fl}
 }
 
@@ -181,21 +183,24 @@ func (c *Critic) inputs(states [][]float32, joints [][]int) (st, per, joint *ten
 }
 
 // Update runs one optimizer step towards targets y for (state, joint action) rows; delta holds each
-// row's state change s′ − s (the forward model's target; ignored by central-q).
+// row's state change s′ − s (the forward model's target; ignored by central-q), nil for a row
+// whose next state is unknown (left out of the forward loss).
 func (c *Critic) Update(states [][]float32, joints [][]int, y []float64, delta [][]float32) (nn.StepStats, error) {
 	st, per, joint, err := c.inputs(states, joints)
 	if err != nil {
 		return nn.StepStats{}, err
 	}
 	b, s := len(states), c.StateSz
-	yf, df := make([]float32, b), make([]float32, b*s)
+	yf, df, hf := make([]float32, b), make([]float32, b*s), make([]float32, b)
 	for i := range y {
 		yf[i] = float32(y[i])
-		if delta != nil {
+		if delta != nil && delta[i] != nil {
 			copy(df[i*s:], delta[i])
+			hf[i] = 1
 		}
 	}
-	return c.tr.Update(st, per, joint, tensors.FromFlatDataAndDimensions(yf, b), tensors.FromFlatDataAndDimensions(df, b, s))
+	return c.tr.Update(st, per, joint, tensors.FromFlatDataAndDimensions(yf, b), tensors.FromFlatDataAndDimensions(df, b, s),
+		tensors.FromFlatDataAndDimensions(hf, b))
 }
 
 func (c *Critic) qExec() *Exec {

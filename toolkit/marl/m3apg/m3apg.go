@@ -1,0 +1,370 @@
+package m3apg
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/marl/ac"
+	"github.com/paperlab/paperlab/toolkit/marl/env"
+	"github.com/paperlab/paperlab/toolkit/nn"
+	"github.com/paperlab/paperlab/toolkit/track"
+)
+
+// Config is a flat, documented configuration (cleanrl's Args) of Central-Q policy gradient with the
+// critic of Critic.Kind.
+type Config struct {
+	// Scenario is the environment ("push:4p-5x5").
+	Scenario string       `json:"scenario"`
+	Critic   CriticConfig `json:"critic"`
+	// Envs copies stepped together, Steps per rollout, Iters rollouts.
+	Envs  int `json:"envs"`
+	Steps int `json:"steps"`
+	Iters int `json:"iters"`
+	// Hidden units of the actor's two tanh layers (parameters shared, agent id appended).
+	Hidden int `json:"hidden"`
+	// Gamma and Lambda of the critic's TD(λ) targets (SARSA-style on the taken joint actions).
+	Gamma  float64 `json:"gamma"`
+	Lambda float64 `json:"lambda"`
+	// Actor: plain policy gradient with the counterfactual baseline
+	// A_i = Q(s, a) − Σ_b π_i(b)·Q(s, (b, a₋ᵢ)), an entropy bonus, Adam at LRActor.
+	EntCoef     float64 `json:"ent_coef"`
+	LRActor     float64 `json:"lr_actor"`
+	MaxGradNorm float64 `json:"max_grad_norm"`
+	// CriticEpochs × MiniBatches critic updates per rollout.
+	CriticEpochs int `json:"critic_epochs"`
+	MiniBatches  int `json:"mini_batches"`
+	// HoldOut is the fraction of joint actions whose transitions never reach the critic's training
+	// data (drawn once per run): the critic's error on them is its error on unseen joint actions.
+	HoldOut float64 `json:"hold_out"`
+	// EvalEvery iterations (push games only) the critic is compared with the exact Q of the current
+	// policy on up to EvalRows (step, cell, joint action) triples of each set, seen and unseen.
+	EvalEvery int `json:"eval_every"`
+	EvalRows  int `json:"eval_rows"`
+}
+
+// Default is the configuration of a critic kind on a scenario.
+func Default(scenario, kind string) Config {
+	return Config{Scenario: scenario, Critic: DefaultCritic(kind), Envs: 16, Steps: 10, Iters: 150, Hidden: 64,
+		Gamma: 0.9, Lambda: 0.8, EntCoef: 0.01, LRActor: 1e-3, MaxGradNorm: 10, CriticEpochs: 4, MiniBatches: 4,
+		HoldOut: 0.3, EvalEvery: 25, EvalRows: 20000}
+}
+
+// Validate names an invalid field.
+func (c Config) Validate() error {
+	if c.Envs < 1 || c.Steps < 1 || c.Iters < 1 || c.Hidden < 1 || c.CriticEpochs < 1 || c.MiniBatches < 1 || c.EvalRows < 1 {
+		return fmt.Errorf("m3apg: envs, steps, iters, hidden, critic_epochs, mini_batches and eval_rows must be ≥ 1 (%+v)", c)
+	}
+	if c.HoldOut < 0 || c.HoldOut >= 1 || c.Gamma < 0 || c.Gamma > 1 || c.Lambda < 0 || c.Lambda > 1 {
+		return fmt.Errorf("m3apg: hold_out %v must be in [0, 1), gamma %v and lambda %v in [0, 1]", c.HoldOut, c.Gamma, c.Lambda)
+	}
+	return nil
+}
+
+// Hooks are optional callbacks.
+type Hooks struct{ Progress track.Progress }
+
+// Train runs Central-Q policy gradient with the configured critic and returns the curves against
+// environment steps: episodic_return, value_loss, forward_loss, entropy, and (push games)
+// critic_error_seen / critic_error_unseen (RMS error against the exact Q of the current policy).
+func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if hooks.Progress == nil {
+		hooks.Progress = track.NoProgress{}
+	}
+	be, _, err := backend.Get()
+	if err != nil {
+		return nil, err
+	}
+	vec, err := env.NewVec(cfg.Scenario, cfg.Envs)
+	if err != nil {
+		return nil, err
+	}
+	e0 := vec.Envs[0]
+	n, na, sd := e0.NumAgents(), e0.NumActions(), e0.StateSize()
+	obsDim := e0.ObsSize() + n
+	actor, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, na}, 0.01, seed)
+	if err != nil {
+		return nil, err
+	}
+	defer actor.Close()
+	trA, err := ac.NewActorTrainer(actor, cfg.LRActor, 0.2, cfg.EntCoef, cfg.MaxGradNorm)
+	if err != nil {
+		return nil, err
+	}
+	defer trA.Close()
+	critic, err := NewCritic(be, cfg.Critic, n, na, sd, seed+1)
+	if err != nil {
+		return nil, err
+	}
+	defer critic.Close()
+	r := rand.New(rand.NewPCG(seed, 0x6d3361))
+	joints := int(math.Pow(float64(na), float64(n)))
+	held := make([]bool, joints)
+	for k := range held {
+		held[k] = r.Float64() < cfg.HoldOut
+	}
+	index := func(j []int) int {
+		k := 0
+		for _, a := range j {
+			k = k*na + a
+		}
+		return k
+	}
+	sampler := ac.NewSampler(vec, actor, 1, seed)
+	curves := track.Curves{}
+	envSteps := 0
+	var recent []float64
+	for it := 1; it <= cfg.Iters; it++ {
+		ro, err := sampler.Collect(cfg.Steps, false)
+		if err != nil {
+			return curves, err
+		}
+		envSteps += ro.T * ro.E
+		recent = append(recent, ro.EpisodeReturns...)
+		T, E := ro.T, ro.E
+		states := rows(ro.State, sd, T*E)
+		taken := make([][]int, T*E)
+		for k := range taken {
+			taken[k] = ro.Act[k*n : (k+1)*n]
+		}
+		q, err := critic.Q(states, taken)
+		if err != nil {
+			return curves, err
+		}
+		// The joint action after the last step, sampled from the actor, bootstraps the targets.
+		logits, err := actor.Apply(ro.LastObs, E*n)
+		if err != nil {
+			return curves, err
+		}
+		lastActs, _ := ac.Policy(logits, masksAll(E*n, na), r, false)
+		lastJoint := make([][]int, E)
+		for e := range lastJoint {
+			lastJoint[e] = lastActs[e*n : (e+1)*n]
+		}
+		lastQ, err := critic.Q(rows(ro.LastState, sd, E), lastJoint)
+		if err != nil {
+			return curves, err
+		}
+		targets := make([]float64, T*E)
+		for e := 0; e < E; e++ {
+			rew, qs, done := make([]float64, T), make([]float64, T), make([]bool, T)
+			for t := 0; t < T; t++ {
+				rew[t], qs[t], done[t] = ro.Rew[t*E+e], q[t*E+e], ro.Done[t*E+e]
+			}
+			for t, y := range ac.TDLambda(rew, qs, done, lastQ[e], cfg.Gamma, cfg.Lambda) {
+				targets[t*E+e] = y
+			}
+		}
+		// Counterfactual advantages: Q with agent i's action replaced by each alternative.
+		probs, err := actor.Apply(ro.Obs, T*E*n)
+		if err != nil {
+			return curves, err
+		}
+		var cfStates [][]float32
+		var cfJoints [][]int
+		for k := 0; k < T*E; k++ {
+			for i := 0; i < n; i++ {
+				for b := 0; b < na; b++ {
+					j := append([]int(nil), taken[k]...)
+					j[i] = b
+					cfStates, cfJoints = append(cfStates, states[k]), append(cfJoints, j)
+				}
+			}
+		}
+		cfQ, err := critic.Q(cfStates, cfJoints)
+		if err != nil {
+			return curves, err
+		}
+		adv := make([]float64, T*E*n)
+		for k := 0; k < T*E; k++ {
+			for i := 0; i < n; i++ {
+				row := k*n + i
+				pi := softmax(probs[row*na : (row+1)*na])
+				var base float64
+				for b := 0; b < na; b++ {
+					base += pi[b] * cfQ[row*na+b]
+				}
+				adv[row] = cfQ[row*na+taken[k][i]] - base
+			}
+		}
+		am, err := ac.Minibatches(T*E*n, 1, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
+			return trA.Update(ac.ActorBatch(ro, adv, idx)...)
+		})
+		if err != nil {
+			return curves, err
+		}
+		// Critic: the taken joint actions that are not held out, with their state changes.
+		var train []int
+		for k := range taken {
+			if !held[index(taken[k])] {
+				train = append(train, k)
+			}
+		}
+		delta := make([][]float32, T*E)
+		for k := range delta {
+			t, e := k/E, k%E
+			if ro.Done[k] {
+				continue // the episode's last transition: s′ is not in the rollout (auto-reset)
+			}
+			next := ro.LastState[e*sd : (e+1)*sd]
+			if t+1 < T {
+				next = states[(t+1)*E+e]
+			}
+			d := make([]float32, sd)
+			for x := range d {
+				d[x] = next[x] - states[k][x]
+			}
+			delta[k] = d
+		}
+		cm := map[string]float64{}
+		if len(train) > 0 {
+			cm, err = ac.Minibatches(len(train), cfg.CriticEpochs, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
+				var st [][]float32
+				var js [][]int
+				var ys []float64
+				var ds [][]float32
+				for _, i := range idx {
+					k := train[i]
+					st, js, ys, ds = append(st, states[k]), append(js, taken[k]), append(ys, targets[k]), append(ds, delta[k])
+				}
+				return critic.Update(st, js, ys, ds)
+			})
+			if err != nil {
+				return curves, err
+			}
+		}
+		x := float64(envSteps)
+		curves.Add("value_loss", x, cm["value_loss"])
+		curves.Add("forward_loss", x, cm["forward_loss"])
+		curves.Add("entropy", x, am["entropy"])
+		msg := ac.FlushReturns(curves, x, &recent)
+		if p, ok := e0.(*env.Push); ok && (it%cfg.EvalEvery == 0 || it == cfg.Iters) {
+			seen, unseen, err := criticError(p, actor, critic, held, cfg, seed)
+			if err != nil {
+				return curves, err
+			}
+			curves.Add("critic_error_seen", x, seen)
+			curves.Add("critic_error_unseen", x, unseen)
+			msg += fmt.Sprintf(" critic error seen %.3f unseen %.3f", seen, unseen)
+		}
+		hooks.Progress.Update(it, msg)
+	}
+	return curves, nil
+}
+
+func rows(x []float32, dim, n int) [][]float32 {
+	out := make([][]float32, n)
+	for i := range out {
+		out[i] = x[i*dim : (i+1)*dim]
+	}
+	return out
+}
+
+func masksAll(rows, na int) [][]bool {
+	out := make([][]bool, rows)
+	for i := range out {
+		out[i] = make([]bool, na)
+		for a := range out[i] {
+			out[i][a] = true
+		}
+	}
+	return out
+}
+
+func softmax(logits []float32) []float64 {
+	m := math.Inf(-1)
+	for _, v := range logits {
+		m = math.Max(m, float64(v))
+	}
+	out := make([]float64, len(logits))
+	var z float64
+	for i, v := range logits {
+		out[i] = math.Exp(float64(v) - m)
+		z += out[i]
+	}
+	for i := range out {
+		out[i] /= z
+	}
+	return out
+}
+
+// criticError compares the critic with the exact Q of the actor's current policy (env.Push.ExactQ)
+// on up to EvalRows (step, cell, joint action) triples with a joint action of each set — seen (in
+// the critic's training data) and unseen (held out) — and returns the RMS errors.
+func criticError(p *env.Push, actor *ac.Net, critic *Critic, held []bool, cfg Config, seed uint64) (seen, unseen float64, err error) {
+	n, T, cells := p.NumAgents(), p.Limit(), p.Cells()
+	pis := make([][][][]float64, T)
+	for t := 0; t < T; t++ {
+		var obs []float32
+		for c := 0; c < cells; c++ {
+			s := p.StateOf(c, t)
+			for i := 0; i < n; i++ {
+				obs = append(obs, s...)
+				for j := 0; j < n; j++ {
+					obs = append(obs, float32(b2i(i == j)))
+				}
+			}
+		}
+		logits, err := actor.Apply(obs, cells*n)
+		if err != nil {
+			return 0, 0, err
+		}
+		pis[t] = make([][][]float64, cells)
+		for c := 0; c < cells; c++ {
+			pis[t][c] = make([][]float64, n)
+			for i := 0; i < n; i++ {
+				row := c*n + i
+				pis[t][c][i] = softmax(logits[row*4 : (row+1)*4])
+			}
+		}
+	}
+	q, err := p.ExactQ(func(c, t int) [][]float64 { return pis[t][c] }, cfg.Gamma)
+	if err != nil {
+		return 0, 0, err
+	}
+	r := rand.New(rand.NewPCG(seed, 0x6576616c))
+	rms := func(wantHeld bool) (float64, error) {
+		var st [][]float32
+		var js [][]int
+		var ys []float64
+		for tries := 0; len(st) < cfg.EvalRows && tries < 20*cfg.EvalRows; tries++ {
+			k := r.IntN(len(held))
+			if held[k] != wantHeld {
+				continue
+			}
+			t, c := r.IntN(T), r.IntN(cells)
+			if c == p.Goal() {
+				continue
+			}
+			st, js, ys = append(st, p.StateOf(c, t)), append(js, env.JointAction(k, n)), append(ys, q.Q[t][c][k])
+		}
+		if len(st) == 0 {
+			return math.NaN(), nil
+		}
+		got, err := critic.Q(st, js)
+		if err != nil {
+			return 0, err
+		}
+		var se float64
+		for i := range got {
+			se += (got[i] - ys[i]) * (got[i] - ys[i])
+		}
+		return math.Sqrt(se / float64(len(got))), nil
+	}
+	if seen, err = rms(false); err != nil {
+		return 0, 0, err
+	}
+	unseen, err = rms(true)
+	return seen, unseen, err
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
