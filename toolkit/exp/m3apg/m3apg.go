@@ -1,0 +1,179 @@
+// Package m3apg is experiment "m3apg" (shared/papers §6; Lou et al., IEEE ToG 2024, no public code):
+// does a critic over a learned joint-action embedding, trained to predict the state transition (the
+// mutual-information term), evaluate joint actions — including ones it never saw — more accurately
+// than a critic over one-hot joint actions, and so learn faster? On the cooperative push game
+// (env.Push: N agents push one object by the clipped vector sum of their pushes, 4^N joint actions
+// of few distinct effects) for N = 3…6, per seed:
+//
+//	central-q   Central-Q policy gradient, critic Q(s, one-hot joint action)
+//	m3apg       critic Q(s, e), e = f(a₁…a_N) with a forward model q(s′ | s, e) (the MI bound)
+//	m3apg-nomi  the same embedding trained by the TD loss only
+//	mappo       MAPPO (marl/ppo, central V(s)) at the same number of environment steps
+//
+// A fraction of the joint actions (HoldOut) never reaches the critics' training data; the critic's
+// RMS error against the exact Q of the current policy (env.Push.ExactQ) is measured on seen and on
+// unseen joint actions. Reconstructed choices ([UNVERIFIED], §6.2) are fields of m3apg.CriticConfig.
+package m3apg
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/marl/m3apg"
+	"github.com/paperlab/paperlab/toolkit/marl/ppo"
+	"github.com/paperlab/paperlab/toolkit/track"
+)
+
+// Methods are the conditions, in table order.
+var Methods = []string{m3apg.CentralQ, m3apg.M3APG, m3apg.M3APGNoMI, "mappo"}
+
+// Config of experiment "m3apg".
+type Config struct {
+	// Agents are the team sizes N (4^N joint actions); Grid the side of the square grid; Limit the
+	// episode's step limit.
+	Agents []int `json:"agents"`
+	Grid   int   `json:"grid"`
+	Limit  int   `json:"limit"`
+	// Learner is the Central-Q learner's configuration (its Scenario and Critic.Kind are set per run;
+	// Critic holds the reconstructed choices: embedding sizes, MI weight).
+	Learner m3apg.Config `json:"learner"`
+	// PPO is MAPPO's configuration (Scenario set per run; Iters chosen so that it sees as many
+	// environment steps as the Central-Q learners).
+	PPO ppo.Config `json:"ppo"`
+	// FinalWindow is the number of last return points averaged into the final return.
+	FinalWindow int `json:"final_window"`
+}
+
+// ConfigFor returns the configuration at a scale.
+func ConfigFor(s exp.Scale) Config {
+	l := m3apg.Default("", m3apg.CentralQ)
+	p := ppo.Default("", "central")
+	p.Steps, p.ObsScale = 10, 1
+	c := Config{Agents: []int{3, 4, 5, 6}, Grid: 5, Limit: 8, Learner: l, PPO: p, FinalWindow: 10}
+	if s == exp.Smoke {
+		c.Agents = []int{3, 4}
+		c.Learner.Iters, c.Learner.EvalEvery, c.Learner.EvalRows = 8, 4, 500
+		c.FinalWindow = 3
+	}
+	c.PPO.Iters = max(1, c.Learner.Iters*c.Learner.Envs*c.Learner.Steps/(c.PPO.Envs*c.PPO.Steps))
+	return c
+}
+
+// Validate names a setting the experiment cannot run with.
+func (c Config) Validate() error {
+	if len(c.Agents) == 0 || c.Grid < 2 || c.Limit < 1 || c.FinalWindow < 1 {
+		return fmt.Errorf("m3apg: agents, grid ≥ 2, limit ≥ 1 and final_window ≥ 1 are needed")
+	}
+	for _, n := range c.Agents {
+		if n < 2 || n > 6 {
+			return fmt.Errorf("m3apg: %d agents (2–6: 4^N joint actions)", n)
+		}
+	}
+	return nil
+}
+
+// Scenario is the push game of n agents.
+func (c Config) Scenario(n int) string {
+	return fmt.Sprintf("push:%dp-%dx%d-%dt", n, c.Grid, c.Grid, c.Limit)
+}
+
+func lastMean(cv exp.Curve, k int) float64 {
+	if len(cv.Y) == 0 {
+		return 0
+	}
+	ys := cv.Y[max(0, len(cv.Y)-k):]
+	var m float64
+	for _, y := range ys {
+		m += y
+	}
+	return m / float64(len(ys))
+}
+
+func last(cv exp.Curve) float64 {
+	if len(cv.Y) == 0 {
+		return 0
+	}
+	return cv.Y[len(cv.Y)-1]
+}
+
+// Run is the experiment.
+func Run(opt exp.Options) (*exp.Result, error) {
+	return exp.RunSeeds("m3apg", opt, ConfigFor, Config.Validate, func(cfg Config, seed uint64, res *exp.Result) error {
+		nMax := slices.Max(cfg.Agents)
+		for _, method := range Methods {
+			run := exp.Run{Method: method, Seed: seed, Final: map[string]float64{}, Curves: map[string]exp.Curve{}}
+			add := track.Curves(run.Curves).Add
+			t0 := time.Now()
+			for _, n := range cfg.Agents {
+				label := fmt.Sprintf("m3apg seed %d: %s N=%d", seed, method, n)
+				var curves track.Curves
+				var err error
+				if method == "mappo" {
+					pc := cfg.PPO
+					pc.Scenario = cfg.Scenario(n)
+					curves, err = trainPPO(pc, seed, opt.Progress(label, pc.Iters))
+				} else {
+					lc := cfg.Learner
+					lc.Scenario = cfg.Scenario(n)
+					lc.Critic = m3apg.DefaultCritic(method)
+					lc.Critic.Hidden, lc.Critic.ActionDim, lc.Critic.EmbedDim, lc.Critic.Opt = cfg.Learner.Critic.Hidden,
+						cfg.Learner.Critic.ActionDim, cfg.Learner.Critic.EmbedDim, cfg.Learner.Critic.Opt
+					if method == m3apg.M3APG {
+						lc.Critic.MICoef = cfg.Learner.Critic.MICoef
+					}
+					curves, err = m3apg.Train(lc, seed, m3apg.Hooks{Progress: opt.Progress(label, lc.Iters)})
+				}
+				if err != nil {
+					return fmt.Errorf("%s N=%d: %w", method, n, err)
+				}
+				p := fmt.Sprintf("n%d/", n)
+				for k, cv := range curves {
+					run.Curves[p+k] = cv
+				}
+				ret := lastMean(curves["episodic_return"], cfg.FinalWindow)
+				run.Final[p+"return"] = ret
+				add("return_vs_n", float64(n), ret)
+				if method != "mappo" {
+					seen, unseen := last(curves["critic_error_seen"]), last(curves["critic_error_unseen"])
+					run.Final[p+"critic_error_seen"], run.Final[p+"critic_error_unseen"] = seen, unseen
+					add("critic_error_seen_vs_n", float64(n), seen)
+					add("critic_error_unseen_vs_n", float64(n), unseen)
+				}
+				fmt.Fprintf(opt.Log, "seed %d %s N=%d: return %.3f critic error seen %.3f unseen %.3f\n", seed, method, n, ret,
+					run.Final[p+"critic_error_seen"], run.Final[p+"critic_error_unseen"])
+			}
+			for _, k := range []string{"return", "critic_error_seen", "critic_error_unseen"} {
+				if v, ok := run.Final[fmt.Sprintf("n%d/%s", nMax, k)]; ok {
+					run.Final[k] = v
+				}
+			}
+			run.Seconds = time.Since(t0).Seconds()
+			res.Timing[method] += run.Seconds
+			res.Runs = append(res.Runs, run)
+		}
+		return nil
+	})
+}
+
+// trainPPO runs MAPPO and frees its actor.
+func trainPPO(pc ppo.Config, seed uint64, progress track.Progress) (track.Curves, error) {
+	curves, actor, err := ppo.Train(pc, seed, ppo.Hooks{Progress: progress})
+	if actor != nil {
+		actor.Close()
+	}
+	return curves, err
+}
+
+func init() {
+	exp.Register(exp.Experiment{
+		Name:        "m3apg",
+		Description: "M3APG: a joint-action embedding with a forward-model (MI) term for a central critic, on the push game of N = 3…6 agents",
+		Seeds:       map[exp.Scale]int{exp.Smoke: 1, exp.Default: 5},
+		Config:      func(s exp.Scale) any { return ConfigFor(s) },
+		Run:         Run,
+		Figures:     Figures,
+		Claims:      Claims,
+	})
+}

@@ -1,0 +1,30 @@
+package m3apg
+
+import (
+	"testing"
+
+	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
+)
+
+// TestSmokeRun runs experiment "m3apg" at smoke scale (seconds): every method with the metrics the
+// issue names, per N and unprefixed at the largest N; the curves the figures need; every claim
+// evaluable.
+func TestSmokeRun(t *testing.T) {
+	_, back, _ := exptest.Smoke(t, "m3apg")
+	cfg := ConfigFor(exp.Smoke)
+	exptest.RequireMetrics(t, back, Methods, []string{"return", "n3/return", "n4/return"}, 1)
+	exptest.RequireMetrics(t, back, Methods[:3], []string{"critic_error_seen", "critic_error_unseen", "n3/critic_error_unseen", "n4/critic_error_seen"}, 1)
+	for _, m := range Methods {
+		r := back.RunsOf(m)[0]
+		if len(r.Curves["return_vs_n"].X) != len(cfg.Agents) || len(r.Curves["n4/episodic_return"].Y) == 0 {
+			t.Fatalf("%s: curves %v", m, r.Curves["return_vs_n"])
+		}
+	}
+	if claims := Claims(back); len(claims) != 5 {
+		t.Fatalf("%d claims", len(claims))
+	}
+	if len(back.Figures) < 3 {
+		t.Fatalf("%d figure files", len(back.Figures))
+	}
+}
