@@ -14,10 +14,11 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
 	critics := Methods[:3]
 	panels := []plot.Panel{
-		{Title: "unseen joint actions (held out of the critic's data)", Series: exp.CurveSeries(res, "critic_error_unseen_vs_n", critics)},
-		{Title: "seen joint actions", Series: exp.CurveSeries(res, "critic_error_seen_vs_n", critics)},
+		{Title: "fixed policy: unseen joint actions (held out)", Series: exp.CurveSeries(res, "critic_error_unseen_vs_n", critics)},
+		{Title: "fixed policy: seen joint actions", Series: exp.CurveSeries(res, "critic_error_seen_vs_n", critics)},
 	}
-	f, err := plot.Panels("critic error against the exact Q of the current policy (RMS, end of training)", "agents N (4^N joint actions)", "RMS error", panels, plot.BandOpts{})
+	panels = append(panels, plot.Panel{Title: "learning runs: unseen, against each learner's own policy", Series: exp.CurveSeries(res, "own_critic_error_unseen_vs_n", critics)})
+	f, err := plot.Panels("critic error against the exact Q (RMS, end of training): policy evaluation of one fixed policy, and the learning runs", "agents N (4^N joint actions)", "RMS error", panels, plot.BandOpts{})
 	if err := figs.Add(f, err, "critic_error"); err != nil {
 		return nil, err
 	}

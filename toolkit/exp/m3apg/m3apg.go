@@ -10,9 +10,11 @@
 //	m3apg-nomi  the same embedding trained by the TD loss only
 //	mappo       MAPPO (marl/ppo, central V(s)) at the same number of environment steps
 //
-// A fraction of the joint actions (HoldOut) never reaches the critics' training data; the critic's
-// RMS error against the exact Q of the current policy (env.Push.ExactQ) is measured on seen and on
-// unseen joint actions. Reconstructed choices ([UNVERIFIED], §6.2) are fields of m3apg.CriticConfig.
+// A fraction of the joint actions (HoldOut) never reaches the critics' training data. Each critic kind
+// also runs as policy evaluation (m3apg.Config.FreezeActor: the same fixed, near-uniform policy for
+// every kind), and its RMS error against that policy's exact Q (env.Push.ExactQ) on seen and on unseen
+// joint actions is critic_error_seen / critic_error_unseen; the learning runs' errors against their
+// own (different) policies are own_critic_error_*. Reconstructed choices ([UNVERIFIED], §6.2) are fields of m3apg.CriticConfig.
 package m3apg
 
 import (
@@ -115,14 +117,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 					pc.Scenario = cfg.Scenario(n)
 					curves, err = trainPPO(pc, seed, opt.Progress(label, pc.Iters))
 				} else {
-					lc := cfg.Learner
-					lc.Scenario = cfg.Scenario(n)
-					lc.Critic = m3apg.DefaultCritic(method)
-					lc.Critic.Hidden, lc.Critic.ActionDim, lc.Critic.EmbedDim, lc.Critic.Opt = cfg.Learner.Critic.Hidden,
-						cfg.Learner.Critic.ActionDim, cfg.Learner.Critic.EmbedDim, cfg.Learner.Critic.Opt
-					if method == m3apg.M3APG {
-						lc.Critic.MICoef = cfg.Learner.Critic.MICoef
-					}
+					lc := learnerConfig(cfg, method, n)
 					curves, err = m3apg.Train(lc, seed, m3apg.Hooks{Progress: opt.Progress(label, lc.Iters)})
 				}
 				if err != nil {
@@ -136,7 +131,20 @@ func Run(opt exp.Options) (*exp.Result, error) {
 				run.Final[p+"return"] = ret
 				add("return_vs_n", float64(n), ret)
 				if method != "mappo" {
-					seen, unseen := last(curves["critic_error_seen"]), last(curves["critic_error_unseen"])
+					// The learning run's critic against its own policy's exact Q (policies differ).
+					run.Final[p+"own_critic_error_seen"], run.Final[p+"own_critic_error_unseen"] = last(curves["critic_error_seen"]), last(curves["critic_error_unseen"])
+					add("own_critic_error_unseen_vs_n", float64(n), run.Final[p+"own_critic_error_unseen"])
+					// Policy evaluation: the same critic kind on the fixed initial policy.
+					lc := learnerConfig(cfg, method, n)
+					lc.FreezeActor = true
+					ev, err := m3apg.Train(lc, seed, m3apg.Hooks{Progress: opt.Progress(label+" (policy evaluation)", lc.Iters)})
+					if err != nil {
+						return fmt.Errorf("%s N=%d policy evaluation: %w", method, n, err)
+					}
+					for k, cv := range ev {
+						run.Curves[p+"eval/"+k] = cv
+					}
+					seen, unseen := last(ev["critic_error_seen"]), last(ev["critic_error_unseen"])
 					run.Final[p+"critic_error_seen"], run.Final[p+"critic_error_unseen"] = seen, unseen
 					add("critic_error_seen_vs_n", float64(n), seen)
 					add("critic_error_unseen_vs_n", float64(n), unseen)
@@ -144,7 +152,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 				fmt.Fprintf(opt.Log, "seed %d %s N=%d: return %.3f critic error seen %.3f unseen %.3f\n", seed, method, n, ret,
 					run.Final[p+"critic_error_seen"], run.Final[p+"critic_error_unseen"])
 			}
-			for _, k := range []string{"return", "critic_error_seen", "critic_error_unseen"} {
+			for _, k := range []string{"return", "critic_error_seen", "critic_error_unseen", "own_critic_error_seen", "own_critic_error_unseen"} {
 				if v, ok := run.Final[fmt.Sprintf("n%d/%s", nMax, k)]; ok {
 					run.Final[k] = v
 				}
@@ -155,6 +163,20 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		}
 		return nil
 	})
+}
+
+// learnerConfig is the Central-Q learner's configuration for a critic kind on the game of n agents:
+// the shared critic sizes and optimizer, the MI weight for m3apg only.
+func learnerConfig(cfg Config, method string, n int) m3apg.Config {
+	lc := cfg.Learner
+	lc.Scenario = cfg.Scenario(n)
+	lc.Critic = m3apg.DefaultCritic(method)
+	lc.Critic.Hidden, lc.Critic.ActionDim, lc.Critic.EmbedDim, lc.Critic.Opt = cfg.Learner.Critic.Hidden,
+		cfg.Learner.Critic.ActionDim, cfg.Learner.Critic.EmbedDim, cfg.Learner.Critic.Opt
+	if method == m3apg.M3APG {
+		lc.Critic.MICoef = cfg.Learner.Critic.MICoef
+	}
+	return lc
 }
 
 // trainPPO runs MAPPO and frees its actor.

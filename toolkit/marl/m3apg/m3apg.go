@@ -42,6 +42,10 @@ type Config struct {
 	// policy on up to EvalRows (step, cell, joint action) triples of each set, seen and unseen.
 	EvalEvery int `json:"eval_every"`
 	EvalRows  int `json:"eval_rows"`
+	// FreezeActor turns the run into policy evaluation: the actor keeps its initial, near-uniform
+	// policy (never updated), so every critic kind learns the Q of the same fixed policy and their
+	// errors against its exact Q compare like with like.
+	FreezeActor bool `json:"freeze_actor,omitempty"`
 }
 
 // Default is the configuration of a critic kind on a scenario.
@@ -191,11 +195,13 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 				adv[row] = cfQ[row*na+taken[k][i]] - base
 			}
 		}
-		am, err := ac.Minibatches(T*E*n, 1, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
-			return trA.Update(ac.ActorBatch(ro, adv, idx)...)
-		})
-		if err != nil {
-			return curves, err
+		am := map[string]float64{}
+		if !cfg.FreezeActor {
+			if am, err = ac.Minibatches(T*E*n, 1, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
+				return trA.Update(ac.ActorBatch(ro, adv, idx)...)
+			}); err != nil {
+				return curves, err
+			}
 		}
 		// Critic: the taken joint actions that are not held out, with their state changes.
 		var train []int
