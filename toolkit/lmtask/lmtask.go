@@ -183,8 +183,12 @@ func renderStatement(tok *lm.Tokenizer, seq []int32, pixels int) ([][]float32, e
 	if start < 0 {
 		return out, nil // no sequence start in this row (e.g. padding)
 	}
+	eq, err := tok.Encode("=")
+	if err != nil {
+		return nil, err
+	}
 	end := start
-	for end < len(seq) && tok.Decode(seq[end:end+1]) != "=" {
+	for end < len(seq) && seq[end] != eq[0] {
 		if seq[end] == lm.PAD || seq[end] == lm.EOS {
 			return out, nil // no statement: nothing drawn
 		}

@@ -358,9 +358,9 @@ func (p *PRM) Score(prompts, completions [][]int32) ([][]float64, error) {
 		if err != nil {
 			return nil, err
 		}
-		tokens := tensors.MustCopyFlatData[int32](in.Value("tokens").(*tensors.Tensor))
-		mask := tensors.MustCopyFlatData[float32](in.Value("tag_mask").(*tensors.Tensor))
-		width := len(tokens) / len(exs)
+		maskT := in.Value("tag_mask").(*tensors.Tensor)
+		mask := tensors.MustCopyFlatData[float32](maskT)
+		width := maskT.Shape().Dimensions[1]
 		for i := 0; i < hi-lo; i++ {
 			var s []float64
 			for j := 0; j < width; j++ {

@@ -93,13 +93,6 @@ func lastMean(cv exp.Curve, k int) float64 {
 	return m / float64(len(ys))
 }
 
-func last(cv exp.Curve) float64 {
-	if len(cv.Y) == 0 {
-		return 0
-	}
-	return cv.Y[len(cv.Y)-1]
-}
-
 // Run is the experiment.
 func Run(opt exp.Options) (*exp.Result, error) {
 	return exp.RunSeeds("m3apg", opt, ConfigFor, Config.Validate, func(cfg Config, seed uint64, res *exp.Result) error {
@@ -132,7 +125,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 				add("return_vs_n", float64(n), ret)
 				if method != "mappo" {
 					// The learning run's critic against its own policy's exact Q (policies differ).
-					run.Final[p+"own_critic_error_seen"], run.Final[p+"own_critic_error_unseen"] = last(curves["critic_error_seen"]), last(curves["critic_error_unseen"])
+					run.Final[p+"own_critic_error_seen"], run.Final[p+"own_critic_error_unseen"] = lastMean(curves["critic_error_seen"], 1), lastMean(curves["critic_error_unseen"], 1)
 					add("own_critic_error_unseen_vs_n", float64(n), run.Final[p+"own_critic_error_unseen"])
 					// Policy evaluation: the same critic kind on the fixed initial policy.
 					lc := learnerConfig(cfg, method, n)
@@ -144,7 +137,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 					for k, cv := range ev {
 						run.Curves[p+"eval/"+k] = cv
 					}
-					seen, unseen := last(ev["critic_error_seen"]), last(ev["critic_error_unseen"])
+					seen, unseen := lastMean(ev["critic_error_seen"], 1), lastMean(ev["critic_error_unseen"], 1)
 					run.Final[p+"critic_error_seen"], run.Final[p+"critic_error_unseen"] = seen, unseen
 					add("critic_error_seen_vs_n", float64(n), seen)
 					add("critic_error_unseen_vs_n", float64(n), unseen)

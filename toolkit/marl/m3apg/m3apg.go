@@ -144,7 +144,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 		if err != nil {
 			return curves, err
 		}
-		lastActs, _ := ac.Policy(logits, masksAll(E*n, na), r, false)
+		lastActs, _ := ac.Policy(logits, env.AllAvail(E*n, na), r, false)
 		lastJoint := make([][]int, E)
 		for e := range lastJoint {
 			lastJoint[e] = lastActs[e*n : (e+1)*n]
@@ -266,17 +266,6 @@ func rows(x []float32, dim, n int) [][]float32 {
 	out := make([][]float32, n)
 	for i := range out {
 		out[i] = x[i*dim : (i+1)*dim]
-	}
-	return out
-}
-
-func masksAll(rows, na int) [][]bool {
-	out := make([][]bool, rows)
-	for i := range out {
-		out[i] = make([]bool, na)
-		for a := range out[i] {
-			out[i][a] = true
-		}
 	}
 	return out
 }
