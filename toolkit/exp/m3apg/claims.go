@@ -12,7 +12,9 @@ import (
 // Claims checks the paper's claims per seed with paired intervals: at the largest N, M3APG's critic
 // error on unseen joint actions is below Central-Q's; the gap grows from the smallest to the largest
 // N; removing the MI term erases most of the gain (m3apg-nomi's unseen error is closer to central-q's
-// than to m3apg's); M3APG's return is at least Central-Q's.
+// than to m3apg's); M3APG's return is at least Central-Q's. With SparseEval the error and MI claims
+// are repeated on the sparse-reward game, and the MI term's effect on the embedding itself is checked
+// (m3apg's effect share above m3apg-nomi's, both rewards).
 func Claims(res *exp.Result) []exp.Claim {
 	var cfg Config
 	if err := json.Unmarshal(res.Config, &cfg); err != nil || len(cfg.Agents) == 0 {
@@ -21,29 +23,43 @@ func Claims(res *exp.Result) []exp.Claim {
 	lo, hi := slices.Min(cfg.Agents), slices.Max(cfg.Agents)
 	key := func(n int, k string) string { return fmt.Sprintf("n%d/%s", n, k) }
 	cq, m, nomi := m3apg.CentralQ, m3apg.M3APG, m3apg.M3APGNoMI
-	gap := func(n int, seed uint64) (float64, bool) {
-		a, ok1 := res.Final(cq, key(n, "critic_error_unseen"), seed)
-		b, ok2 := res.Final(m, key(n, "critic_error_unseen"), seed)
+	gap := func(rp string, n int, seed uint64) (float64, bool) {
+		a, ok1 := res.Final(cq, key(n, rp+"critic_error_unseen"), seed)
+		b, ok2 := res.Final(m, key(n, rp+"critic_error_unseen"), seed)
 		return a - b, ok1 && ok2
 	}
 	grows := func(seed uint64) (float64, bool) {
-		a, ok1 := gap(hi, seed)
-		b, ok2 := gap(lo, seed)
+		a, ok1 := gap("", hi, seed)
+		b, ok2 := gap("", lo, seed)
 		return a - b, ok1 && ok2
 	}
-	miNeeded := func(seed uint64) (float64, bool) {
-		g, ok1 := gap(hi, seed)
-		x, ok2 := res.Final(nomi, key(hi, "critic_error_unseen"), seed)
-		y, ok3 := res.Final(m, key(hi, "critic_error_unseen"), seed)
-		return (x - y) - 0.5*g, ok1 && ok2 && ok3
+	miNeeded := func(rp string) func(seed uint64) (float64, bool) {
+		return func(seed uint64) (float64, bool) {
+			g, ok1 := gap(rp, hi, seed)
+			x, ok2 := res.Final(nomi, key(hi, rp+"critic_error_unseen"), seed)
+			y, ok3 := res.Final(m, key(hi, rp+"critic_error_unseen"), seed)
+			return (x - y) - 0.5*g, ok1 && ok2 && ok3
+		}
 	}
-	return []exp.Claim{
+	claims := []exp.Claim{
 		res.Check(fmt.Sprintf("M3APG's critic error on unseen joint actions is below Central-Q's (N = %d)", hi),
 			"err_unseen(central-q) − err_unseen(m3apg)", exp.Positive, res.Diff(cq, "critic_error_unseen", m, "critic_error_unseen")),
 		res.Check(fmt.Sprintf("the gap grows with N (N = %d against N = %d)", hi, lo), "gap(N max) − gap(N min)", exp.Positive, grows),
-		res.Check("removing the MI term erases most of the gain", "[err(m3apg-nomi) − err(m3apg)] − ½·[err(central-q) − err(m3apg)], unseen, N max", exp.Positive, miNeeded),
+		res.Check("removing the MI term erases most of the gain", "[err(m3apg-nomi) − err(m3apg)] − ½·[err(central-q) − err(m3apg)], unseen, N max", exp.Positive, miNeeded("")),
 		res.Check(fmt.Sprintf("M3APG's return is at least Central-Q's (N = %d)", hi), "return(m3apg) − return(central-q)", exp.AtLeast(0), res.Diff(m, "return", cq, "return")),
 		res.Check(fmt.Sprintf("M3APG's critic error on seen joint actions is below Central-Q's (N = %d)", hi),
 			"err_seen(central-q) − err_seen(m3apg)", exp.Positive, res.Diff(cq, "critic_error_seen", m, "critic_error_seen")),
+		res.Check(fmt.Sprintf("the MI term makes the embedding follow the net push, shaped reward (N = %d)", hi),
+			"η²(m3apg) − η²(m3apg-nomi)", exp.Positive, res.Diff(m, "embed_effect_share", nomi, "embed_effect_share")),
 	}
+	if !cfg.SparseEval {
+		return claims
+	}
+	return append(claims,
+		res.Check(fmt.Sprintf("sparse reward: M3APG's critic error on unseen joint actions is below Central-Q's (N = %d)", hi),
+			"err_unseen(central-q) − err_unseen(m3apg), sparse", exp.Positive, res.Diff(cq, "sparse_critic_error_unseen", m, "sparse_critic_error_unseen")),
+		res.Check("sparse reward: removing the MI term erases most of the gain", "[err(m3apg-nomi) − err(m3apg)] − ½·[err(central-q) − err(m3apg)], unseen, sparse, N max", exp.Positive, miNeeded("sparse_")),
+		res.Check(fmt.Sprintf("sparse reward: the MI term makes the embedding follow the net push (N = %d)", hi),
+			"η²(m3apg) − η²(m3apg-nomi), sparse", exp.Positive, res.Diff(m, "sparse_embed_effect_share", nomi, "sparse_embed_effect_share")),
+	)
 }

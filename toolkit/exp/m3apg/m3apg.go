@@ -15,14 +15,24 @@
 // every kind), and its RMS error against that policy's exact Q (env.Push.ExactQ) on seen and on unseen
 // joint actions is critic_error_seen / critic_error_unseen; the learning runs' errors against their
 // own (different) policies are own_critic_error_*. Reconstructed choices ([UNVERIFIED], §6.2) are fields of m3apg.CriticConfig.
+//
+// The shaped reward (distance gained) already tells the value loss what a joint action does, which
+// leaves the MI term little to add; with SparseEval the policy evaluation is repeated on the sparse
+// game (goal bonus only: the value is nearly silent about a joint action's effect, the transition is
+// not) — sparse_critic_error_*. For the embedding critics, embed_effect_share is the share of the
+// embedding's variance explained by the joint action's (clipped) net push (m3apg.EffectShare), and
+// at N = PictureN the embedding of every joint action is kept as its 2-D PCA projection (curves
+// embed/<reward>/pc1, pc2, push_x, push_y over the joint index) for the embedding figure.
 package m3apg
 
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/marl/m3apg"
 	"github.com/paperlab/paperlab/toolkit/marl/ppo"
 	"github.com/paperlab/paperlab/toolkit/track"
@@ -46,6 +56,10 @@ type Config struct {
 	PPO ppo.Config `json:"ppo"`
 	// FinalWindow is the number of last return points averaged into the final return.
 	FinalWindow int `json:"final_window"`
+	// SparseEval repeats the policy evaluation on the sparse-reward game (sparse_* metrics).
+	SparseEval bool `json:"sparse_eval"`
+	// PictureN is the team size whose joint-action embeddings are projected for the figure.
+	PictureN int `json:"picture_n"`
 }
 
 // ConfigFor returns the configuration at a scale.
@@ -53,9 +67,9 @@ func ConfigFor(s exp.Scale) Config {
 	l := m3apg.Default("", m3apg.CentralQ)
 	p := ppo.Default("", "central")
 	p.Steps, p.ObsScale = 10, 1
-	c := Config{Agents: []int{3, 4, 5, 6}, Grid: 5, Limit: 8, Learner: l, PPO: p, FinalWindow: 10}
+	c := Config{Agents: []int{3, 4, 5, 6}, Grid: 5, Limit: 8, Learner: l, PPO: p, FinalWindow: 10, SparseEval: true, PictureN: 4}
 	if s == exp.Smoke {
-		c.Agents = []int{3, 4}
+		c.Agents, c.PictureN = []int{3, 4}, 3
 		c.Learner.Iters, c.Learner.EvalEvery, c.Learner.EvalRows = 8, 4, 500
 		c.FinalWindow = 3
 	}
@@ -73,7 +87,20 @@ func (c Config) Validate() error {
 			return fmt.Errorf("m3apg: %d agents (2–6: 4^N joint actions)", n)
 		}
 	}
+	if c.PictureN != 0 && !slices.Contains(c.Agents, c.PictureN) {
+		return fmt.Errorf("m3apg: picture_n %d is not among agents %v (0: no picture)", c.PictureN, c.Agents)
+	}
 	return nil
+}
+
+// rewards are the policy-evaluation games: the shaped one (metric prefix "") and, with SparseEval,
+// the sparse one ("sparse_").
+func (c Config) rewards(n int) (prefixes, scenarios []string) {
+	prefixes, scenarios = []string{""}, []string{c.Scenario(n)}
+	if c.SparseEval {
+		prefixes, scenarios = append(prefixes, "sparse_"), append(scenarios, c.Scenario(n)+"-sparse")
+	}
+	return prefixes, scenarios
 }
 
 // Scenario is the push game of n agents.
@@ -127,27 +154,20 @@ func Run(opt exp.Options) (*exp.Result, error) {
 					// The learning run's critic against its own policy's exact Q (policies differ).
 					run.Final[p+"own_critic_error_seen"], run.Final[p+"own_critic_error_unseen"] = lastMean(curves["critic_error_seen"], 1), lastMean(curves["critic_error_unseen"], 1)
 					add("own_critic_error_unseen_vs_n", float64(n), run.Final[p+"own_critic_error_unseen"])
-					// Policy evaluation: the same critic kind on the fixed initial policy.
-					lc := learnerConfig(cfg, method, n)
-					lc.FreezeActor = true
-					ev, err := m3apg.Train(lc, seed, m3apg.Hooks{Progress: opt.Progress(label+" (policy evaluation)", lc.Iters)})
-					if err != nil {
-						return fmt.Errorf("%s N=%d policy evaluation: %w", method, n, err)
+					// Policy evaluation: the same critic kind on the fixed initial policy, per reward.
+					prefixes, scenarios := cfg.rewards(n)
+					for i, rp := range prefixes {
+						if err := evaluate(cfg, method, n, scenarios[i], rp, seed, &run, opt.Progress(fmt.Sprintf("%s (policy evaluation, %sreward)", label, map[string]string{"": "shaped ", "sparse_": "sparse "}[rp]), cfg.Learner.Iters)); err != nil {
+							return err
+						}
 					}
-					for k, cv := range ev {
-						run.Curves[p+"eval/"+k] = cv
-					}
-					seen, unseen := lastMean(ev["critic_error_seen"], 1), lastMean(ev["critic_error_unseen"], 1)
-					run.Final[p+"critic_error_seen"], run.Final[p+"critic_error_unseen"] = seen, unseen
-					add("critic_error_seen_vs_n", float64(n), seen)
-					add("critic_error_unseen_vs_n", float64(n), unseen)
 				}
-				fmt.Fprintf(opt.Log, "seed %d %s N=%d: return %.3f critic error seen %.3f unseen %.3f\n", seed, method, n, ret,
-					run.Final[p+"critic_error_seen"], run.Final[p+"critic_error_unseen"])
+				fmt.Fprintf(opt.Log, "seed %d %s N=%d: return %.3f critic error seen %.3f unseen %.3f; sparse reward: seen %.3f unseen %.3f\n", seed, method, n, ret,
+					run.Final[p+"critic_error_seen"], run.Final[p+"critic_error_unseen"], run.Final[p+"sparse_critic_error_seen"], run.Final[p+"sparse_critic_error_unseen"])
 			}
-			for _, k := range []string{"return", "critic_error_seen", "critic_error_unseen", "own_critic_error_seen", "own_critic_error_unseen"} {
-				if v, ok := run.Final[fmt.Sprintf("n%d/%s", nMax, k)]; ok {
-					run.Final[k] = v
+			for k, v := range run.Final {
+				if rest, ok := strings.CutPrefix(k, fmt.Sprintf("n%d/", nMax)); ok {
+					run.Final[rest] = v
 				}
 			}
 			run.Seconds = time.Since(t0).Seconds()
@@ -158,6 +178,57 @@ func Run(opt exp.Options) (*exp.Result, error) {
 	})
 }
 
+// evaluate runs policy evaluation (m3apg.Config.FreezeActor) of a critic kind on one reward's game
+// and records, under the metric prefix rp, its errors against the exact Q, and for the embedding
+// critics the embedding's effect share and (at PictureN) its projection.
+func evaluate(cfg Config, method string, n int, scenario, rp string, seed uint64, run *exp.Run, progress track.Progress) error {
+	lc := learnerConfig(cfg, method, n)
+	lc.Scenario, lc.FreezeActor = scenario, true
+	p := fmt.Sprintf("n%d/", n)
+	add := track.Curves(run.Curves).Add
+	hooks := m3apg.Hooks{Progress: progress}
+	if method != m3apg.CentralQ {
+		hooks.Critic = func(c *m3apg.Critic, trained bool) error {
+			emb, err := c.Embeddings()
+			if err != nil {
+				return err
+			}
+			class, classes := m3apg.PushEffects(n, env.DefaultPushMaxMove)
+			share, err := m3apg.EffectShare(emb, class, classes)
+			if err != nil || !trained {
+				run.Final[p+"init_embed_effect_share"] = share // the same initial weights for every reward
+				return err
+			}
+			run.Final[p+rp+"embed_effect_share"] = share
+			add(rp+"embed_effect_share_vs_n", float64(n), share)
+			if n == cfg.PictureN {
+				x, y, _ := m3apg.PCA2(emb)
+				reward := map[string]string{"": "shaped", "sparse_": "sparse"}[rp]
+				for k := range emb {
+					dx, dy := env.NetPush(env.JointAction(k, n))
+					add("embed/"+reward+"/pc1", float64(k), x[k])
+					add("embed/"+reward+"/pc2", float64(k), y[k])
+					add("embed/"+reward+"/push_x", float64(k), float64(dx))
+					add("embed/"+reward+"/push_y", float64(k), float64(dy))
+				}
+			}
+			return nil
+		}
+	}
+	ev, err := m3apg.Train(lc, seed, hooks)
+	if err != nil {
+		return fmt.Errorf("%s N=%d policy evaluation on %s: %w", method, n, scenario, err)
+	}
+	for k, cv := range ev {
+		run.Curves[p+"eval/"+rp+k] = cv
+	}
+	seen, unseen := lastMean(ev["critic_error_seen"], 1), lastMean(ev["critic_error_unseen"], 1)
+	run.Final[p+rp+"critic_error_seen"], run.Final[p+rp+"critic_error_unseen"] = seen, unseen
+	add(rp+"critic_error_seen_vs_n", float64(n), seen)
+	add(rp+"critic_error_unseen_vs_n", float64(n), unseen)
+	return nil
+}
+
 // learnerConfig is the Central-Q learner's configuration for a critic kind on the game of n agents:
 // the shared critic sizes and optimizer, the MI weight for m3apg only.
 func learnerConfig(cfg Config, method string, n int) m3apg.Config {
@@ -166,6 +237,7 @@ func learnerConfig(cfg Config, method string, n int) m3apg.Config {
 	lc.Critic = m3apg.DefaultCritic(method)
 	lc.Critic.Hidden, lc.Critic.ActionDim, lc.Critic.EmbedDim, lc.Critic.Opt = cfg.Learner.Critic.Hidden,
 		cfg.Learner.Critic.ActionDim, cfg.Learner.Critic.EmbedDim, cfg.Learner.Critic.Opt
+	lc.Critic.EmbedUpdate, lc.Critic.EmbedWarmup = cfg.Learner.Critic.EmbedUpdate, cfg.Learner.Critic.EmbedWarmup
 	if method == m3apg.M3APG {
 		lc.Critic.MICoef = cfg.Learner.Critic.MICoef
 	}

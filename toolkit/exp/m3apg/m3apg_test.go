@@ -14,17 +14,30 @@ func TestSmokeRun(t *testing.T) {
 	_, back, _ := exptest.Smoke(t, "m3apg")
 	cfg := ConfigFor(exp.Smoke)
 	exptest.RequireMetrics(t, back, Methods, []string{"return", "n3/return", "n4/return"}, 1)
-	exptest.RequireMetrics(t, back, Methods[:3], []string{"critic_error_seen", "critic_error_unseen", "n3/critic_error_unseen", "n4/critic_error_seen"}, 1)
+	exptest.RequireMetrics(t, back, Methods[:3], []string{"critic_error_seen", "critic_error_unseen", "n3/critic_error_unseen", "n4/critic_error_seen",
+		"sparse_critic_error_unseen", "n3/sparse_critic_error_seen"}, 1)
+	exptest.RequireMetrics(t, back, Methods[1:3], []string{"embed_effect_share", "sparse_embed_effect_share", "n3/init_embed_effect_share"}, 1)
+	for _, m := range Methods[1:3] {
+		r := back.RunsOf(m)[0]
+		for _, k := range []string{"embed/shaped/pc1", "embed/sparse/pc2", "embed/sparse/push_x"} {
+			if len(r.Curves[k].Y) != 64 { // every joint action of N = PictureN = 3
+				t.Fatalf("%s: curve %s has %d points, want 64", m, k, len(r.Curves[k].Y))
+			}
+		}
+		if s := r.Final["embed_effect_share"]; !(s >= 0 && s <= 1) {
+			t.Fatalf("%s: effect share %v", m, s)
+		}
+	}
 	for _, m := range Methods {
 		r := back.RunsOf(m)[0]
 		if len(r.Curves["return_vs_n"].X) != len(cfg.Agents) || len(r.Curves["n4/episodic_return"].Y) == 0 {
 			t.Fatalf("%s: curves %v", m, r.Curves["return_vs_n"])
 		}
 	}
-	if claims := Claims(back); len(claims) != 5 {
+	if claims := Claims(back); len(claims) != 9 {
 		t.Fatalf("%d claims", len(claims))
 	}
-	if len(back.Figures) < 3 {
+	if len(back.Figures) < 6 {
 		t.Fatalf("%d figure files", len(back.Figures))
 	}
 }

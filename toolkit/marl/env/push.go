@@ -15,7 +15,9 @@ import (
 // clipped to MaxMove cells per axis and to the grid. Many joint actions are equivalent in effect —
 // only the net push matters — which is what a joint-action embedding can learn and a one-hot critic
 // cannot see. Reward from (s, s′): the decrease of the Manhattan distance to the goal, plus Bonus on
-// reaching it (the episode then ends); the step limit ends it otherwise. Every agent observes the
+// reaching it (the episode then ends); the step limit ends it otherwise. With Sparse only the Bonus
+// is paid: the value then says little about a joint action's effect until the goal is reached, while
+// the transition s → s′ always shows it (the regime where M3APG's forward-model term has room to act). Every agent observes the
 // object's position, the goal and the time left (normalised); the state is the same. The start cell
 // is drawn from the reset seed.
 type Push struct {
@@ -23,11 +25,16 @@ type Push struct {
 	// MaxMove bounds the object's move per axis and step; Bonus is paid on reaching the goal.
 	MaxMove int
 	Bonus   float64
+	// Sparse drops the distance shaping: the reward is Bonus on reaching the goal, 0 otherwise.
+	Sparse bool
 	goalX   int
 	goalY   int
 	x, y, t int
 	done    bool
 }
+
+// DefaultPushMaxMove is a new game's MaxMove.
+const DefaultPushMaxMove = 2
 
 // PushActions are the push directions, in action order.
 var PushActions = []string{"NORTH", "SOUTH", "WEST", "EAST"}
@@ -41,16 +48,16 @@ func NewPush(n, w, h, limit int) (*Push, error) {
 	if n < 1 || n > 8 || w < 2 || h < 2 || w*h > 400 || limit < 1 {
 		return nil, fmt.Errorf("push game: %d agents (1–8), %dx%d grid (≥ 2, ≤ 400 cells), limit %d", n, w, h, limit)
 	}
-	return &Push{agents: n, w: w, h: h, limit: limit, MaxMove: 2, Bonus: 1, goalX: w / 2, goalY: h / 2}, nil
+	return &Push{agents: n, w: w, h: h, limit: limit, MaxMove: DefaultPushMaxMove, Bonus: 1, goalX: w / 2, goalY: h / 2}, nil
 }
 
-var pushSpec = regexp.MustCompile(`^(\d+)p-(\d+)x(\d+)(?:-(\d+)t)?$`)
+var pushSpec = regexp.MustCompile(`^(\d+)p-(\d+)x(\d+)(?:-(\d+)t)?(-sparse)?$`)
 
-// makePush understands "<N>p-<W>x<H>[-<T>t]" (default limit W+H).
+// makePush understands "<N>p-<W>x<H>[-<T>t][-sparse]" (default limit W+H; -sparse: goal bonus only).
 func makePush(spec string) (Env, error) {
 	m := pushSpec.FindStringSubmatch(spec)
 	if m == nil {
-		return nil, fmt.Errorf("bad push spec %q: want <N>p-<W>x<H>[-<T>t], e.g. 4p-5x5", spec)
+		return nil, fmt.Errorf("bad push spec %q: want <N>p-<W>x<H>[-<T>t][-sparse], e.g. 4p-5x5 or 4p-5x5-8t-sparse", spec)
 	}
 	n, _ := strconv.Atoi(m[1])
 	w, _ := strconv.Atoi(m[2])
@@ -59,13 +66,21 @@ func makePush(spec string) (Env, error) {
 	if m[4] != "" {
 		limit, _ = strconv.Atoi(m[4])
 	}
-	return NewPush(n, w, h, limit)
+	p, err := NewPush(n, w, h, limit)
+	if err == nil {
+		p.Sparse = m[5] != ""
+	}
+	return p, err
 }
 
 func init() { Register("push", makePush) }
 
 func (p *Push) Name() string {
-	return fmt.Sprintf("push:%dp-%dx%d-%dt", p.agents, p.w, p.h, p.limit)
+	sparse := ""
+	if p.Sparse {
+		sparse = "-sparse"
+	}
+	return fmt.Sprintf("push:%dp-%dx%d-%dt%s", p.agents, p.w, p.h, p.limit, sparse)
 }
 func (p *Push) NumAgents() int  { return p.agents }
 func (p *Push) ObsSize() int    { return 5 }
@@ -135,7 +150,9 @@ func (p *Push) Next(cell, dx, dy int) (next int, reward float64, reached bool) {
 	nx := clip(x+clip(dx, -p.MaxMove, p.MaxMove), 0, p.w-1)
 	ny := clip(y+clip(dy, -p.MaxMove, p.MaxMove), 0, p.h-1)
 	dist := func(x, y int) int { return abs(x-p.goalX) + abs(y-p.goalY) }
-	reward = float64(dist(x, y) - dist(nx, ny))
+	if !p.Sparse {
+		reward = float64(dist(x, y) - dist(nx, ny))
+	}
 	next = p.Cell(nx, ny)
 	if next == p.Goal() {
 		reward += p.Bonus

@@ -63,7 +63,22 @@ func TestPushDynamics(t *testing.T) {
 	if !strings.Contains(p.Render(), "step") {
 		t.Fatal("render")
 	}
-	for _, bad := range []string{"push:0p-5x5", "push:3p-1x5", "push:9p-5x5", "push:3p-5x5-0t", "push:3p"} {
+	// Sparse: the same moves, only the goal bonus is paid.
+	e, err = Make("push:3p-5x5-6t-sparse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := e.(*Push)
+	if !sp.Sparse || sp.Name() != "push:3p-5x5-6t-sparse" {
+		t.Fatalf("sparse spec: %v %q", sp.Sparse, sp.Name())
+	}
+	if next, r, _ = sp.Next(sp.Cell(0, 0), 3, 0); next != sp.Cell(2, 0) || r != 0 {
+		t.Fatalf("sparse: 3 east from (0,0): cell %d reward %v", next, r)
+	}
+	if next, r, reached = sp.Next(sp.Cell(0, 0), 2, 2); next != sp.Goal() || r != sp.Bonus || !reached {
+		t.Fatalf("sparse: (2,2) from (0,0): cell %d reward %v reached %v", next, r, reached)
+	}
+	for _, bad := range []string{"push:0p-5x5", "push:3p-1x5", "push:9p-5x5", "push:3p-5x5-0t", "push:3p", "push:3p-5x5-sparse-6t"} {
 		if _, err := Make(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -6,7 +6,9 @@
 //
 // [UNVERIFIED] reconstruction choices (§6.2), each a field of CriticConfig: per-agent action
 // embeddings concatenated and mixed by a tanh MLP; the forward model predicts s′ − s from (s, e) with
-// mean squared error; the MI weight.
+// mean squared error; the MI weight; how embedding learning is scheduled against the critic's
+// updates (EmbedUpdate: jointly, alternated, or learned then frozen — the fixed-embedding setting of
+// the paper's convergence argument).
 package m3apg
 
 import (
@@ -28,6 +30,21 @@ const (
 	M3APGNoMI = "m3apg-nomi"
 )
 
+// Embedding schedules (CriticConfig.EmbedUpdate) of the embedding critics.
+const (
+	// EmbedJoint: one loss, value + MICoef·forward, moves every weight (the value loss shapes the
+	// embedding too).
+	EmbedJoint = "joint"
+	// EmbedAlternate: every critic update is two optimizer steps — the embedding step (forward-model
+	// loss only: action embeddings, mixer and forward model move) and then the value step with the
+	// embedding held fixed (stop-gradient: only the Q head moves). The embedding learns from the
+	// transition alone; for m3apg-nomi (MICoef 0) it stays at its random initialisation.
+	EmbedAlternate = "alternate"
+	// EmbedFrozen: as EmbedAlternate for the first EmbedWarmup updates, then value steps only — the
+	// embedding is fixed while critic and actor go on learning.
+	EmbedFrozen = "frozen"
+)
+
 // CriticConfig configures a joint-action critic.
 type CriticConfig struct {
 	// Kind is central-q, m3apg or m3apg-nomi.
@@ -39,8 +56,23 @@ type CriticConfig struct {
 	EmbedDim  int `json:"embed_dim"`
 	// MICoef weighs the forward-model loss ‖g(s, e) − (s′ − s)‖² against the value loss (m3apg only).
 	MICoef float64 `json:"mi_coef"`
-	// Opt is the optimizer (Adam).
+	// EmbedUpdate schedules embedding learning against the value updates: EmbedJoint ("" means
+	// joint), EmbedAlternate or EmbedFrozen [UNVERIFIED: the paper alternates MI and RL phases and
+	// analyses convergence with the embedding fixed; the schedule is our choice]. Ignored by central-q.
+	EmbedUpdate string `json:"embed_update,omitempty"`
+	// EmbedWarmup is the number of critic updates during which a frozen embedding still learns.
+	EmbedWarmup int `json:"embed_warmup,omitempty"`
+	// Opt is the optimizer (Adam; with a split schedule WeightDecay must be 0, or the value step
+	// would shrink the embedding it holds fixed).
 	Opt nn.OptConfig `json:"opt"`
+}
+
+// schedule is EmbedUpdate with "" read as EmbedJoint.
+func (cfg CriticConfig) schedule() string {
+	if cfg.EmbedUpdate == "" {
+		return EmbedJoint
+	}
+	return cfg.EmbedUpdate
 }
 
 // DefaultCritic is a small critic of a kind.
@@ -57,7 +89,10 @@ type Critic struct {
 	Cfg                      CriticConfig
 	Agents, Actions, StateSz int
 	nn.Model
-	tr *nn.Trainer
+	// tr trains by the joint loss; trEmbed and trValue are the two steps of a split schedule (each
+	// with its own Adam state, so weights outside a step's loss get zero moments and stay put).
+	tr, trEmbed, trValue *nn.Trainer
+	updates              int
 }
 
 func (c *Critic) joints() int { return int(math.Pow(float64(c.Actions), float64(c.Agents))) }
@@ -69,6 +104,15 @@ func NewCritic(b compute.Backend, cfg CriticConfig, agents, actions, stateSize i
 	}
 	if cfg.Hidden < 1 || cfg.ActionDim < 1 || cfg.EmbedDim < 1 || cfg.MICoef < 0 || agents < 1 || actions < 2 {
 		return nil, fmt.Errorf("m3apg: critic config %+v for %d agents × %d actions", cfg, agents, actions)
+	}
+	split := cfg.Kind != CentralQ && cfg.schedule() != EmbedJoint
+	switch {
+	case cfg.schedule() != EmbedJoint && cfg.schedule() != EmbedAlternate && cfg.schedule() != EmbedFrozen:
+		return nil, fmt.Errorf("m3apg: critic embed_update %q, want %s, %s or %s", cfg.EmbedUpdate, EmbedJoint, EmbedAlternate, EmbedFrozen)
+	case cfg.EmbedWarmup < 0:
+		return nil, fmt.Errorf("m3apg: critic embed_warmup %d < 0", cfg.EmbedWarmup)
+	case split && cfg.Opt.WeightDecay != 0:
+		return nil, fmt.Errorf("m3apg: critic embed_update %q needs opt.weight_decay 0 (got %v): decay would move the weights a step holds fixed", cfg.EmbedUpdate, cfg.Opt.WeightDecay)
 	}
 	c := &Critic{Cfg: cfg, Agents: agents, Actions: actions, StateSz: stateSize}
 	var l nn.Layout
@@ -100,7 +144,14 @@ func NewCritic(b compute.Backend, cfg CriticConfig, agents, actions, stateSize i
 		return nil, err
 	}
 	c.Model = m
-	if c.tr, err = nn.NewTrainer(&c.Model, cfg.Opt, "m3apg-critic-"+cfg.Kind, []string{"value_loss", "forward_loss"}, c.loss); err != nil {
+	metrics := []string{"value_loss", "forward_loss"}
+	if !split {
+		c.tr, err = nn.NewTrainer(&c.Model, cfg.Opt, "m3apg-critic-"+cfg.Kind, metrics, c.loss)
+	} else if c.trEmbed, err = nn.NewTrainer(&c.Model, cfg.Opt, "m3apg-critic-embed-"+cfg.Kind, metrics, c.embedLoss); err == nil {
+		c.trValue, err = nn.NewTrainer(&c.Model, cfg.Opt, "m3apg-critic-value-"+cfg.Kind, metrics, c.valueLoss)
+	}
+	if err != nil {
+		c.Close()
 		return nil, err
 	}
 	return c, nil
@@ -108,7 +159,11 @@ func NewCritic(b compute.Backend, cfg CriticConfig, agents, actions, stateSize i
 
 // Close releases the weights and optimizer state.
 func (c *Critic) Close() {
-	c.tr.Close()
+	for _, t := range []*nn.Trainer{c.tr, c.trEmbed, c.trValue} {
+		if t != nil {
+			t.Close()
+		}
+	}
 	c.Model.Close()
 }
 
@@ -129,29 +184,62 @@ func (c *Critic) Embed(w *nn.Views, oh *Node) *Node {
 }
 
 // q returns Q [B] and, for the embedding critics, the forward model's prediction of s′ − s [B, S].
-// Inputs: states [B,S], the per-agent one-hots [B, N·A] and the joint one-hot [B, A^N].
-func (c *Critic) q(w *nn.Views, states, perAgent, joint *Node) (q, fwd *Node) {
+// Inputs: states [B,S], the per-agent one-hots [B, N·A] and the joint one-hot [B, A^N]. With
+// holdEmbed the Q head reads the embedding through a stop-gradient (the value loss cannot move it).
+func (c *Critic) q(w *nn.Views, states, perAgent, joint *Node, holdEmbed bool) (q, fwd *Node) {
 	b := states.Shape().Dimensions[0]
 	if c.Cfg.Kind == CentralQ {
 		return Reshape(ac.Forward(w, "q", 3, Concatenate([]*Node{states, joint}, -1)), b), nil
 	}
-	x := Concatenate([]*Node{states, c.Embed(w, perAgent)}, -1)
-	return Reshape(ac.Forward(w, "q", 3, x), b), ac.Forward(w, "fwd", 2, x)
+	e := c.Embed(w, perAgent)
+	x := Concatenate([]*Node{states, e}, -1)
+	xq := x
+	if holdEmbed {
+		xq = Concatenate([]*Node{states, StopGradient(e)}, -1)
+	}
+	return Reshape(ac.Forward(w, "q", 3, xq), b), ac.Forward(w, "fwd", 2, x)
 }
 
-// loss: batch = states [B,S], per-agent one-hots [B,N·A], joint one-hots [B,A^N], targets [B],
-// state changes s′ − s [B,S], and has_next [B] (1 where s′ is known: not for an episode's last
-// transition). value_loss = mean (Q − y)²; forward_loss = Σ_rows has_next·Σ_k (g_k − Δs_k)² /
-// Σ has_next; loss = value_loss + MICoef·forward_loss (forward_loss 0 for central-q).
-func (c *Critic) loss(w *nn.Views, in []*Node) (*Node, []*Node) {
-	q, fwd := c.q(w, in[0], in[1], in[2])
-	vl := ReduceAllMean(Square(Sub(q, in[3])))
+// Batch inputs of the critic's losses, by name.
+const (
+	inStates   = iota // states [B, S]
+	inPerAgent        // per-agent one-hot actions [B, N·A]
+	inJoint           // joint one-hot action [B, A^N] (central-q; [B, 1] otherwise)
+	inTargets         // value targets y [B]
+	inDelta           // state changes s′ − s [B, S]
+	inHasNext         // 1 where s′ is known (not an episode's last transition) [B]
+)
+
+// losses returns value_loss = mean (Q − y)² and forward_loss = Σ_rows has_next·Σ_k (g_k − Δs_k)² /
+// Σ has_next (0 for central-q).
+func (c *Critic) losses(w *nn.Views, in []*Node, holdEmbed bool) (vl, fl *Node) {
+	q, fwd := c.q(w, in[inStates], in[inPerAgent], in[inJoint], holdEmbed)
+	vl = ReduceAllMean(Square(Sub(q, in[inTargets])))
 	if fwd == nil {
-		return vl, []*Node{vl, ScalarZero(q.Graph(), q.DType())}
+		return vl, ScalarZero(q.Graph(), q.DType())
 	}
-	rows := ReduceSum(Square(Sub(fwd, in[4])), -1)
-	fl := Div(ReduceAllSum(Mul(rows, in[5])), Max(ReduceAllSum(in[5]), nn.ScalarLike(rows, 1)))
+	rows := ReduceSum(Square(Sub(fwd, in[inDelta])), -1)
+	fl = Div(ReduceAllSum(Mul(rows, in[inHasNext])), Max(ReduceAllSum(in[inHasNext]), nn.ScalarLike(rows, 1)))
+	return vl, fl
+}
+
+// loss (joint schedule) = value_loss + MICoef·forward_loss over every weight.
+func (c *Critic) loss(w *nn.Views, in []*Node) (*Node, []*Node) {
+	vl, fl := c.losses(w, in, false)
 	return Add(vl, MulScalar(fl, c.Cfg.MICoef)), []*Node{vl, fl}
+}
+
+// embedLoss (the embedding step of a split schedule) = MICoef·forward_loss: its gradient reaches the
+// action embeddings, the mixer and the forward model, never the Q head.
+func (c *Critic) embedLoss(w *nn.Views, in []*Node) (*Node, []*Node) {
+	vl, fl := c.losses(w, in, false)
+	return MulScalar(fl, c.Cfg.MICoef), []*Node{vl, fl}
+}
+
+// valueLoss (the value step of a split schedule) = value_loss with the embedding held fixed.
+func (c *Critic) valueLoss(w *nn.Views, in []*Node) (*Node, []*Node) {
+	vl, fl := c.losses(w, in, true)
+	return vl, []*Node{vl, fl}
 }
 
 // inputs builds the host tensors of a batch.
@@ -199,15 +287,25 @@ func (c *Critic) Update(states [][]float32, joints [][]int, y []float64, delta [
 			hf[i] = 1
 		}
 	}
-	return c.tr.Update(st, per, joint, tensors.FromFlatDataAndDimensions(yf, b), tensors.FromFlatDataAndDimensions(df, b, s),
-		tensors.FromFlatDataAndDimensions(hf, b))
+	batch := []any{st, per, joint, tensors.FromFlatDataAndDimensions(yf, b), tensors.FromFlatDataAndDimensions(df, b, s),
+		tensors.FromFlatDataAndDimensions(hf, b)}
+	c.updates++
+	if c.tr != nil {
+		return c.tr.Update(batch...)
+	}
+	if c.Cfg.schedule() == EmbedAlternate || c.updates <= c.Cfg.EmbedWarmup {
+		if _, err := c.trEmbed.Update(batch...); err != nil {
+			return nn.StepStats{}, err
+		}
+	}
+	return c.trValue.Update(batch...)
 }
 
 func (c *Critic) qExec() *Exec {
 	return c.Exec("m3apg-q-"+c.Cfg.Kind, func(b compute.Backend) *Exec {
 		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
 			w := nn.NewViews(c.Layout, in[0])
-			q, _ := c.q(w, in[1], in[2], in[3])
+			q, _ := c.q(w, in[1], in[2], in[3], false)
 			return []*Node{q}
 		})
 	})
@@ -233,4 +331,36 @@ func (c *Critic) Q(states [][]float32, joints [][]int) ([]float64, error) {
 		res[i] = float64(v)
 	}
 	return res, nil
+}
+
+// Embeddings returns the joint-action embedding e of every joint action (agent 0's action most
+// significant, env.JointIndex's order): [A^N][EmbedDim]. An error for central-q (no embedding).
+func (c *Critic) Embeddings() ([][]float32, error) {
+	if c.Cfg.Kind == CentralQ {
+		return nil, fmt.Errorf("m3apg: a %s critic has no joint-action embedding", c.Cfg.Kind)
+	}
+	n, a, nj := c.Agents, c.Actions, c.joints()
+	pf := make([]float32, nj*n*a)
+	for k := 0; k < nj; k++ {
+		x := k
+		for i := n - 1; i >= 0; i-- {
+			pf[k*n*a+i*a+x%a] = 1
+			x /= a
+		}
+	}
+	ex := c.Exec("m3apg-embed", func(b compute.Backend) *Exec {
+		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
+			return []*Node{c.Embed(nn.NewViews(c.Layout, in[0]), in[1])}
+		})
+	})
+	out, err := c.Call(ex, c.Params, tensors.FromFlatDataAndDimensions(pf, nj, n*a))
+	if err != nil {
+		return nil, err
+	}
+	flat, err := tensors.CopyFlatData[float32](out[0])
+	out[0].FinalizeAll()
+	if err != nil {
+		return nil, err
+	}
+	return rows(flat, c.Cfg.EmbedDim, nj), nil
 }

@@ -1,10 +1,14 @@
 package m3apg
 
 import (
-	. "github.com/gomlx/gomlx/core/graph"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph"
 
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/backend"
@@ -165,7 +169,7 @@ func TestCriticLossByHand(t *testing.T) {
 	ht := tensors.FromFlatDataAndDimensions([]float32{1, 1, 0}, 3) // the last row has no next state
 	e := MustNewExec(b, func(g *Graph, in []*Node) []*Node {
 		w := nn.NewViews(c.Layout, in[0])
-		q, fwd := c.q(w, in[1], in[2], in[3])
+		q, fwd := c.q(w, in[1], in[2], in[3], false)
 		l, _ := c.loss(w, in[1:])
 		return []*Node{q, fwd, l}
 	})
@@ -183,5 +187,156 @@ func TestCriticLossByHand(t *testing.T) {
 	}
 	if want := vl + 0.5*fl; math.Abs(got-want) > 1e-5 {
 		t.Fatalf("loss %.6f, by hand %.6f (value %.6f, forward %.6f)", got, want, vl, fl)
+	}
+}
+
+// The embedding schedules, weight by weight: jointly, the value loss moves the embedding; alternated,
+// the embedding learns from the forward model only (m3apg-nomi's then never moves); frozen after two
+// updates, the embedding is bit-identical through later updates while the Q head keeps learning.
+func TestEmbedSchedules(t *testing.T) {
+	b, _, err := backend.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := [][]float32{{0.1, 0.9}, {0.5, 0.2}, {1, 0}, {0.3, 0.3}}
+	joints := [][]int{{0, 1, 2}, {3, 3, 3}, {1, 0, 2}, {2, 2, 0}}
+	y := []float64{1, -0.5, 2, 0.3}
+	delta := [][]float32{{0.25, 0}, {-0.25, 0.5}, nil, {0, 0.5}}
+	part := func(c *Critic, prefixes ...string) []float32 {
+		w, err := c.Weights()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []float32
+		for _, tn := range c.Layout.Tensors {
+			for _, p := range prefixes {
+				if strings.HasPrefix(tn.Name, p) {
+					out = append(out, w[tn.Offset:tn.Offset+tn.Size()]...)
+				}
+			}
+		}
+		return out
+	}
+	embedOf := func(c *Critic) []float32 { return part(c, "embed/", "mix/") }
+	run := func(kind, schedule string, warmup, steps int) (before, mid, after, qBefore, qAfter []float32) {
+		cfg := DefaultCritic(kind)
+		cfg.EmbedUpdate, cfg.EmbedWarmup = schedule, warmup
+		c, err := NewCritic(b, cfg, 3, 4, 2, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		before, qBefore = embedOf(c), part(c, "q/")
+		for i := 0; i < steps; i++ {
+			if i == warmup {
+				mid = embedOf(c)
+			}
+			st, err := c.Update(states, joints, y, delta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !(st.Metrics["forward_loss"] > 0) {
+				t.Fatalf("%s/%s: forward_loss %v not reported", kind, schedule, st.Metrics["forward_loss"])
+			}
+		}
+		return before, mid, embedOf(c), qBefore, part(c, "q/")
+	}
+	if len(embedOf(mustCritic(t, b))) == 0 {
+		t.Fatal("no embedding weights found by name")
+	}
+	b0, _, a0, _, _ := run(M3APGNoMI, EmbedJoint, 0, 3)
+	if slices.Equal(b0, a0) {
+		t.Fatal("joint schedule: the value loss did not move m3apg-nomi's embedding")
+	}
+	b1, _, a1, q0, q1 := run(M3APGNoMI, EmbedAlternate, 0, 3)
+	if !slices.Equal(b1, a1) || slices.Equal(q0, q1) {
+		t.Fatal("alternate, no MI: the embedding moved or the Q head did not")
+	}
+	b2, _, a2, _, _ := run(M3APG, EmbedAlternate, 0, 3)
+	if slices.Equal(b2, a2) {
+		t.Fatal("alternate with MI: the embedding did not learn")
+	}
+	b3, mid, a3, q2, q3 := run(M3APG, EmbedFrozen, 2, 5)
+	if slices.Equal(b3, mid) || !slices.Equal(mid, a3) || slices.Equal(q2, q3) {
+		t.Fatal("frozen after 2 updates: the embedding did not learn first, moved later, or the Q head stood still")
+	}
+	for _, bad := range []CriticConfig{{Kind: M3APG, EmbedUpdate: "sometimes"}, {Kind: M3APG, EmbedUpdate: EmbedFrozen, EmbedWarmup: -1}} {
+		cfg := DefaultCritic(M3APG)
+		cfg.EmbedUpdate, cfg.EmbedWarmup = bad.EmbedUpdate, bad.EmbedWarmup
+		if _, err := NewCritic(b, cfg, 3, 4, 2, 5); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+	cfg := DefaultCritic(M3APG)
+	cfg.EmbedUpdate, cfg.Opt.WeightDecay = EmbedAlternate, 0.01
+	if _, err := NewCritic(b, cfg, 3, 4, 2, 5); err == nil {
+		t.Error("weight decay with a split schedule accepted")
+	}
+}
+
+func mustCritic(t *testing.T, b compute.Backend) *Critic {
+	t.Helper()
+	c, err := NewCritic(b, DefaultCritic(M3APG), 3, 4, 2, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// Embeddings returns one row per joint action, equal to the graph's embedding of that action.
+func TestEmbeddings(t *testing.T) {
+	b, _, err := backend.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mustCritic(t, b)
+	emb, err := c.Embeddings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(emb) != 64 || len(emb[0]) != c.Cfg.EmbedDim {
+		t.Fatalf("%d×%d embeddings", len(emb), len(emb[0]))
+	}
+	_, per, _, err := c.inputs([][]float32{{0, 0}}, [][]int{env.JointAction(27, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := MustNewExec(b, func(g *Graph, in []*Node) []*Node {
+		return []*Node{c.Embed(nn.NewViews(c.Layout, in[0]), in[1])}
+	}).MustCall(c.Params, per)
+	for j, v := range tensors.MustCopyFlatData[float32](out[0]) {
+		if math.Abs(float64(v-emb[27][j])) > 1e-5 { // another batch size: float rounding only
+			t.Fatalf("embedding of joint 27, entry %d: %v, Embeddings: %v", j, v, emb[27][j])
+		}
+	}
+	cq, err := NewCritic(b, DefaultCritic(CentralQ), 3, 4, 2, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cq.Close()
+	if _, err := cq.Embeddings(); err == nil {
+		t.Fatal("central-q returned an embedding")
+	}
+}
+
+// EffectShare by hand: two classes; PCA2 finds the axis of a stretched cloud.
+func TestEffectShareAndPCA(t *testing.T) {
+	emb := [][]float32{{0, 0}, {2, 0}, {10, 0}, {12, 0}}
+	// class means 1 and 11, overall 6: between = 2·25 + 2·25 = 100; total = 36+16+16+36 = 104.
+	got, err := EffectShare(emb, []int{0, 0, 1, 1}, 2)
+	if err != nil || math.Abs(got-100.0/104) > 1e-12 {
+		t.Fatalf("effect share %v (%v), want %v", got, err, 100.0/104)
+	}
+	if _, err := EffectShare(emb, []int{0, 0, 2, 1}, 2); err == nil {
+		t.Fatal("class out of range accepted")
+	}
+	x, y, explained := PCA2([][]float32{{1, 1, 0}, {-1, -1, 0}, {2, 2, 0.1}, {-2, -2, -0.1}})
+	if math.Abs(explained-1) > 1e-9 || math.Abs(math.Abs(x[0])-math.Sqrt2) > 1e-2 || math.Abs(y[0]) > 0.1 {
+		t.Fatalf("PCA2: x %v y %v explained %v", x, y, explained)
+	}
+	class, n := PushEffects(2, 2)
+	if n != 25 || len(class) != 16 || class[env.JointIndex([]int{3, 3})] != (2+2)*5+2 || class[env.JointIndex([]int{0, 1})] != class[env.JointIndex([]int{2, 3})] {
+		t.Fatalf("push effects: %v", class)
 	}
 }

@@ -67,7 +67,12 @@ func (c Config) Validate() error {
 }
 
 // Hooks are optional callbacks.
-type Hooks struct{ Progress track.Progress }
+type Hooks struct {
+	Progress track.Progress
+	// Critic, when set, is called with the critic as initialised (trained false) and, at the end,
+	// trained, before it is freed (e.g. to read its embedding); its error ends the run.
+	Critic func(c *Critic, trained bool) error
+}
 
 // Train runs Central-Q policy gradient with the configured critic and returns the curves against
 // environment steps: episodic_return, value_loss, forward_loss, entropy, and (push games)
@@ -105,6 +110,11 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 		return nil, err
 	}
 	defer critic.Close()
+	if hooks.Critic != nil {
+		if err := hooks.Critic(critic, false); err != nil {
+			return nil, err
+		}
+	}
 	r := rand.New(rand.NewPCG(seed, 0x6d3361))
 	joints := int(math.Pow(float64(na), float64(n)))
 	held := make([]bool, joints)
@@ -258,6 +268,11 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 			msg += fmt.Sprintf(" critic error seen %.3f unseen %.3f", seen, unseen)
 		}
 		hooks.Progress.Update(it, msg)
+	}
+	if hooks.Critic != nil {
+		if err := hooks.Critic(critic, true); err != nil {
+			return curves, err
+		}
 	}
 	return curves, nil
 }

@@ -1,0 +1,159 @@
+package m3apg
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/paperlab/paperlab/toolkit/marl/env"
+)
+
+// PushEffects is the effect class of every joint action of n push agents (env.JointIndex's order):
+// the net push clipped to ±maxMove per axis — what the object's move depends on away from the walls.
+// Joint actions of one class are equivalent in effect; classes counts them.
+func PushEffects(n, maxMove int) (class []int, classes int) {
+	side := 2*maxMove + 1
+	joints := int(math.Pow(4, float64(n)))
+	class = make([]int, joints)
+	for k := range class {
+		dx, dy := env.NetPush(env.JointAction(k, n))
+		dx, dy = max(-maxMove, min(maxMove, dx)), max(-maxMove, min(maxMove, dy))
+		class[k] = (dx+maxMove)*side + dy + maxMove
+	}
+	return class, side * side
+}
+
+// EffectShare is the share of an embedding's variance explained by the effect classes (the
+// correlation ratio η² = Σ_g n_g‖μ_g − μ‖² / Σ_i ‖e_i − μ‖²): 1 when equivalent joint actions share
+// one point, near 0 when the embedding ignores what they do. NaN for a constant embedding.
+func EffectShare(emb [][]float32, class []int, classes int) (float64, error) {
+	if len(emb) == 0 || len(emb) != len(class) {
+		return 0, fmt.Errorf("m3apg: %d embeddings for %d classes labels", len(emb), len(class))
+	}
+	d := len(emb[0])
+	mean := make([]float64, d)
+	sums := make([][]float64, classes)
+	counts := make([]float64, classes)
+	for i, e := range emb {
+		g := class[i]
+		if g < 0 || g >= classes || len(e) != d {
+			return 0, fmt.Errorf("m3apg: row %d: class %d of %d, %d values for %d", i, g, classes, len(e), d)
+		}
+		if sums[g] == nil {
+			sums[g] = make([]float64, d)
+		}
+		for j, v := range e {
+			mean[j] += float64(v) / float64(len(emb))
+			sums[g][j] += float64(v)
+		}
+		counts[g]++
+	}
+	var total, between float64
+	for _, e := range emb {
+		for j, v := range e {
+			total += (float64(v) - mean[j]) * (float64(v) - mean[j])
+		}
+	}
+	for g, s := range sums {
+		for j := range s {
+			m := s[j]/counts[g] - mean[j]
+			between += counts[g] * m * m
+		}
+	}
+	if total == 0 {
+		return math.NaN(), nil
+	}
+	return between / total, nil
+}
+
+// PCA2 projects rows onto their first two principal components (power iteration with deflation on
+// the covariance, from a fixed start: deterministic), each component's sign fixed so that its
+// largest loading is positive; explained is the share of variance the two carry.
+func PCA2(emb [][]float32) (x, y []float64, explained float64) {
+	n, d := len(emb), 0
+	if n > 0 {
+		d = len(emb[0])
+	}
+	mean := make([]float64, d)
+	for _, e := range emb {
+		for j, v := range e {
+			mean[j] += float64(v) / float64(n)
+		}
+	}
+	cov := make([][]float64, d)
+	for i := range cov {
+		cov[i] = make([]float64, d)
+	}
+	var total float64
+	for _, e := range emb {
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				cov[i][j] += (float64(e[i]) - mean[i]) * (float64(e[j]) - mean[j])
+			}
+		}
+	}
+	for i := 0; i < d; i++ {
+		total += cov[i][i]
+	}
+	var comps [][]float64
+	var captured float64
+	for c := 0; c < 2 && c < d; c++ {
+		v := make([]float64, d)
+		for j := range v {
+			v[j] = 1 / math.Sqrt(float64(d)+float64(j)) // fixed, not orthogonal to any axis
+		}
+		var lambda float64
+		for it := 0; it < 500; it++ {
+			w := make([]float64, d)
+			for i := 0; i < d; i++ {
+				for j := 0; j < d; j++ {
+					w[i] += cov[i][j] * v[j]
+				}
+			}
+			norm := 0.0
+			for _, u := range w {
+				norm += u * u
+			}
+			norm = math.Sqrt(norm)
+			if norm == 0 {
+				break
+			}
+			for i := range w {
+				w[i] /= norm
+			}
+			v, lambda = w, norm
+		}
+		big := 0
+		for j := range v {
+			if math.Abs(v[j]) > math.Abs(v[big]) {
+				big = j
+			}
+		}
+		if v[big] < 0 {
+			for j := range v {
+				v[j] = -v[j]
+			}
+		}
+		for i := 0; i < d; i++ { // deflate
+			for j := 0; j < d; j++ {
+				cov[i][j] -= lambda * v[i] * v[j]
+			}
+		}
+		comps, captured = append(comps, v), captured+lambda
+	}
+	x, y = make([]float64, n), make([]float64, n)
+	for r, e := range emb {
+		for j, v := range e {
+			c := float64(v) - mean[j]
+			if len(comps) > 0 {
+				x[r] += c * comps[0][j]
+			}
+			if len(comps) > 1 {
+				y[r] += c * comps[1][j]
+			}
+		}
+	}
+	if total > 0 {
+		explained = captured / total
+	}
+	return x, y, explained
+}
