@@ -46,6 +46,8 @@ func Claims(res *exp.Result) []exp.Claim {
 			"err_unseen(central-q) − err_unseen(m3apg)", exp.Positive, res.Diff(cq, "critic_error_unseen", m, "critic_error_unseen")),
 		res.Check(fmt.Sprintf("the gap grows with N (N = %d against N = %d)", hi, lo), "gap(N max) − gap(N min)", exp.Positive, grows),
 		res.Check("removing the MI term erases most of the gain", "[err(m3apg-nomi) − err(m3apg)] − ½·[err(central-q) − err(m3apg)], unseen, N max", exp.Positive, miNeeded("")),
+		res.Check(fmt.Sprintf("the MI term lowers the critic error on unseen joint actions (N = %d)", hi),
+			"err_unseen(m3apg-nomi) − err_unseen(m3apg)", exp.Positive, res.Diff(nomi, "critic_error_unseen", m, "critic_error_unseen")),
 		res.Check(fmt.Sprintf("M3APG's return is at least Central-Q's (N = %d)", hi), "return(m3apg) − return(central-q)", exp.AtLeast(0), res.Diff(m, "return", cq, "return")),
 		res.Check(fmt.Sprintf("M3APG's critic error on seen joint actions is below Central-Q's (N = %d)", hi),
 			"err_seen(central-q) − err_seen(m3apg)", exp.Positive, res.Diff(cq, "critic_error_seen", m, "critic_error_seen")),
@@ -59,6 +61,8 @@ func Claims(res *exp.Result) []exp.Claim {
 		res.Check(fmt.Sprintf("sparse reward: M3APG's critic error on unseen joint actions is below Central-Q's (N = %d)", hi),
 			"err_unseen(central-q) − err_unseen(m3apg), sparse", exp.Positive, res.Diff(cq, "sparse_critic_error_unseen", m, "sparse_critic_error_unseen")),
 		res.Check("sparse reward: removing the MI term erases most of the gain", "[err(m3apg-nomi) − err(m3apg)] − ½·[err(central-q) − err(m3apg)], unseen, sparse, N max", exp.Positive, miNeeded("sparse_")),
+		res.Check(fmt.Sprintf("sparse reward: the MI term lowers the critic error on unseen joint actions (N = %d)", hi),
+			"err_unseen(m3apg-nomi) − err_unseen(m3apg), sparse", exp.Positive, res.Diff(nomi, "sparse_critic_error_unseen", m, "sparse_critic_error_unseen")),
 		res.Check(fmt.Sprintf("sparse reward: the MI term makes the embedding follow the net push (N = %d)", hi),
 			"η²(m3apg) − η²(m3apg-nomi), sparse", exp.Positive, res.Diff(m, "sparse_embed_effect_share", nomi, "sparse_embed_effect_share")),
 	)

@@ -56,6 +56,11 @@ type Config struct {
 	PPO ppo.Config `json:"ppo"`
 	// FinalWindow is the number of last return points averaged into the final return.
 	FinalWindow int `json:"final_window"`
+	// EvalEnvs and EvalIters are the policy-evaluation runs' budget (rollouts of EvalEnvs × the
+	// learner's Steps): larger than the learning runs', so that the critics' errors have stopped
+	// falling when they are compared (at N = 6 each seen joint action is sampled ~80 times).
+	EvalEnvs  int `json:"eval_envs"`
+	EvalIters int `json:"eval_iters"`
 	// SparseEval repeats the policy evaluation on the sparse-reward game (sparse_* metrics).
 	SparseEval bool `json:"sparse_eval"`
 	// PictureN is the team size whose joint-action embeddings are projected for the figure.
@@ -67,9 +72,9 @@ func ConfigFor(s exp.Scale) Config {
 	l := m3apg.Default("", m3apg.CentralQ)
 	p := ppo.Default("", "central")
 	p.Steps, p.ObsScale = 10, 1
-	c := Config{Agents: []int{3, 4, 5, 6}, Grid: 5, Limit: 8, Learner: l, PPO: p, FinalWindow: 10, SparseEval: true, PictureN: 4}
+	c := Config{Agents: []int{3, 4, 5, 6}, Grid: 5, Limit: 8, Learner: l, PPO: p, FinalWindow: 10, EvalEnvs: 64, EvalIters: 500, SparseEval: true, PictureN: 4}
 	if s == exp.Smoke {
-		c.Agents, c.PictureN = []int{3, 4}, 3
+		c.Agents, c.PictureN, c.EvalEnvs, c.EvalIters = []int{3, 4}, 3, 16, 8
 		c.Learner.Iters, c.Learner.EvalEvery, c.Learner.EvalRows = 8, 4, 500
 		c.FinalWindow = 3
 	}
@@ -79,8 +84,8 @@ func ConfigFor(s exp.Scale) Config {
 
 // Validate names a setting the experiment cannot run with.
 func (c Config) Validate() error {
-	if len(c.Agents) == 0 || c.Grid < 2 || c.Limit < 1 || c.FinalWindow < 1 {
-		return fmt.Errorf("m3apg: agents, grid ≥ 2, limit ≥ 1 and final_window ≥ 1 are needed")
+	if len(c.Agents) == 0 || c.Grid < 2 || c.Limit < 1 || c.FinalWindow < 1 || c.EvalEnvs < 1 || c.EvalIters < 1 {
+		return fmt.Errorf("m3apg: agents, grid ≥ 2, limit ≥ 1, final_window ≥ 1, eval_envs ≥ 1 and eval_iters ≥ 1 are needed")
 	}
 	for _, n := range c.Agents {
 		if n < 2 || n > 6 {
@@ -157,7 +162,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 					// Policy evaluation: the same critic kind on the fixed initial policy, per reward.
 					prefixes, scenarios := cfg.rewards(n)
 					for i, rp := range prefixes {
-						if err := evaluate(cfg, method, n, scenarios[i], rp, seed, &run, opt.Progress(fmt.Sprintf("%s (policy evaluation, %sreward)", label, map[string]string{"": "shaped ", "sparse_": "sparse "}[rp]), cfg.Learner.Iters)); err != nil {
+						if err := evaluate(cfg, method, n, scenarios[i], rp, seed, &run, opt.Progress(fmt.Sprintf("%s (policy evaluation, %sreward)", label, map[string]string{"": "shaped ", "sparse_": "sparse "}[rp]), cfg.EvalIters)); err != nil {
 							return err
 						}
 					}
@@ -183,7 +188,8 @@ func Run(opt exp.Options) (*exp.Result, error) {
 // critics the embedding's effect share and (at PictureN) its projection.
 func evaluate(cfg Config, method string, n int, scenario, rp string, seed uint64, run *exp.Run, progress track.Progress) error {
 	lc := learnerConfig(cfg, method, n)
-	lc.Scenario, lc.FreezeActor = scenario, true
+	lc.Scenario, lc.FreezeActor, lc.Envs, lc.Iters = scenario, true, cfg.EvalEnvs, cfg.EvalIters
+	lc.EvalEvery = max(1, cfg.EvalIters/4)
 	p := fmt.Sprintf("n%d/", n)
 	add := track.Curves(run.Curves).Add
 	hooks := m3apg.Hooks{Progress: progress}

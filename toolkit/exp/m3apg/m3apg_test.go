@@ -34,7 +34,7 @@ func TestSmokeRun(t *testing.T) {
 			t.Fatalf("%s: curves %v", m, r.Curves["return_vs_n"])
 		}
 	}
-	if claims := Claims(back); len(claims) != 9 {
+	if claims := Claims(back); len(claims) != 11 {
 		t.Fatalf("%d claims", len(claims))
 	}
 	if len(back.Figures) < 6 {

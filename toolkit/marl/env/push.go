@@ -26,7 +26,7 @@ type Push struct {
 	MaxMove int
 	Bonus   float64
 	// Sparse drops the distance shaping: the reward is Bonus on reaching the goal, 0 otherwise.
-	Sparse bool
+	Sparse  bool
 	goalX   int
 	goalY   int
 	x, y, t int

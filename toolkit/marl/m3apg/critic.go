@@ -17,6 +17,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/marl/ac"
@@ -28,6 +30,12 @@ const (
 	CentralQ  = "central-q"
 	M3APG     = "m3apg"
 	M3APGNoMI = "m3apg-nomi"
+)
+
+// Forward-loss scalings (CriticConfig.ForwardLoss).
+const (
+	ForwardRelative = "relative"
+	ForwardMSE      = "mse"
 )
 
 // Embedding schedules (CriticConfig.EmbedUpdate) of the embedding critics.
@@ -54,8 +62,14 @@ type CriticConfig struct {
 	Hidden    int `json:"hidden"`
 	ActionDim int `json:"action_dim"`
 	EmbedDim  int `json:"embed_dim"`
-	// MICoef weighs the forward-model loss ‖g(s, e) − (s′ − s)‖² against the value loss (m3apg only).
+	// MICoef weighs the forward-model loss against the value loss (m3apg only).
 	MICoef float64 `json:"mi_coef"`
+	// ForwardLoss is how the forward model's squared error ‖g(s, e) − (s′ − s)‖² is scaled:
+	// ForwardRelative divides it by the batch's mean ‖s′ − s‖² (a predictor of zero scores 1, so
+	// MICoef weighs it against the value loss whatever the units of the state); ForwardMSE leaves it
+	// raw (with normalised coordinates a move of one cell is 0.25, and the term all but vanishes
+	// beside the value loss) [UNVERIFIED: the paper's variational bound fixes no scale].
+	ForwardLoss string `json:"forward_loss,omitempty"`
 	// EmbedUpdate schedules embedding learning against the value updates: EmbedJoint ("" means
 	// joint), EmbedAlternate or EmbedFrozen [UNVERIFIED: the paper alternates MI and RL phases and
 	// analyses convergence with the embedding fixed; the schedule is our choice]. Ignored by central-q.
@@ -77,7 +91,7 @@ func (cfg CriticConfig) schedule() string {
 
 // DefaultCritic is a small critic of a kind.
 func DefaultCritic(kind string) CriticConfig {
-	c := CriticConfig{Kind: kind, Hidden: 64, ActionDim: 8, EmbedDim: 8, MICoef: 1, Opt: nn.DefaultOpt(1e-3)}
+	c := CriticConfig{Kind: kind, Hidden: 64, ActionDim: 8, EmbedDim: 8, MICoef: 1, ForwardLoss: ForwardRelative, Opt: nn.DefaultOpt(1e-3)}
 	if kind == M3APGNoMI {
 		c.MICoef = 0
 	}
@@ -109,6 +123,8 @@ func NewCritic(b compute.Backend, cfg CriticConfig, agents, actions, stateSize i
 	switch {
 	case cfg.schedule() != EmbedJoint && cfg.schedule() != EmbedAlternate && cfg.schedule() != EmbedFrozen:
 		return nil, fmt.Errorf("m3apg: critic embed_update %q, want %s, %s or %s", cfg.EmbedUpdate, EmbedJoint, EmbedAlternate, EmbedFrozen)
+	case cfg.ForwardLoss != ForwardRelative && cfg.ForwardLoss != ForwardMSE:
+		return nil, fmt.Errorf("m3apg: critic forward_loss %q, want %s or %s", cfg.ForwardLoss, ForwardRelative, ForwardMSE)
 	case cfg.EmbedWarmup < 0:
 		return nil, fmt.Errorf("m3apg: critic embed_warmup %d < 0", cfg.EmbedWarmup)
 	case split && cfg.Opt.WeightDecay != 0:
@@ -184,12 +200,30 @@ func (c *Critic) Embed(w *nn.Views, oh *Node) *Node {
 }
 
 // q returns Q [B] and, for the embedding critics, the forward model's prediction of s′ − s [B, S].
-// Inputs: states [B,S], the per-agent one-hots [B, N·A] and the joint one-hot [B, A^N]. With
-// holdEmbed the Q head reads the embedding through a stop-gradient (the value loss cannot move it).
+// Inputs: states [B,S], the per-agent one-hots [B, N·A] and the joint action's index [B] (int32).
+// With holdEmbed the Q head reads the embedding through a stop-gradient (the value loss cannot move
+// it).
+//
+// Central-q's first layer is the MLP's on [state, one-hot joint action], computed as
+// states·W[:S] + W[S + joint] (rows gathered, not a [B, A^N] one-hot product: the same function,
+// A^N/… times cheaper at N = 6; rows by Gather because slicing's gradient needs Pad, which ONNX
+// Runtime lacks).
 func (c *Critic) q(w *nn.Views, states, perAgent, joint *Node, holdEmbed bool) (q, fwd *Node) {
 	b := states.Shape().Dimensions[0]
 	if c.Cfg.Kind == CentralQ {
-		return Reshape(ac.Forward(w, "q", 3, Concatenate([]*Node{states, joint}, -1)), b), nil
+		g := states.Graph()
+		w0, b0 := w.W("q/w0"), w.W("q/b0")
+		top := gatherRows(w0, Iota(g, shapes.Make(dtypes.Int32, c.StateSz), 0))
+		h := Add(Add(MatMul(states, top), gatherRows(w0, AddScalar(joint, float64(c.StateSz)))), Reshape(b0, 1, c.Cfg.Hidden))
+		h = Tanh(h)
+		for i := 1; i < 3; i++ {
+			wt, bt := w.W(fmt.Sprintf("q/w%d", i)), w.W(fmt.Sprintf("q/b%d", i))
+			h = Add(MatMul(h, wt), Reshape(bt, 1, bt.Shape().Dimensions[0]))
+			if i < 2 {
+				h = Tanh(h)
+			}
+		}
+		return Reshape(h, b), nil
 	}
 	e := c.Embed(w, perAgent)
 	x := Concatenate([]*Node{states, e}, -1)
@@ -200,18 +234,24 @@ func (c *Critic) q(w *nn.Views, states, perAgent, joint *Node, holdEmbed bool) (
 	return Reshape(ac.Forward(w, "q", 3, xq), b), ac.Forward(w, "fwd", 2, x)
 }
 
+// gatherRows returns table's rows [len(ids), D] for int32 ids (widened to int64 for ONNX Runtime).
+func gatherRows(table, ids *Node) *Node {
+	return Gather(table, InsertAxes(ConvertDType(ids, dtypes.Int64), -1))
+}
+
 // Batch inputs of the critic's losses, by name.
 const (
 	inStates   = iota // states [B, S]
 	inPerAgent        // per-agent one-hot actions [B, N·A]
-	inJoint           // joint one-hot action [B, A^N] (central-q; [B, 1] otherwise)
+	inJoint           // joint action index [B] (int32; read by central-q only)
 	inTargets         // value targets y [B]
 	inDelta           // state changes s′ − s [B, S]
 	inHasNext         // 1 where s′ is known (not an episode's last transition) [B]
 )
 
 // losses returns value_loss = mean (Q − y)² and forward_loss = Σ_rows has_next·Σ_k (g_k − Δs_k)² /
-// Σ has_next (0 for central-q).
+// Σ has_next, divided for ForwardRelative by Σ_rows has_next·Σ_k Δs_k² / Σ has_next (0 for
+// central-q).
 func (c *Critic) losses(w *nn.Views, in []*Node, holdEmbed bool) (vl, fl *Node) {
 	q, fwd := c.q(w, in[inStates], in[inPerAgent], in[inJoint], holdEmbed)
 	vl = ReduceAllMean(Square(Sub(q, in[inTargets])))
@@ -220,6 +260,10 @@ func (c *Critic) losses(w *nn.Views, in []*Node, holdEmbed bool) (vl, fl *Node) 
 	}
 	rows := ReduceSum(Square(Sub(fwd, in[inDelta])), -1)
 	fl = Div(ReduceAllSum(Mul(rows, in[inHasNext])), Max(ReduceAllSum(in[inHasNext]), nn.ScalarLike(rows, 1)))
+	if c.Cfg.ForwardLoss == ForwardRelative {
+		scale := ReduceAllSum(Mul(ReduceSum(Square(in[inDelta]), -1), in[inHasNext]))
+		fl = Div(ReduceAllSum(Mul(rows, in[inHasNext])), Max(scale, nn.ScalarLike(rows, 1e-6)))
+	}
 	return vl, fl
 }
 
@@ -244,11 +288,8 @@ func (c *Critic) valueLoss(w *nn.Views, in []*Node) (*Node, []*Node) {
 
 // inputs builds the host tensors of a batch.
 func (c *Critic) inputs(states [][]float32, joints [][]int) (st, per, joint *tensors.Tensor, err error) {
-	b, s, n, a, nj := len(states), c.StateSz, c.Agents, c.Actions, 1
-	if c.Cfg.Kind == CentralQ {
-		nj = c.joints()
-	}
-	sf, pf, jf := make([]float32, b*s), make([]float32, b*n*a), make([]float32, b*nj)
+	b, s, n, a := len(states), c.StateSz, c.Agents, c.Actions
+	sf, pf, jf := make([]float32, b*s), make([]float32, b*n*a), make([]int32, b)
 	for i := range states {
 		if len(states[i]) != s || len(joints[i]) != n {
 			return nil, nil, nil, fmt.Errorf("m3apg: row %d has %d state values and %d actions, want %d and %d", i, len(states[i]), len(joints[i]), s, n)
@@ -262,12 +303,10 @@ func (c *Critic) inputs(states [][]float32, joints [][]int) (st, per, joint *ten
 			pf[i*n*a+ag*a+act] = 1
 			k = k*a + act
 		}
-		if nj > 1 {
-			jf[i*nj+k] = 1
-		}
+		jf[i] = int32(k)
 	}
 	return tensors.FromFlatDataAndDimensions(sf, b, s), tensors.FromFlatDataAndDimensions(pf, b, n*a),
-		tensors.FromFlatDataAndDimensions(jf, b, nj), nil
+		tensors.FromFlatDataAndDimensions(jf, b), nil
 }
 
 // Update runs one optimizer step towards targets y for (state, joint action) rows; delta holds each

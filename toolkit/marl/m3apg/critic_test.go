@@ -12,6 +12,7 @@ import (
 
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/marl/ac"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/nn"
 )
@@ -143,14 +144,21 @@ func TestCriticErrors(t *testing.T) {
 }
 
 // The m3apg loss equals value MSE + MICoef × the forward model's squared error summed over state
-// entries, computed on the host from the graph's own Q and forward predictions.
+// entries (ForwardMSE; ForwardRelative divides it by the mean squared state change), computed on the
+// host from the graph's own Q and forward predictions.
 func TestCriticLossByHand(t *testing.T) {
+	for _, fl := range []string{ForwardMSE, ForwardRelative} {
+		criticLossByHand(t, fl)
+	}
+}
+
+func criticLossByHand(t *testing.T, forwardLoss string) {
 	b, _, err := backend.Get()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := DefaultCritic(M3APG)
-	cfg.MICoef = 0.5
+	cfg.MICoef, cfg.ForwardLoss = 0.5, forwardLoss
 	c, err := NewCritic(b, cfg, 3, 4, 2, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -185,8 +193,11 @@ func TestCriticLossByHand(t *testing.T) {
 			fl += d * d / 2
 		}
 	}
+	if forwardLoss == ForwardRelative {
+		fl /= (0.25*0.25 + 0.25*0.25 + 0.5*0.5) / 2 // mean ‖Δs‖² over the two rows with a next state
+	}
 	if want := vl + 0.5*fl; math.Abs(got-want) > 1e-5 {
-		t.Fatalf("loss %.6f, by hand %.6f (value %.6f, forward %.6f)", got, want, vl, fl)
+		t.Fatalf("%s: loss %.6f, by hand %.6f (value %.6f, forward %.6f)", forwardLoss, got, want, vl, fl)
 	}
 }
 
@@ -338,5 +349,38 @@ func TestEffectShareAndPCA(t *testing.T) {
 	class, n := PushEffects(2, 2)
 	if n != 25 || len(class) != 16 || class[env.JointIndex([]int{3, 3})] != (2+2)*5+2 || class[env.JointIndex([]int{0, 1})] != class[env.JointIndex([]int{2, 3})] {
 		t.Fatalf("push effects: %v", class)
+	}
+}
+
+// Central-q's gathered first layer is the MLP on [state, one-hot joint action].
+func TestCentralQIsOneHotMLP(t *testing.T) {
+	b, _, err := backend.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCritic(b, DefaultCritic(CentralQ), 3, 4, 2, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	states := [][]float32{{0.1, 0.9}, {0.5, 0.2}, {1, 0}}
+	joints := [][]int{{0, 1, 2}, {3, 3, 3}, {1, 0, 2}}
+	got, err := c.Q(states, joints)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, 3*(2+64))
+	for i := range states {
+		copy(x[i*66:], states[i])
+		x[i*66+2+env.JointIndex(joints[i])] = 1
+	}
+	out := MustNewExec(b, func(g *Graph, in []*Node) []*Node {
+		return []*Node{ac.Forward(nn.NewViews(c.Layout, in[0]), "q", 3, in[1])}
+	}).MustCall(c.Params, tensors.FromFlatDataAndDimensions(x, 3, 66))
+	want := tensors.MustCopyFlatData[float32](out[0])
+	for i := range got {
+		if math.Abs(got[i]-float64(want[i])) > 1e-5 {
+			t.Fatalf("row %d: gathered %v, one-hot MLP %v", i, got[i], want[i])
+		}
 	}
 }

@@ -173,40 +173,13 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 				targets[t*E+e] = y
 			}
 		}
-		// Counterfactual advantages: Q with agent i's action replaced by each alternative.
-		probs, err := actor.Apply(ro.Obs, T*E*n)
-		if err != nil {
-			return curves, err
-		}
-		var cfStates [][]float32
-		var cfJoints [][]int
-		for k := 0; k < T*E; k++ {
-			for i := 0; i < n; i++ {
-				for b := 0; b < na; b++ {
-					j := append([]int(nil), taken[k]...)
-					j[i] = b
-					cfStates, cfJoints = append(cfStates, states[k]), append(cfJoints, j)
-				}
-			}
-		}
-		cfQ, err := critic.Q(cfStates, cfJoints)
-		if err != nil {
-			return curves, err
-		}
-		adv := make([]float64, T*E*n)
-		for k := 0; k < T*E; k++ {
-			for i := 0; i < n; i++ {
-				row := k*n + i
-				pi := softmax(probs[row*na : (row+1)*na])
-				var base float64
-				for b := 0; b < na; b++ {
-					base += pi[b] * cfQ[row*na+b]
-				}
-				adv[row] = cfQ[row*na+taken[k][i]] - base
-			}
-		}
+		// Actor: the counterfactual advantages from the critic (skipped in policy evaluation).
 		am := map[string]float64{}
 		if !cfg.FreezeActor {
+			adv, err := counterfactualAdvantages(actor, critic, ro, states, taken)
+			if err != nil {
+				return curves, err
+			}
 			if am, err = ac.Minibatches(T*E*n, 1, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
 				return trA.Update(ac.ActorBatch(ro, adv, idx)...)
 			}); err != nil {
@@ -275,6 +248,49 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 		}
 	}
 	return curves, nil
+}
+
+// counterfactualAdvantages is COMA's A_i = Q(s, a) − Σ_b π_i(b)·Q(s, (b, a₋ᵢ)) for every step and
+// agent of a rollout ([T·E·N], the rollout's order), with Q from the critic and π from the actor.
+func counterfactualAdvantages(actor *ac.Net, critic *Critic, ro *ac.Rollout, states [][]float32, taken [][]int) ([]float64, error) {
+	n, na := ro.N, ro.NA
+	logits, err := actor.Apply(ro.Obs, len(taken)*n)
+	if err != nil {
+		return nil, err
+	}
+	var cfStates [][]float32
+	var cfJoints [][]int
+	for k := range taken {
+		for i := 0; i < n; i++ {
+			for b := 0; b < na; b++ {
+				j := append([]int(nil), taken[k]...)
+				j[i] = b
+				cfStates, cfJoints = append(cfStates, states[k]), append(cfJoints, j)
+			}
+		}
+	}
+	cfQ, err := critic.Q(cfStates, cfJoints)
+	if err != nil {
+		return nil, err
+	}
+	adv := make([]float64, len(taken)*n)
+	for k := range taken {
+		for i := 0; i < n; i++ {
+			row := k*n + i
+			adv[row] = CounterfactualAdvantage(cfQ[row*na:(row+1)*na], softmax(logits[row*na:(row+1)*na]), taken[k][i])
+		}
+	}
+	return adv, nil
+}
+
+// CounterfactualAdvantage is Q(s, a) − Σ_b π(b)·Q(s, (b, a₋ᵢ)) from one agent's counterfactual
+// action values q[b] = Q(s, (b, a₋ᵢ)), its policy pi and its taken action.
+func CounterfactualAdvantage(q, pi []float64, taken int) float64 {
+	var base float64
+	for b := range q {
+		base += pi[b] * q[b]
+	}
+	return q[taken] - base
 }
 
 func rows(x []float32, dim, n int) [][]float32 {
