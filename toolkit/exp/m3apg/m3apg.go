@@ -22,7 +22,9 @@
 // not) — sparse_critic_error_*. For the embedding critics, embed_effect_share is the share of the
 // embedding's variance explained by the joint action's (clipped) net push (m3apg.EffectShare), and
 // at N = PictureN the embedding of every joint action is kept as its 2-D PCA projection (curves
-// embed/<reward>/pc1, pc2, push_x, push_y over the joint index) for the embedding figure.
+// embed/<reward>/pc1, pc2, push_x, push_y over the joint index) for the embedding figure. For scale,
+// q_joint_spread and q_total_spread (m3apg.QSpread) are what a critic that ignores the joint action,
+// and one that predicts a constant, would score.
 package m3apg
 
 import (
@@ -224,6 +226,15 @@ func evaluate(cfg Config, method string, n int, scenario, rp string, seed uint64
 	ev, err := m3apg.Train(lc, seed, hooks)
 	if err != nil {
 		return fmt.Errorf("%s N=%d policy evaluation on %s: %w", method, n, scenario, err)
+	}
+	// The scale of the errors: Q's spread across joint actions and in all (uniform policy).
+	game, err := env.Make(scenario)
+	if err != nil {
+		return err
+	}
+	run.Final[p+rp+"q_joint_spread"], run.Final[p+rp+"q_total_spread"], err = m3apg.QSpread(game.(*env.Push), lc.Gamma)
+	if err != nil {
+		return err
 	}
 	for k, cv := range ev {
 		run.Curves[p+"eval/"+rp+k] = cv

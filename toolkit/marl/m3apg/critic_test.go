@@ -384,3 +384,41 @@ func TestCentralQIsOneHotMLP(t *testing.T) {
 		}
 	}
 }
+
+// QSpread on the 2-agent 3×3 game of the hand-computed exact-Q test: a constant reward game has no
+// spread; the spreads are ordered (joint ≤ total) and positive in a real game.
+func TestQSpread(t *testing.T) {
+	p, err := env.NewPush(2, 3, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	joint, total, err := QSpread(p, 0.9)
+	if err != nil || !(joint > 0 && joint <= total) {
+		t.Fatalf("spreads %v %v (%v)", joint, total, err)
+	}
+	// One step from each of the 8 non-goal cells, 16 joint actions: Q is the one-step reward.
+	var sum, sq, within float64
+	for c := 0; c < p.Cells(); c++ {
+		if c == p.Goal() {
+			continue
+		}
+		var rs []float64
+		for k := 0; k < 16; k++ {
+			dx, dy := env.NetPush(env.JointAction(k, 2))
+			_, r, _ := p.Next(c, dx, dy)
+			rs = append(rs, r)
+		}
+		var m float64
+		for _, r := range rs {
+			m += r / 16
+		}
+		for _, r := range rs {
+			within += (r - m) * (r - m)
+			sum, sq = sum+r, sq+r*r
+		}
+	}
+	mean := sum / 128
+	if wj, wt := math.Sqrt(within/128), math.Sqrt(sq/128-mean*mean); math.Abs(joint-wj) > 1e-12 || math.Abs(total-wt) > 1e-12 {
+		t.Fatalf("spreads %v %v, by hand %v %v", joint, total, wj, wt)
+	}
+}

@@ -157,3 +157,40 @@ func PCA2(emb [][]float32) (x, y []float64, explained float64) {
 	}
 	return x, y, explained
 }
+
+// QSpread measures how much a push game's exact Q depends on the joint action under the uniform
+// policy: joint is the RMS of Q(s, a) − V(s) over (step, cell ≠ goal, joint action) — the error of a
+// critic that knows V(s) exactly but ignores the joint action — and total the RMS of Q about its
+// mean — the error of a constant.
+func QSpread(p *env.Push, gamma float64) (joint, total float64, err error) {
+	n := p.NumAgents()
+	uniform := func(int, int) [][]float64 {
+		out := make([][]float64, n)
+		for i := range out {
+			out[i] = []float64{.25, .25, .25, .25}
+		}
+		return out
+	}
+	q, err := p.ExactQ(uniform, gamma)
+	if err != nil {
+		return 0, 0, err
+	}
+	var sum, sq, within, cnt float64
+	for t := range q.Q {
+		for c, row := range q.Q[t] {
+			if c == p.Goal() {
+				continue
+			}
+			var m float64
+			for _, v := range row {
+				m += v / float64(len(row))
+			}
+			for _, v := range row {
+				within += (v - m) * (v - m)
+				sum, sq, cnt = sum+v, sq+v*v, cnt+1
+			}
+		}
+	}
+	mean := sum / cnt
+	return math.Sqrt(within / cnt), math.Sqrt(max(0, sq/cnt-mean*mean)), nil
+}
