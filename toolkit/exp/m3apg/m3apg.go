@@ -37,6 +37,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/marl/m3apg"
 	"github.com/paperlab/paperlab/toolkit/marl/ppo"
+	"github.com/paperlab/paperlab/toolkit/stats"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
@@ -210,7 +211,7 @@ func evaluate(cfg Config, method string, n int, scenario, rp string, seed uint64
 			run.Final[p+rp+"embed_effect_share"] = share
 			add(rp+"embed_effect_share_vs_n", float64(n), share)
 			if n == cfg.PictureN {
-				x, y, _ := m3apg.PCA2(emb)
+				x, y, _ := stats.PCA2(emb)
 				reward := map[string]string{"": "shaped", "sparse_": "sparse"}[rp]
 				for k := range emb {
 					dx, dy := env.NetPush(env.JointAction(k, n))
