@@ -15,6 +15,11 @@ type Renderer func(tok *Tokenizer, seq []int32, pixels int) ([][]float32, error)
 
 var renderers = registry.New[Renderer]("renderer")
 
+// InputPatches is the Renderer name of a patch embedder whose pixels are not drawn from tokens but
+// supplied with every batch ("patches" [B,T,Pixels], "patch_mask" [B,T]): continuous observations
+// of a decision transformer, for instance. Nothing is registered under it.
+const InputPatches = "input"
+
 // RegisterRenderer makes a renderer available to models whose Config.Renderer names it (a task
 // package registers its renderer in init). Registering a name twice panics.
 func RegisterRenderer(name string, r Renderer) { renderers.Add(name, r) }
@@ -34,6 +39,9 @@ func (m *Model) Render(tokens []int32, b, t int) (patches, mask *tensors.Tensor,
 	c := m.Config
 	if c.Renderer == "" {
 		return nil, nil, nil
+	}
+	if c.Renderer == InputPatches {
+		return nil, nil, fmt.Errorf("lm: a model with renderer %q reads patches given with the batch; there is nothing to render", InputPatches)
 	}
 	r, err := renderers.Get(c.Renderer)
 	if err != nil {
@@ -64,8 +72,17 @@ func (m *Model) Render(tokens []int32, b, t int) (patches, mask *tensors.Tensor,
 }
 
 // AddEmbedInputs appends the embedder's inputs, rendered from the batch's "tokens" (a [B,T] tensor), to in.
+// With InputPatches the batch must already carry them (an error names what is missing).
 func (m *Model) AddEmbedInputs(in *Inputs) error {
 	if m.Config.Renderer == "" {
+		return nil
+	}
+	if m.Config.Renderer == InputPatches {
+		for _, name := range m.Config.EmbedInputs() {
+			if in.Value(name) == nil {
+				return fmt.Errorf("lm: renderer %q: the batch must carry %q (it has %v)", InputPatches, name, in.Names)
+			}
+		}
 		return nil
 	}
 	tok, ok := in.Value("tokens").(*tensors.Tensor)

@@ -86,10 +86,15 @@ func NewTrainer(m *Model, opt OptConfig, name string, metricNames []string, loss
 }
 
 // Update runs one optimizer step on a batch whose names are the loss's, in its order (anything else
-// is an error naming the first difference); a patch embedder's inputs are added here.
+// is an error naming the first difference); a patch embedder's inputs are added here (with
+// InputPatches the batch carries them after the loss's own).
 func (t *Trainer) Update(in Inputs) (StepStats, error) {
-	if !slices.Equal(in.Names, t.Loss.Inputs) || len(in.Values) != len(in.Names) {
-		return StepStats{}, fmt.Errorf("lm: batch inputs %v, the loss reads %v", in.Names, t.Loss.Inputs)
+	want := t.Loss.Inputs
+	if t.Model.Config.Renderer == InputPatches {
+		want = append(slices.Clone(want), t.Model.Config.EmbedInputs()...)
+	}
+	if !slices.Equal(in.Names, want) || len(in.Values) != len(in.Names) {
+		return StepStats{}, fmt.Errorf("lm: batch inputs %v, the loss reads %v", in.Names, want)
 	}
 	if err := t.Model.AddEmbedInputs(&in); err != nil { // a patch embedder's pixels, drawn from the tokens
 		return StepStats{}, err

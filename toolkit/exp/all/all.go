@@ -2,6 +2,7 @@
 package all
 
 import (
+	_ "github.com/paperlab/paperlab/toolkit/exp/agents"
 	_ "github.com/paperlab/paperlab/toolkit/exp/capo"
 	_ "github.com/paperlab/paperlab/toolkit/exp/cos"
 	_ "github.com/paperlab/paperlab/toolkit/exp/e3t"

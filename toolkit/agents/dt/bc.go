@@ -1,0 +1,153 @@
+package dt
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/marl/ac"
+	"github.com/paperlab/paperlab/toolkit/nn"
+)
+
+// BC is the behaviour-cloning baseline: a tanh MLP from one observation (zero-padded to Pixels) and
+// the prefix tokens (multi-hot over Prefixes) to the action logits — no history, no return.
+type BC struct {
+	Cfg   Config
+	Sizes []int
+	nn.Model
+	tr *nn.Trainer
+}
+
+// NewBC makes a BC policy with hidden layers of the given widths, weights drawn from seed.
+func NewBC(cfg Config, hidden []int, seed uint64) (*BC, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	b, _, err := backend.Get()
+	if err != nil {
+		return nil, err
+	}
+	sizes := append(append([]int{cfg.Pixels + cfg.Prefixes}, hidden...), cfg.Actions)
+	var l nn.Layout
+	ac.MLP(&l, "bc", sizes)
+	flat := make([]float32, l.Size)
+	ac.InitMLP(l, flat, "bc", sizes, 0.01, rand.New(rand.NewPCG(seed, 0x6263)))
+	m, err := nn.NewModel(b, l, flat)
+	if err != nil {
+		return nil, err
+	}
+	p := &BC{Cfg: cfg, Sizes: sizes, Model: m}
+	opt := nn.DefaultOpt(cfg.LR)
+	opt.ClipNorm = cfg.ClipNorm
+	if p.tr, err = nn.NewTrainer(&p.Model, opt, "dt-bc", []string{"action_loss"}, p.loss); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Close frees the weights and optimizer state.
+func (p *BC) Close() {
+	p.tr.Close()
+	p.Model.Close()
+}
+
+// loss: batch = inputs [B, Pixels+Prefixes], actions [B] (int32): −mean log π(action | input).
+func (p *BC) loss(w *nn.Views, in []*Node) (*Node, []*Node) {
+	logits := ac.Forward(w, "bc", len(p.Sizes)-1, in[0])
+	lp := ReduceSum(Mul(LogSoftmax(logits, -1), OneHot(in[1], p.Cfg.Actions, dtypes.Float32)), -1)
+	l := Neg(ReduceAllMean(lp))
+	return l, []*Node{l}
+}
+
+// input is one observation and prefix as the MLP reads them.
+func (p *BC) input(prefix []int, obs []float32) ([]float32, error) {
+	x := make([]float32, p.Cfg.Pixels+p.Cfg.Prefixes)
+	if len(obs) > p.Cfg.Pixels {
+		return nil, fmt.Errorf("dt bc: observation of %d values, the policy reads %d", len(obs), p.Cfg.Pixels)
+	}
+	copy(x, obs)
+	for _, q := range prefix {
+		if q < 0 || q >= p.Cfg.Prefixes {
+			return nil, fmt.Errorf("dt bc: prefix entry %d out of [0, %d)", q, p.Cfg.Prefixes)
+		}
+		x[p.Cfg.Pixels+q] = 1
+	}
+	return x, nil
+}
+
+// Train runs steps updates on minibatches of Batch (observation, action) pairs drawn uniformly from
+// the steps of data, and returns the last step's loss.
+func (p *BC) Train(data []Seq, steps int, r *rand.Rand) (float64, error) {
+	type pair struct {
+		x []float32
+		a int32
+	}
+	var pairs []pair
+	for i, s := range data {
+		for t, a := range s.Actions {
+			x, err := p.input(s.Prefix, s.Obs[t])
+			if err != nil {
+				return 0, fmt.Errorf("sequence %d step %d: %w", i, t, err)
+			}
+			pairs = append(pairs, pair{x, int32(a)})
+		}
+	}
+	if len(pairs) == 0 {
+		return 0, fmt.Errorf("dt bc: no training steps")
+	}
+	d := p.Cfg.Pixels + p.Cfg.Prefixes
+	var last float64
+	for s := 0; s < steps; s++ {
+		xs, as := make([]float32, 0, p.Cfg.Batch*d), make([]int32, p.Cfg.Batch)
+		for i := range as {
+			q := pairs[r.IntN(len(pairs))]
+			xs, as[i] = append(xs, q.x...), q.a
+		}
+		st, err := p.tr.Update(tensors.FromFlatDataAndDimensions(xs, p.Cfg.Batch, d), tensors.FromFlatDataAndDimensions(as, p.Cfg.Batch))
+		if err != nil {
+			return 0, err
+		}
+		last = st.Loss
+	}
+	return last, nil
+}
+
+// ActionLogits returns the action logits of each sequence's last observation.
+func (p *BC) ActionLogits(seqs []Seq) ([][]float32, error) {
+	d := p.Cfg.Pixels + p.Cfg.Prefixes
+	xs := make([]float32, 0, len(seqs)*d)
+	for i, s := range seqs {
+		if len(s.Obs) == 0 {
+			return nil, fmt.Errorf("dt bc: sequence %d has no observation", i)
+		}
+		x, err := p.input(s.Prefix, s.Obs[len(s.Obs)-1])
+		if err != nil {
+			return nil, err
+		}
+		xs = append(xs, x...)
+	}
+	e := p.Exec("dt-bc-logits", func(b compute.Backend) *Exec {
+		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
+			return []*Node{ac.Forward(nn.NewViews(p.Layout, in[0]), "bc", len(p.Sizes)-1, in[1])}
+		})
+	})
+	out, err := p.Call(e, p.Params, tensors.FromFlatDataAndDimensions(xs, len(seqs), d))
+	if err != nil {
+		return nil, err
+	}
+	flat, err := tensors.CopyFlatData[float32](out[0])
+	out[0].FinalizeAll()
+	if err != nil {
+		return nil, err
+	}
+	res := make([][]float32, len(seqs))
+	for i := range res {
+		res[i] = flat[i*p.Cfg.Actions : (i+1)*p.Cfg.Actions]
+	}
+	return res, nil
+}

@@ -1,0 +1,127 @@
+package dt
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/paperlab/paperlab/toolkit/lm"
+)
+
+func tinyConfig() Config {
+	return Config{Dim: 32, Layers: 1, Heads: 2, Context: 48, RTGBins: 4, Actions: 3, Prefixes: 2, Pixels: 3, LR: 3e-3, ClipNorm: 1, Batch: 8}
+}
+
+// The stream by hand: BOS, prefix, prompt (RTG, OBS, ACT), SEP, steps (RTG, OBS, ACT); targets at the
+// trajectory's OBS positions only; patches at every OBS position, zero-padded; the width rounded to 32.
+func TestPackByHand(t *testing.T) {
+	v := tinyConfig().Vocab()
+	// ids: PAD 0, BOS 1, SEP 2, OBS 3, RTG 4..7, ACT 8..10, prefix 11..12.
+	if v.Size() != 13 || v.RTG(0.3) != 5 || v.RTG(1) != 7 || v.RTG(-1) != 4 || v.Action(2) != 10 || v.Prefix(1) != 12 || v.ActionOf(9) != 1 || v.ActionOf(11) != -1 {
+		t.Fatalf("vocab layout: size %d rtg %d %d %d action %d prefix %d", v.Size(), v.RTG(0.3), v.RTG(1), v.RTG(-1), v.Action(2), v.Prefix(1))
+	}
+	prompt := &Seq{Obs: [][]float32{{1, 0, 0}}, RTG: []float64{0.9}, Actions: []int{0}}
+	s := Seq{Prefix: []int{1, 0}, Obs: [][]float32{{0, 1}, {0, 0, 1}}, RTG: []float64{0.6, 0.6}, Actions: []int{2}, Prompt: prompt}
+	b, err := v.Pack([]Seq{s}, 48, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int32{lm.BOS, 12, 11, 7, OBS, 8, SEP, 6, OBS, 10, 6, OBS}
+	if b.T != 32 || !slices.Equal(b.Tokens[:len(want)], want) || b.Tokens[len(want)] != lm.PAD {
+		t.Fatalf("width %d tokens %v, want %v", b.T, b.Tokens, want)
+	}
+	// Targets: the action after the first trajectory OBS (index 8) is token 10; the prompt's OBS (4)
+	// and the last OBS (11, no action yet) carry none.
+	for j := 0; j < b.T; j++ {
+		wantMask := float32(0)
+		if j == 8 {
+			wantMask = 1
+		}
+		if b.TargetMask[j] != wantMask {
+			t.Fatalf("target mask at %d = %v", j, b.TargetMask[j])
+		}
+	}
+	if b.Targets[8] != 10 || b.Last[0] != 11 {
+		t.Fatalf("target %d, last OBS %d", b.Targets[8], b.Last[0])
+	}
+	if b.PatchMask[4] != 1 || b.PatchMask[8] != 1 || b.PatchMask[11] != 1 || b.PatchMask[5] != 0 {
+		t.Fatalf("patch mask %v", b.PatchMask[:12])
+	}
+	if !slices.Equal(b.Patches[8*3:9*3], []float32{0, 1, 0}) || !slices.Equal(b.Patches[11*3:12*3], []float32{0, 0, 1}) {
+		t.Fatalf("patches %v %v", b.Patches[8*3:9*3], b.Patches[11*3:12*3])
+	}
+	for _, bad := range []Seq{
+		{Prefix: []int{2}, Obs: [][]float32{{1}}, RTG: []float64{1}},
+		{Obs: [][]float32{{1}}, RTG: []float64{1}, Actions: []int{3}},
+		{Obs: [][]float32{{1}, {1}}, RTG: []float64{1}},
+		{Obs: [][]float32{{1, 0, 0, 0}}, RTG: []float64{1}},
+	} {
+		if _, err := v.Pack([]Seq{bad}, 48, 3); err == nil {
+			t.Errorf("%+v packed", bad)
+		}
+	}
+	long := Seq{Obs: make([][]float32, 20), RTG: make([]float64, 20), Actions: make([]int, 20)}
+	if _, err := v.Pack([]Seq{long}, 48, 3); err == nil || !strings.Contains(err.Error(), "context") {
+		t.Fatalf("too long: %v", err)
+	}
+}
+
+// A tiny pretraining run lowers the action loss: the action to take is the prefix's (task 0: copy
+// the observation's hot index; task 1: the next index), learnable only from the stream.
+func TestTrainingLowersActionLoss(t *testing.T) {
+	cfg := tinyConfig()
+	r := rand.New(rand.NewPCG(1, 2))
+	var data []Seq
+	for i := 0; i < 64; i++ {
+		task := i % 2
+		var s Seq
+		s.Prefix = []int{task}
+		for step := 0; step < 4; step++ {
+			hot := r.IntN(3)
+			o := make([]float32, 3)
+			o[hot] = 1
+			s.Obs, s.RTG, s.Actions = append(s.Obs, o), append(s.RTG, 1), append(s.Actions, (hot+task)%3)
+		}
+		data = append(data, s)
+	}
+	a, err := New(cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	curves, err := a.Train(data, 150, r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := curves["action_loss"].Y
+	if !(l[len(l)-1] < 0.5*l[0]) {
+		t.Fatalf("action loss %.3f → %.3f", l[0], l[len(l)-1])
+	}
+	// Acting: the last step without an action reads the next action.
+	probe := data[0]
+	probe.Obs, probe.RTG, probe.Actions = probe.Obs[:2], probe.RTG[:2], probe.Actions[:1]
+	logits, err := a.ActionLogits([]Seq{probe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Choose(logits[0], 3, true, r); got != data[0].Actions[1] {
+		t.Fatalf("greedy action %d, want %d (logits %v)", got, data[0].Actions[1], logits[0])
+	}
+	// The BC baseline learns the same mapping from single steps.
+	bc, err := NewBC(cfg, []int{32}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bc.Close()
+	if _, err := bc.Train(data, 300, r); err != nil {
+		t.Fatal(err)
+	}
+	bl, err := bc.ActionLogits([]Seq{probe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Choose(bl[0], 3, true, r); got != data[0].Actions[1] {
+		t.Fatalf("bc greedy action %d, want %d", got, data[0].Actions[1])
+	}
+}

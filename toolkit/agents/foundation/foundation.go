@@ -1,0 +1,201 @@
+// Package foundation is the foundation-agents demonstration's loop (shared/papers §5; Liu, Lou, Jiao,
+// Zhang, ICML 2024 — a position paper without experiments): trajectories of the grid-world task
+// family (toolkit/agents/gridworld) as decision-transformer streams (toolkit/agents/dt), evaluation
+// of any policy on tasks and embodiments, few-shot fine-tuning and online fine-tuning. Each is a
+// small function a notebook can call; experiment "agents" (toolkit/exp/agents) composes them.
+package foundation
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/paperlab/paperlab/toolkit/agents/dt"
+	gw "github.com/paperlab/paperlab/toolkit/agents/gridworld"
+	"github.com/paperlab/paperlab/toolkit/track"
+)
+
+// Prefixes is the number of prefix tokens: the task's parts (layout, door, colour) and the
+// embodiment, each value its own token, so a held-out task is a new combination of known tokens.
+const Prefixes = 2 + 2 + 3 + gw.NumEmbodiments
+
+// Prefix is the prefix of a task and embodiment: [layout, door, colour, embodiment] token indices.
+func Prefix(task gw.Task, e gw.Embodiment) []int {
+	p := gw.TaskParts(task)
+	return []int{p[0], 2 + p[1], 4 + p[2], 7 + int(e)}
+}
+
+// DefaultConfig is the agent of the demonstration: a 2-layer, 64-wide trunk with room for a
+// demonstration in context (2 × 24 steps × 3 tokens + prefix + SEP ≤ 160).
+func DefaultConfig() dt.Config {
+	return dt.Config{Dim: 64, Layers: 2, Heads: 4, Context: 160, RTGBins: 8, Actions: gw.MaxActions, Prefixes: Prefixes,
+		Pixels: gw.MaxObsSize, LR: 1e-3, ClipNorm: 1, Batch: 16}
+}
+
+// SeqOf is a trajectory as the agent reads it (returns-to-go from its rewards), with an optional
+// demonstration in context.
+func SeqOf(tr gw.Trajectory, prompt *dt.Seq) (dt.Seq, error) {
+	task, err := gw.ParseTask(tr.Task)
+	if err != nil {
+		return dt.Seq{}, err
+	}
+	return dt.Seq{Prefix: Prefix(task, gw.Embodiment(tr.Embodiment)), Obs: tr.Obs, RTG: gw.ReturnsToGo(tr.Rewards),
+		Actions: tr.Actions, Prompt: prompt}, nil
+}
+
+// Seqs converts trajectories; with promptProb > 0 each gets, with that probability, a prompt: another
+// successful trajectory of the same task and embodiment (Prompt-DT's training), drawn with r.
+func Seqs(trs []gw.Trajectory, promptProb float64, r *rand.Rand) ([]dt.Seq, error) {
+	byKey := map[string][]int{}
+	for i, tr := range trs {
+		if tr.Success {
+			k := fmt.Sprintf("%s/%d", tr.Task, tr.Embodiment)
+			byKey[k] = append(byKey[k], i)
+		}
+	}
+	out := make([]dt.Seq, 0, len(trs))
+	for i, tr := range trs {
+		var prompt *dt.Seq
+		if cands := byKey[fmt.Sprintf("%s/%d", tr.Task, tr.Embodiment)]; promptProb > 0 && len(cands) > 0 && r.Float64() < promptProb {
+			j := cands[r.IntN(len(cands))]
+			if j != i || len(cands) == 1 {
+				p, err := SeqOf(trs[j], nil)
+				if err != nil {
+					return nil, err
+				}
+				prompt = &p
+			}
+		}
+		s, err := SeqOf(tr, prompt)
+		if err != nil {
+			return nil, fmt.Errorf("trajectory %d: %w", i, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Policy maps partial streams (their last step without an action) to next-action logits over
+// gw.MaxActions: dt.Agent and dt.BC.
+type Policy interface {
+	ActionLogits(seqs []dt.Seq) ([][]float32, error)
+}
+
+// EvalConfig says how a policy is evaluated: Episodes per (task, embodiment), the worlds' seeds
+// Seed, Seed+1, … (small seeds stay exact in a metrics file, so an episode can be replayed); Greedy acting or sampling; the desired return-to-go the stream starts from (DT); Prompts,
+// when set, a demonstration in context per "task/embodiment" key.
+type EvalConfig struct {
+	Episodes  int
+	Seed      uint64
+	Greedy    bool
+	TargetRTG float64
+	Prompts   map[string]*dt.Seq
+}
+
+// PromptKey is the key of a task and embodiment in EvalConfig.Prompts.
+func PromptKey(task gw.Task, e gw.Embodiment) string { return fmt.Sprintf("%s/%d", task, e) }
+
+// Evaluate plays Episodes episodes of every task and embodiment with the policy (all episodes
+// stepped together, one batched call per step) and returns the success rate and the trajectories.
+func Evaluate(p Policy, tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalConfig) (success float64, trs []gw.Trajectory, err error) {
+	type ep struct {
+		w    *gw.World
+		e    gw.Embodiment
+		seq  dt.Seq
+		tr   gw.Trajectory
+		togo float64
+	}
+	r := rand.New(rand.NewPCG(cfg.Seed, 0x6576616c))
+	var eps []*ep
+	for _, task := range tasks {
+		for _, e := range embodiments {
+			for i := 0; i < cfg.Episodes; i++ {
+				ws := cfg.Seed + uint64(len(eps))
+				w, err := gw.Generate(task, ws)
+				if err != nil {
+					return 0, nil, err
+				}
+				x := &ep{w: w, e: e, togo: cfg.TargetRTG, tr: gw.Trajectory{Task: task.String(), Embodiment: int(e), Seed: ws}}
+				x.seq = dt.Seq{Prefix: Prefix(task, e), Prompt: cfg.Prompts[PromptKey(task, e)]}
+				eps = append(eps, x)
+			}
+		}
+	}
+	for step := 0; step < gw.Limit; step++ {
+		var active []*ep
+		var seqs []dt.Seq
+		for _, x := range eps {
+			if x.w.Done() {
+				continue
+			}
+			o := x.w.Obs(x.e)
+			x.seq.Obs, x.seq.RTG = append(x.seq.Obs, o), append(x.seq.RTG, x.togo)
+			x.tr.Obs = append(x.tr.Obs, o)
+			active, seqs = append(active, x), append(seqs, x.seq)
+		}
+		if len(active) == 0 {
+			break
+		}
+		logits, err := p.ActionLogits(seqs)
+		if err != nil {
+			return 0, nil, fmt.Errorf("step %d: %w", step, err)
+		}
+		for i, x := range active {
+			a := dt.Choose(logits[i], gw.NumActions(x.e), cfg.Greedy, r)
+			rew, _ := x.w.Step(x.e, a)
+			x.togo -= rew
+			x.seq.Actions = append(x.seq.Actions, a)
+			x.tr.Actions, x.tr.Rewards = append(x.tr.Actions, a), append(x.tr.Rewards, rew)
+		}
+	}
+	var wins int
+	for _, x := range eps {
+		x.tr.Success = x.w.Success()
+		if x.tr.Success {
+			wins++
+		}
+		trs = append(trs, x.tr)
+	}
+	return float64(wins) / float64(len(eps)), trs, nil
+}
+
+// OnlineConfig is online fine-tuning: Rounds of Episodes sampled episodes per (task, embodiment),
+// every episode added to the buffer with its own returns-to-go, then Updates optimizer steps on the
+// buffer (return-conditioned, so failed episodes teach what not to condition on).
+type OnlineConfig struct {
+	Rounds, Episodes, Updates int
+	TargetRTG                 float64
+}
+
+// Online fine-tunes agent a on tasks from its own experience, starting with buffer (e.g. nothing,
+// or demonstrations), and returns the curves "online_success" (the success rate of each round's
+// sampled episodes) and "online_steps" (environment steps so far) against episodes played.
+func Online(a *dt.Agent, tasks []gw.Task, embodiments []gw.Embodiment, buffer []dt.Seq, cfg OnlineConfig, seed uint64, progress track.Progress) (track.Curves, error) {
+	if progress == nil {
+		progress = track.NoProgress{}
+	}
+	r := rand.New(rand.NewPCG(seed, 0x6f6e6c696e65))
+	curves := track.Curves{}
+	steps, played := 0, 0
+	for round := 1; round <= cfg.Rounds; round++ {
+		succ, trs, err := Evaluate(a, tasks, embodiments, EvalConfig{Episodes: cfg.Episodes, Seed: r.Uint64(), TargetRTG: cfg.TargetRTG})
+		if err != nil {
+			return curves, fmt.Errorf("online round %d: %w", round, err)
+		}
+		for _, tr := range trs {
+			steps += len(tr.Actions)
+			s, err := SeqOf(tr, nil)
+			if err != nil {
+				return curves, err
+			}
+			buffer = append(buffer, s)
+		}
+		played += len(trs)
+		curves.Add("online_success", float64(played), succ)
+		curves.Add("online_steps", float64(played), float64(steps))
+		if _, err := a.Train(buffer, cfg.Updates, r, nil); err != nil {
+			return curves, fmt.Errorf("online round %d: %w", round, err)
+		}
+		progress.Update(round, fmt.Sprintf("online success %.2f, %d steps", succ, steps))
+	}
+	return curves, nil
+}

@@ -1,0 +1,29 @@
+package agents
+
+import (
+	"testing"
+
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
+)
+
+// TestSmokeRun runs experiment "agents" at smoke scale: every method with the metrics the issue
+// names, the diversity sweep and online curves, replayable episodes, every claim evaluable.
+func TestSmokeRun(t *testing.T) {
+	_, back, _ := exptest.Smoke(t, "agents")
+	exptest.RequireMetrics(t, back, Methods, []string{"success_k0", "success_k5"}, 1)
+	exptest.RequireMetrics(t, back, []string{"pretrained", "scratch"}, []string{"success_online"}, 1)
+	exptest.RequireMetrics(t, back, []string{"pretrained"}, []string{"div8/success_k0", "div2/success_k0", "div2/success_k5"}, 1)
+	pre := back.RunsOf("pretrained")[0]
+	if len(pre.Curves["online_success"].Y) != 2 || len(pre.Curves["embed/prefix/pc1"].Y) != 9 || len(pre.Curves["pretrain/action_loss"].Y) == 0 {
+		t.Fatalf("curves: online %v, embeddings %d", pre.Curves["online_success"], len(pre.Curves["embed/prefix/pc1"].Y))
+	}
+	if _, ok := back.RunsOf("pretrained-prompt")[0].Final["episode0/world_seed"]; !ok {
+		t.Fatal("no episode kept for rendering")
+	}
+	if claims := Claims(back); len(claims) != 5 {
+		t.Fatalf("%d claims", len(claims))
+	}
+	if len(back.Figures) < 8 {
+		t.Fatalf("figures %v", back.Figures)
+	}
+}

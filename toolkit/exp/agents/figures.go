@@ -1,0 +1,135 @@
+package agents
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	gw "github.com/paperlab/paperlab/toolkit/agents/gridworld"
+	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/fsx"
+	"github.com/paperlab/paperlab/toolkit/nb"
+	"github.com/paperlab/paperlab/toolkit/plot"
+)
+
+// prefixLabels name the prefix tokens in foundation.Prefix's order.
+var prefixLabels = []string{"layout open", "layout rooms", "no door", "key door", "goal red", "goal green", "goal blue", "walker", "diagonal"}
+
+// Figures draws success against the number of demonstrations (log-x, seed bands), online
+// fine-tuning curves, the pretraining-diversity sweep, the pretraining loss, the prefix tokens'
+// embeddings, and the kept held-out episodes as GIFs.
+func Figures(res *exp.Result, dir string) ([]string, error) {
+	figs := &exp.Figs{Dir: dir}
+	f, err := plot.Panels("held-out task types: greedy success after fine-tuning on k demonstrations per task", "demonstrations per held-out task k (log)", "success rate",
+		[]plot.Panel{{Title: "k > 0 (zero-shot values in the table)", Series: exp.CurveSeries(res, "success_vs_k", Methods)}}, plot.BandOpts{LogX: true, Prob: true})
+	if err := figs.Add(f, err, "success_vs_k"); err != nil {
+		return nil, err
+	}
+	f, err = plot.Panels("online fine-tuning on the held-out task types: success of the sampled episodes", "episodes played", "success rate",
+		[]plot.Panel{{Title: "from the pretrained agent and from scratch", Series: exp.CurveSeries(res, "online_success", []string{"pretrained", "scratch"})}}, plot.BandOpts{Prob: true})
+	if err := figs.Add(f, err, "online"); err != nil {
+		return nil, err
+	}
+	var cfg Config
+	_ = json.Unmarshal(res.Config, &cfg)
+	if len(cfg.Shots) > 0 {
+		k := slices.Min(cfg.Shots)
+		s0 := exp.CurveSeries(res, "diversity_success_k0", []string{"pretrained"})
+		sk := exp.CurveSeries(res, fmt.Sprintf("diversity_success_k%d", k), []string{"pretrained"})
+		for i := range s0 {
+			s0[i].Name = "zero-shot"
+		}
+		for i := range sk {
+			sk[i].Name = fmt.Sprintf("after k = %d", k)
+			sk[i].Color = plot.Color(1)
+		}
+		f, err = plot.Panels("pretraining diversity: held-out success against the number of pretraining task types", "pretraining task types", "success rate",
+			[]plot.Panel{{Title: "pretrained agent", Series: append(s0, sk...)}}, plot.BandOpts{Prob: true})
+		if err := figs.Add(f, err, "diversity"); err != nil {
+			return nil, err
+		}
+	}
+	f, err = plot.Panels("pretraining: action loss on the mixed offline data", "optimizer steps", "cross-entropy",
+		[]plot.Panel{{Title: "decision transformer", Series: exp.CurveSeries(res, "pretrain/action_loss", []string{"pretrained"})}}, plot.BandOpts{})
+	if err := figs.Add(f, err, "pretraining"); err != nil {
+		return nil, err
+	}
+	if runs := res.RunsOf("pretrained"); len(runs) > 0 {
+		x, y := runs[0].Curves["embed/prefix/pc1"].Y, runs[0].Curves["embed/prefix/pc2"].Y
+		if len(x) == len(prefixLabels) && len(y) == len(x) {
+			var pts []plot.Point
+			groups := []int{0, 0, 1, 1, 2, 2, 2, 3, 3} // layout, door, colour, embodiment
+			for i := range x {
+				pts = append(pts, plot.Point{Label: prefixLabels[i], Color: plot.Color(groups[i]*2 + i%2), X: x[i], Y: y[i], XLo: nanV, XHi: nanV, YLo: nanV, YHi: nanV})
+			}
+			f, err := plot.Points(fmt.Sprintf("what the task tokens share: the pretrained trunk's input embeddings of the prefix tokens, 2-D PCA (seed %d)", runs[0].Seed),
+				"principal component 1", "principal component 2", pts, false)
+			if err := figs.Add(f, err, "prefix_embeddings"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	paths, err := episodes(res, dir)
+	if err != nil {
+		return nil, err
+	}
+	return append(figs.Paths, paths...), nil
+}
+
+// episodes replays the kept held-out episodes (first seed, pretrained-prompt) and writes each as a
+// GIF (shown in a notebook).
+func episodes(res *exp.Result, dir string) ([]string, error) {
+	runs := res.RunsOf("pretrained-prompt")
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	run := runs[0]
+	var out []string
+	all := gw.AllTasks()
+	for i := 0; ; i++ {
+		p := fmt.Sprintf("episode%d/", i)
+		ti, ok := run.Final[p+"task"]
+		if !ok {
+			break
+		}
+		if int(ti) < 0 || int(ti) >= len(all) {
+			return nil, fmt.Errorf("agents: episode %d has task index %v", i, ti)
+		}
+		task, e := all[int(ti)], gw.Embodiment(int(run.Final[p+"embodiment"]))
+		var acts []int
+		for _, a := range run.Curves[p+"actions"].Y {
+			acts = append(acts, int(a))
+		}
+		frames, err := gw.Replay(task, uint64(run.Final[p+"world_seed"]), e, acts)
+		if err != nil {
+			return nil, err
+		}
+		b, err := gw.GIF(frames, 40, 40)
+		if err != nil {
+			return nil, err
+		}
+		outcome := "reaches the target"
+		if run.Final[p+"success"] == 0 {
+			outcome = "fails"
+		}
+		caption := fmt.Sprintf("held-out task %s, %s embodiment, one demonstration in context (no fine-tuning): %s in %d steps (target framed)", task, gw.EmbodimentName(e), outcome, len(acts))
+		var poster []byte
+		if poster, err = gw.PNG(frames[0], 40); err != nil {
+			return nil, err
+		}
+		if nb.IsNotebook() {
+			nb.Markdown("**" + caption + "**")
+		}
+		nb.Animation(caption, b, poster, 280)
+		if dir == "" {
+			continue
+		}
+		path := filepath.Join(dir, fmt.Sprintf("episode%d.gif", i))
+		if err := fsx.WriteFile(path, b); err != nil {
+			return nil, err
+		}
+		out = append(out, path)
+	}
+	return out, nil
+}
