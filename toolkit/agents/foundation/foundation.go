@@ -43,7 +43,8 @@ func SeqOf(tr gw.Trajectory, prompt *dt.Seq) (dt.Seq, error) {
 }
 
 // Seqs converts trajectories; with promptProb > 0 each gets, with that probability, a prompt: another
-// successful trajectory of the same task and embodiment (Prompt-DT's training), drawn with r.
+// successful trajectory of the same task and embodiment (Prompt-DT's training; never itself), drawn
+// with r.
 func Seqs(trs []gw.Trajectory, promptProb float64, r *rand.Rand) ([]dt.Seq, error) {
 	byKey := map[string][]int{}
 	for i, tr := range trs {
@@ -55,10 +56,14 @@ func Seqs(trs []gw.Trajectory, promptProb float64, r *rand.Rand) ([]dt.Seq, erro
 	out := make([]dt.Seq, 0, len(trs))
 	for i, tr := range trs {
 		var prompt *dt.Seq
-		if cands := byKey[fmt.Sprintf("%s/%d", tr.Task, tr.Embodiment)]; promptProb > 0 && len(cands) > 0 && r.Float64() < promptProb {
-			j := cands[r.IntN(len(cands))]
-			if j != i || len(cands) == 1 {
-				p, err := SeqOf(trs[j], nil)
+		cands := byKey[fmt.Sprintf("%s/%d", tr.Task, tr.Embodiment)]
+		if promptProb > 0 && r.Float64() < promptProb {
+			k := r.IntN(max(1, len(cands)))
+			if len(cands) > 0 && cands[k] == i { // never a trajectory as its own prompt
+				k = (k + 1) % len(cands)
+			}
+			if len(cands) > 0 && cands[k] != i {
+				p, err := SeqOf(trs[cands[k]], nil)
 				if err != nil {
 					return nil, err
 				}

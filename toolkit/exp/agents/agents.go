@@ -12,6 +12,7 @@
 //	bc-scratch         an MLP behaviour-cloning policy trained from scratch on them
 //
 // success_k<k> is the greedy success rate on the held-out tasks (both embodiments, fresh worlds);
+// pretrain_success the pretrained agent's on fresh worlds of its own pretraining task types;
 // success_online that after online fine-tuning for a fixed budget from the pretrained model or from
 // scratch. The pretraining-diversity sweep pretrains on fewer task types (div<D>/success_k0, k5).
 package agents
@@ -66,8 +67,8 @@ type Config struct {
 
 // ConfigFor returns the configuration at a scale.
 func ConfigFor(s exp.Scale) Config {
-	c := Config{Agent: foundation.DefaultConfig(), PerTask: 24, Noises: gw.DefaultNoises(), Diversity: 8, DiversitySweep: []int{2, 4},
-		PretrainSteps: 1500, PromptProb: 0.5, Shots: []int{5, 10, 20}, AdaptSteps: 150, BCHidden: []int{128, 128}, BCSteps: 600,
+	c := Config{Agent: foundation.DefaultConfig(), PerTask: 100, Noises: gw.DefaultNoises(), Diversity: 8, DiversitySweep: []int{2, 4},
+		PretrainSteps: 1200, PromptProb: 0.5, Shots: []int{5, 10, 20}, AdaptSteps: 150, BCHidden: []int{128, 128}, BCSteps: 600,
 		EvalEpisodes: 10, TargetRTG: 1, Online: foundation.OnlineConfig{Rounds: 6, Episodes: 4, Updates: 40, TargetRTG: 1}, RenderEpisodes: 3}
 	if s == exp.Smoke {
 		c.Agent.Dim, c.Agent.Layers = 32, 1
@@ -202,6 +203,13 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		for i, t := range types {
 			pre.Final[fmt.Sprintf("pretrain_type_%d", i)] = float64(t.Index())
 		}
+		// In distribution: the pretrained agent on fresh worlds of its own task types.
+		inDist, _, err := foundation.Evaluate(agent, types, embodiments, foundation.EvalConfig{Episodes: max(1, cfg.EvalEpisodes/2),
+			Seed: seed*1_000_000 + 800_000, Greedy: true, TargetRTG: cfg.TargetRTG})
+		if err != nil {
+			return err
+		}
+		pre.Final["pretrain_success"] = inDist
 		if err := r.adapt(agent); err != nil {
 			return err
 		}

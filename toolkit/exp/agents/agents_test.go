@@ -12,7 +12,7 @@ func TestSmokeRun(t *testing.T) {
 	_, back, _ := exptest.Smoke(t, "agents")
 	exptest.RequireMetrics(t, back, Methods, []string{"success_k0", "success_k5"}, 1)
 	exptest.RequireMetrics(t, back, []string{"pretrained", "scratch"}, []string{"success_online"}, 1)
-	exptest.RequireMetrics(t, back, []string{"pretrained"}, []string{"div8/success_k0", "div2/success_k0", "div2/success_k5"}, 1)
+	exptest.RequireMetrics(t, back, []string{"pretrained"}, []string{"pretrain_success", "div8/success_k0", "div2/success_k0", "div2/success_k5"}, 1)
 	pre := back.RunsOf("pretrained")[0]
 	if len(pre.Curves["online_success"].Y) != 2 || len(pre.Curves["embed/prefix/pc1"].Y) != 9 || len(pre.Curves["pretrain/action_loss"].Y) == 0 {
 		t.Fatalf("curves: online %v, embeddings %d", pre.Curves["online_success"], len(pre.Curves["embed/prefix/pc1"].Y))
