@@ -2,7 +2,11 @@ package lm
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 )
 
 // testRenderer draws every token between BOS and the first '=' as 6 pixels that depend on the token
@@ -107,5 +111,42 @@ func TestPatchEmbedderReadsPixels(t *testing.T) {
 	defer m.Close()
 	if _, err := m.Score([]Example{{Prompt: enc("1+1="), Completion: enc("2")}}, true); err == nil {
 		t.Fatal("an unregistered renderer scored")
+	}
+}
+
+// With InputPatches the batch carries the pixels: a batch without them is an error naming the input,
+// there is nothing to render, and a batch that carries them trains.
+func TestInputPatches(t *testing.T) {
+	c := ConfigR()
+	c.Renderer, c.Pixels = InputPatches, 3
+	m, err := NewOn(goBackend(t), c, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, _, err := m.Render([]int32{BOS, 4}, 1, 2); err == nil {
+		t.Fatal("rendered for InputPatches")
+	}
+	loss := Loss{Inputs: []string{"tokens", "positions", "key_mask"}, Fn: func(c Config, w *Views, in In) (*Node, []*Node) {
+		logits, _, _ := Forward(c, w, in)
+		l := ReduceAllMean(Square(logits))
+		return l, []*Node{l}
+	}}
+	tr, err := NewTrainer(m, DefaultOpt(1e-3), "input-patches-test", []string{"l"}, loss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	var in Inputs
+	in.Add("tokens", tensors.FromFlatDataAndDimensions([]int32{BOS, 4}, 1, 2))
+	in.Add("positions", tensors.FromFlatDataAndDimensions([]int32{0, 1}, 1, 2))
+	in.Add("key_mask", tensors.FromFlatDataAndDimensions([]float32{1, 1}, 1, 2))
+	if _, err := tr.Update(in); err == nil || !strings.Contains(err.Error(), "patches") {
+		t.Fatalf("a batch without patches: %v", err)
+	}
+	in.Add("patches", tensors.FromFlatDataAndDimensions([]float32{0, 0, 0, 1, 2, 3}, 1, 2, 3))
+	in.Add("patch_mask", tensors.FromFlatDataAndDimensions([]float32{0, 1}, 1, 2))
+	if _, err := tr.Update(in); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -59,9 +59,8 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		x, y := runs[0].Curves["embed/prefix/pc1"].Y, runs[0].Curves["embed/prefix/pc2"].Y
 		if len(x) == len(prefixLabels) && len(y) == len(x) {
 			var pts []plot.Point
-			groups := []int{0, 0, 1, 1, 2, 2, 2, 3, 3} // layout, door, colour, embodiment
 			for i := range x {
-				pts = append(pts, plot.Point{Label: prefixLabels[i], Color: plot.Color(groups[i]*2 + i%2), X: x[i], Y: y[i], XLo: nanV, XHi: nanV, YLo: nanV, YHi: nanV})
+				pts = append(pts, plot.Point{Label: prefixLabels[i], Color: plot.Color(i), X: x[i], Y: y[i], XLo: nanV, XHi: nanV, YLo: nanV, YHi: nanV})
 			}
 			f, err := plot.Points(fmt.Sprintf("what the task tokens share: the pretrained trunk's input embeddings of the prefix tokens, 2-D PCA (seed %d)", runs[0].Seed),
 				"principal component 1", "principal component 2", pts, false)
