@@ -252,6 +252,21 @@ func (m *Model) Call(e *Exec, args ...any) (out []*tensors.Tensor, err error) {
 	return e.Call(args...)
 }
 
+// CallFloats runs a compiled graph of m whose first output is float32 and returns that output's
+// values on the host, freeing every output.
+func (m *Model) CallFloats(e *Exec, args ...any) ([]float32, error) {
+	out, err := m.Call(e, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, o := range out {
+			o.FinalizeAll()
+		}
+	}()
+	return tensors.CopyFlatData[float32](out[0])
+}
+
 // onDevice returns a tensor of the flat values already placed on engine b (so repeated calls do not
 // copy them again).
 func onDevice(b compute.Backend, flat []float32) (*tensors.Tensor, error) {

@@ -136,12 +136,7 @@ func (p *BC) ActionLogits(seqs []Seq) ([][]float32, error) {
 			return []*Node{ac.Forward(nn.NewViews(p.Layout, in[0]), "bc", len(p.Sizes)-1, in[1])}
 		})
 	})
-	out, err := p.Call(e, p.Params, tensors.FromFlatDataAndDimensions(xs, len(seqs), d))
-	if err != nil {
-		return nil, err
-	}
-	flat, err := tensors.CopyFlatData[float32](out[0])
-	out[0].FinalizeAll()
+	flat, err := p.CallFloats(e, p.Params, tensors.FromFlatDataAndDimensions(xs, len(seqs), d))
 	if err != nil {
 		return nil, err
 	}

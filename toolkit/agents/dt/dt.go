@@ -19,7 +19,6 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/nn"
 	"github.com/paperlab/paperlab/toolkit/track"
@@ -199,12 +198,7 @@ func (a *Agent) ActionLogits(seqs []Seq) ([][]float32, error) {
 	}
 	in := b.Inputs()
 	args := []any{a.Model.Params, in.Value("tokens"), in.Value("positions"), in.Value("key_mask"), in.Value("patches"), in.Value("patch_mask")}
-	out, err := a.Model.Call(a.logitsExec(), args...)
-	if err != nil {
-		return nil, err
-	}
-	flat, err := tensors.CopyFlatData[float32](out[0])
-	out[0].FinalizeAll()
+	flat, err := a.Model.CallFloats(a.logitsExec(), args...)
 	if err != nil {
 		return nil, err
 	}

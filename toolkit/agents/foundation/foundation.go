@@ -31,15 +31,40 @@ func DefaultConfig() dt.Config {
 		Pixels: gw.MaxObsSize, LR: 1e-3, ClipNorm: 1, Batch: 16}
 }
 
-// SeqOf is a trajectory as the agent reads it (returns-to-go from its rewards), with an optional
-// demonstration in context.
+// SeqOf is a trajectory as the agent reads it, with an optional demonstration in context. Its
+// returns-to-go are normalised by the best return of its world and embodiment, 1 − StepCost·L*
+// with L* the expert's shortest plan: 1 means "as well as possible here", whatever the world's
+// size. (Raw returns would tie the top return bins to short worlds, and an agent asked for a high
+// return in a long world would be conditioned on something its data never showed.)
 func SeqOf(tr gw.Trajectory, prompt *dt.Seq) (dt.Seq, error) {
 	task, err := gw.ParseTask(tr.Task)
 	if err != nil {
 		return dt.Seq{}, err
 	}
-	return dt.Seq{Prefix: Prefix(task, gw.Embodiment(tr.Embodiment)), Obs: tr.Obs, RTG: gw.ReturnsToGo(tr.Rewards),
-		Actions: tr.Actions, Prompt: prompt}, nil
+	e := gw.Embodiment(tr.Embodiment)
+	best, err := BestReturn(task, tr.Seed, e)
+	if err != nil {
+		return dt.Seq{}, err
+	}
+	rtg := gw.ReturnsToGo(tr.Rewards)
+	for t := range rtg {
+		rtg[t] /= best
+	}
+	return dt.Seq{Prefix: Prefix(task, e), Obs: tr.Obs, RTG: rtg, Actions: tr.Actions, Prompt: prompt}, nil
+}
+
+// BestReturn is the return of the expert's shortest plan in the world of (task, seed) for
+// embodiment e: 1 − StepCost·len(plan).
+func BestReturn(task gw.Task, seed uint64, e gw.Embodiment) (float64, error) {
+	w, err := gw.Generate(task, seed)
+	if err != nil {
+		return 0, err
+	}
+	plan, ok := gw.Plan(w, e)
+	if !ok {
+		return 0, fmt.Errorf("foundation: world %s seed %d has no plan for embodiment %d", task, seed, e)
+	}
+	return 1 - gw.StepCost*float64(len(plan)), nil
 }
 
 // Seqs converts trajectories; with promptProb > 0 each gets, with that probability, a prompt: another
@@ -108,6 +133,7 @@ func Evaluate(p Policy, tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalCo
 		seq  dt.Seq
 		tr   gw.Trajectory
 		togo float64
+		best float64 // the world's best return: returns-to-go are in its units (SeqOf)
 	}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x6576616c))
 	var eps []*ep
@@ -119,7 +145,11 @@ func Evaluate(p Policy, tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalCo
 				if err != nil {
 					return 0, nil, err
 				}
-				x := &ep{w: w, e: e, togo: cfg.TargetRTG, tr: gw.Trajectory{Task: task.String(), Embodiment: int(e), Seed: ws}}
+				best, err := BestReturn(task, ws, e)
+				if err != nil {
+					return 0, nil, err
+				}
+				x := &ep{w: w, e: e, togo: cfg.TargetRTG, best: best, tr: gw.Trajectory{Task: task.String(), Embodiment: int(e), Seed: ws}}
 				x.seq = dt.Seq{Prefix: Prefix(task, e), Prompt: cfg.Prompts[PromptKey(task, e)]}
 				eps = append(eps, x)
 			}
@@ -147,7 +177,7 @@ func Evaluate(p Policy, tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalCo
 		for i, x := range active {
 			a := dt.Choose(logits[i], gw.NumActions(x.e), cfg.Greedy, r)
 			rew, _ := x.w.Step(x.e, a)
-			x.togo -= rew
+			x.togo -= rew / x.best
 			x.seq.Actions = append(x.seq.Actions, a)
 			x.tr.Actions, x.tr.Rewards = append(x.tr.Actions, a), append(x.tr.Rewards, rew)
 		}

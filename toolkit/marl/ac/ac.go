@@ -86,12 +86,7 @@ func (n *Net) Apply(x []float32, rows int) ([]float32, error) {
 			return Forward(nn.NewViews(n.Layout, flat), "mlp", n.Layers(), x)
 		})
 	})
-	out, err := n.Call(e, n.Params, tensors.FromFlatDataAndDimensions(x, rows, n.Sizes[0]))
-	if err != nil {
-		return nil, err
-	}
-	defer out[0].FinalizeAll()
-	return tensors.CopyFlatData[float32](out[0])
+	return n.CallFloats(e, n.Params, tensors.FromFlatDataAndDimensions(x, rows, n.Sizes[0]))
 }
 
 // Policy samples actions on the host from logits [rows, A] with avail masks, and returns the

@@ -356,12 +356,7 @@ func (c *Critic) Q(states [][]float32, joints [][]int) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.Call(c.qExec(), c.Params, st, per, joint)
-	if err != nil {
-		return nil, err
-	}
-	q, err := tensors.CopyFlatData[float32](out[0])
-	out[0].FinalizeAll()
+	q, err := c.CallFloats(c.qExec(), c.Params, st, per, joint)
 	if err != nil {
 		return nil, err
 	}
@@ -392,12 +387,7 @@ func (c *Critic) Embeddings() ([][]float32, error) {
 			return []*Node{c.Embed(nn.NewViews(c.Layout, in[0]), in[1])}
 		})
 	})
-	out, err := c.Call(ex, c.Params, tensors.FromFlatDataAndDimensions(pf, nj, n*a))
-	if err != nil {
-		return nil, err
-	}
-	flat, err := tensors.CopyFlatData[float32](out[0])
-	out[0].FinalizeAll()
+	flat, err := c.CallFloats(ex, c.Params, tensors.FromFlatDataAndDimensions(pf, nj, n*a))
 	if err != nil {
 		return nil, err
 	}
