@@ -52,6 +52,9 @@ var hideFigures atomic.Bool
 // gonb runs each cell as its own program, so the setting lasts one cell). Files are still written.
 func ShowFigures(on bool) { hideFigures.Store(!on) }
 
+// FiguresShown reports whether figures and animations are shown in this cell (ShowFigures).
+func FiguresShown() bool { return !hideFigures.Load() }
+
 // Figure shows a figure (see FigureBundle) in a notebook; it is saved in the .ipynb. No-op elsewhere
 // and after ShowFigures(false).
 func Figure(title string, png []byte, svg string) {

@@ -117,7 +117,7 @@ func episodes(res *exp.Result, dir string) ([]string, error) {
 		if poster, err = gw.PNG(frames[0], 40); err != nil {
 			return nil, err
 		}
-		if nb.IsNotebook() {
+		if nb.IsNotebook() && nb.FiguresShown() {
 			nb.Markdown("**" + caption + "**")
 		}
 		nb.Animation(caption, b, poster, 280)
