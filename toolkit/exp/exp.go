@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -57,8 +58,12 @@ func ScaleFromEnv() (Scale, error) {
 // Options control one run of an experiment.
 type Options struct {
 	Scale Scale
-	// Seeds is the number of seeds (0: the experiment's default for the scale). Seeds are 1..Seeds.
+	// Seeds is the number of seeds (0: the experiment's default for the scale). Seeds are 1..Seeds,
+	// unless SeedSet names them.
 	Seeds int
+	// SeedSet, when set, is the seeds to run (a shard of a sweep, e.g. 3 and 4); Seeds is then its
+	// length.
+	SeedSet []uint64
 	// Out is the directory for metrics.json and figures ("" writes nothing).
 	Out string
 	// Log receives progress lines (nil: stderr).
@@ -233,6 +238,14 @@ func NewResult(name string, opt Options, seeds []uint64, config any) (*Result, e
 	}
 	return &Result{Experiment: name, Scale: opt.Scale, Backend: be, Seeds: seeds, Config: cfg,
 		Timing: map[string]float64{}, Started: time.Now().UTC().Format(time.RFC3339), Commit: Commit()}, nil
+}
+
+// SeedList returns the seeds of a run: SeedSet, or 1..Seeds.
+func (o Options) SeedList() []uint64 {
+	if o.SeedSet != nil {
+		return slices.Clone(o.SeedSet)
+	}
+	return SeedList(o.Seeds)
 }
 
 // SeedList returns seeds 1..n.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -91,6 +92,9 @@ func (e Experiment) withDefaults(opt Options) Options {
 	if opt.Scale == "" {
 		opt.Scale = Default
 	}
+	if opt.SeedSet != nil {
+		opt.Seeds = len(opt.SeedSet)
+	}
 	if opt.Seeds <= 0 {
 		opt.Seeds = e.Seeds[opt.Scale]
 		if opt.Seeds <= 0 {
@@ -138,7 +142,7 @@ func loadMatching(e Experiment, opt Options, dir string) (*Result, bool) {
 
 // matches reports whether a stored result's scale, seeds and configuration are opt's.
 func matches(e Experiment, opt Options, scale Scale, seeds []uint64, config json.RawMessage) bool {
-	return scale == opt.Scale && len(seeds) == opt.Seeds && sameConfig(config, e, opt)
+	return scale == opt.Scale && slices.Equal(seeds, opt.SeedList()) && sameConfig(config, e, opt)
 }
 
 // headerMatches is loadMatching's test on dir/metrics.json without decoding its runs (the files
@@ -211,7 +215,11 @@ func DefaultOut(e Experiment, opt Options) (out string, scratch bool, err error)
 	if err != nil {
 		return "", false, fmt.Errorf("%s: config: %w", e.Name, err)
 	}
-	h := sha256.Sum256(append(cfg, fmt.Sprintf("|seeds=%d", opt.Seeds)...))
+	seeds := fmt.Sprintf("|seeds=%d", opt.Seeds)
+	if opt.SeedSet != nil {
+		seeds = fmt.Sprintf("|seeds=%v", opt.SeedSet)
+	}
+	h := sha256.Sum256(append(cfg, seeds...))
 	leaf := fmt.Sprintf("%s-%x", opt.Scale, h[:4])
 	root, err := RepoRoot()
 	if err != nil { // no checkout (a test binary elsewhere): beside the smoke folders
@@ -389,7 +397,7 @@ func RunSeeds[C any](name string, opt Options, preset func(Scale) C, validate fu
 			return nil, err
 		}
 	}
-	seeds := SeedList(opt.Seeds)
+	seeds := opt.SeedList()
 	res, err := NewResult(name, opt, seeds, cfg)
 	if err != nil {
 		return nil, err

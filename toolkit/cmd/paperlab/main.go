@@ -1,7 +1,8 @@
 // Command paperlab runs PaperLab's experiments headless, the same functions the notebooks call.
 //
 //	paperlab list
-//	paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR] [-overwrite]
+//	paperlab <experiment> [-scale smoke|default] [-seeds N|A-B|a,b] [-out DIR] [-overwrite]
+//	paperlab merge -out DIR SHARD…
 //	paperlab all [-scale …] [-overwrite]    every registered experiment into figures/<name>
 //	paperlab data arith [-n N] [-seed S] [-out FILE]
 //	paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
@@ -30,7 +31,7 @@ import (
 func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   paperlab list                                   list experiments
-  paperlab <experiment> [-scale smoke|default] [-seeds N] [-out DIR] [-overwrite] [-save first|all|none]
+  paperlab <experiment> [-scale smoke|default] [-seeds N|A-B|a,b] [-out DIR] [-overwrite] [-save first|all|none]
                                                   (a run whose seeds or configuration differ from the
                                                   committed figures/<name> goes to runs/<name>/…;
                                                   LLM experiments save policies in <out>/checkpoints)
@@ -48,6 +49,8 @@ func usage() {
                                                   sample a saved policy k times per question (its own
                                                   held-out set, or the prompts file) and measure each
                                                   confidence score: probe.json and figures in -out
+  paperlab merge -out DIR SHARD…                  merge shard runs (paperlab <exp> -seeds A-B -out SHARD) into one
+                                                  metrics.json with its summary, claims and figures
   paperlab engine                                 print the compute engine that would run
 `)
 }
@@ -68,6 +71,26 @@ func run(args []string) error {
 		return nil
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
+	case "merge":
+		fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+		out := fs.String("out", "", "directory for the merged metrics.json and figures")
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		if *out == "" || fs.NArg() == 0 {
+			return fmt.Errorf("merge: give -out DIR and at least one shard directory")
+		}
+		res, err := exp.MergeDirs(fs.Args(), *out, os.Stderr)
+		if err != nil {
+			return err
+		}
+		e, err := exp.Lookup(res.Experiment)
+		if err != nil {
+			return err
+		}
+		printSummary(res)
+		printClaims(res, e)
+		return nil
 	case "list":
 		for _, e := range exp.List() {
 			fmt.Printf("%-10s %s (seeds: smoke %d, default %d)\n", e.Name, e.Description, e.Seeds[exp.Smoke], e.Seeds[exp.Default])
@@ -202,7 +225,7 @@ func redraw(args []string) error {
 // runFlagSet holds the flags of an experiment run.
 type runFlagSet struct {
 	scale     *string
-	seeds     *int
+	seeds     *string
 	out       *string
 	overwrite *bool
 	save      *string
@@ -212,7 +235,7 @@ func runFlags(name string) (*flag.FlagSet, runFlagSet) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	return fs, runFlagSet{
 		scale: fs.String("scale", string(exp.Default), "smoke or default"),
-		seeds: fs.Int("seeds", 0, "number of seeds (0: the experiment's default for the scale)"),
+		seeds: fs.String("seeds", "0", "seeds: N (1..N; 0 the experiment's default for the scale), A-B or a,b,c (a shard of a sweep; see merge)"),
 		out: fs.String("out", "", "output directory (default: figures/<experiment> at default scale — or runs/<experiment>/… when "+
 			"the seeds or configuration differ from the committed metrics.json — and a temp folder at smoke scale)"),
 		overwrite: fs.Bool("overwrite", false, "write into figures/<experiment> even when the committed metrics.json was made with other seeds or configuration"),
@@ -225,14 +248,15 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 	if err != nil {
 		return err
 	}
-	if *f.seeds < 0 {
-		return fmt.Errorf("-seeds %d: must be ≥ 0", *f.seeds)
+	n, set, err := exp.ParseSeeds(*f.seeds)
+	if err != nil {
+		return err
 	}
 	save, err := exp.ParseSave(*f.save)
 	if err != nil {
 		return err
 	}
-	opt := exp.Options{Scale: scale, Seeds: *f.seeds, Out: *f.out, Overwrite: *f.overwrite, Save: save}
+	opt := exp.Options{Scale: scale, Seeds: n, SeedSet: set, Out: *f.out, Overwrite: *f.overwrite, Save: save}
 	if opt.Out == "" {
 		out, scratch, err := exp.DefaultOut(e, opt)
 		if err != nil {

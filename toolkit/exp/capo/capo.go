@@ -119,7 +119,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	seeds := exp.SeedList(opt.Seeds)
+	seeds := opt.SeedList()
 	res, err := exp.NewResult("capo", opt, seeds, cfg)
 	if err != nil {
 		return nil, err

@@ -245,7 +245,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	seeds := exp.SeedList(opt.Seeds)
+	seeds := opt.SeedList()
 	for _, h := range cfg.HeldOutSeeds {
 		if h >= 1 && h <= uint64(len(seeds)) {
 			return nil, fmt.Errorf("held-out seed %d is also a training seed (1..%d)", h, len(seeds))

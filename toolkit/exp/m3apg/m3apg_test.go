@@ -41,3 +41,6 @@ func TestSmokeRun(t *testing.T) {
 		t.Fatalf("%d figure files", len(back.Figures))
 	}
 }
+
+// Shards of m3apg merged equal a one-process run, claims included (see exptest.CheckMerge).
+func TestMergeEqualsOneProcess(t *testing.T) { exptest.CheckMerge(t, "m3apg") }

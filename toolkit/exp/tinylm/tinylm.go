@@ -81,7 +81,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	seeds := exp.SeedList(opt.Seeds)
+	seeds := opt.SeedList()
 	res, err := exp.NewResult("lm", opt, seeds, cfg)
 	if err != nil {
 		return nil, err

@@ -127,7 +127,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	seeds := exp.SeedList(opt.Seeds)
+	seeds := opt.SeedList()
 	res, err := exp.NewResult("tour", opt, seeds, cfg)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,146 @@
+package exp
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ParseSeeds reads a -seeds value: "N" (seeds 1..N; 0 the experiment's default), "A-B" (seeds A to
+// B, a shard) or "a,b,c". It returns the count for "N" and the explicit set otherwise.
+func ParseSeeds(s string) (n int, set []uint64, err error) {
+	s = strings.TrimSpace(s)
+	bad := func(why string) error {
+		return fmt.Errorf("-seeds %q: %s (want N, A-B or a,b,c with seeds ≥ 1)", s, why)
+	}
+	if s == "" {
+		return 0, nil, nil
+	}
+	if v, err := strconv.Atoi(s); err == nil {
+		if v < 0 {
+			return 0, nil, bad("negative")
+		}
+		return v, nil, nil
+	}
+	if a, b, ok := strings.Cut(s, "-"); ok {
+		lo, err1 := strconv.ParseUint(a, 10, 64)
+		hi, err2 := strconv.ParseUint(b, 10, 64)
+		if err1 != nil || err2 != nil || lo < 1 || hi < lo {
+			return 0, nil, bad("not a range")
+		}
+		for x := lo; x <= hi; x++ {
+			set = append(set, x)
+		}
+		return len(set), set, nil
+	}
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+		if err != nil || v < 1 {
+			return 0, nil, bad(fmt.Sprintf("%q is not a seed", f))
+		}
+		if slices.Contains(set, v) {
+			return 0, nil, bad(fmt.Sprintf("seed %d twice", v))
+		}
+		set = append(set, v)
+	}
+	return len(set), set, nil
+}
+
+// Merge combines shard results (each a run of some seeds of one experiment, with names for the
+// errors) into one result: the runs in seed order (within a seed, in the order the shard recorded
+// them), the timings summed, the notes kept once each, the summary recomputed — the runs, summary
+// and claims of a one-process run of the same seeds. Shards of different experiments, scales,
+// configurations, commits or engines, with a seed twice, or with tables or extra data (which are
+// not per seed and cannot be merged) are errors naming the shards.
+func Merge(shards []*Result, names []string) (*Result, error) {
+	if len(shards) == 0 || len(names) != len(shards) {
+		return nil, fmt.Errorf("merge: %d shards with %d names", len(shards), len(names))
+	}
+	first := shards[0]
+	owner := map[uint64]string{}
+	out := &Result{Experiment: first.Experiment, Scale: first.Scale, Backend: first.Backend, Config: first.Config,
+		Timing: map[string]float64{}, Started: first.Started, Commit: first.Commit}
+	for i, s := range shards {
+		differ := func(field, a, b string) error {
+			return fmt.Errorf("merge: %s has %s %q, %s has %q", names[0], field, a, names[i], b)
+		}
+		switch {
+		case s.Experiment != first.Experiment:
+			return nil, differ("experiment", first.Experiment, s.Experiment)
+		case s.Scale != first.Scale:
+			return nil, differ("scale", string(first.Scale), string(s.Scale))
+		case !bytes.Equal(s.Config, first.Config):
+			return nil, fmt.Errorf("merge: %s and %s were run with different configurations", names[0], names[i])
+		case s.Commit != first.Commit:
+			return nil, differ("commit", first.Commit, s.Commit)
+		case s.Backend != first.Backend:
+			return nil, differ("engine", first.Backend, s.Backend)
+		case len(s.Tables) > 0 || len(s.Extra) > 0:
+			return nil, fmt.Errorf("merge: %s records tables or extra data of all its seeds together; experiment %s cannot be merged from shards", names[i], s.Experiment)
+		}
+		for _, seed := range s.Seeds {
+			if o, dup := owner[seed]; dup {
+				return nil, fmt.Errorf("merge: seed %d is in both %s and %s", seed, o, names[i])
+			}
+			owner[seed] = names[i]
+		}
+		out.Seeds = append(out.Seeds, s.Seeds...)
+		for k, v := range s.Timing {
+			out.Timing[k] += v
+		}
+		for _, n := range s.Notes {
+			if !slices.Contains(out.Notes, n) {
+				out.Notes = append(out.Notes, n)
+			}
+		}
+		if s.Started < out.Started {
+			out.Started = s.Started
+		}
+	}
+	slices.Sort(out.Seeds)
+	for _, seed := range out.Seeds {
+		for _, s := range shards {
+			for _, r := range s.Runs {
+				if r.Seed == seed {
+					out.Runs = append(out.Runs, r)
+				}
+			}
+		}
+	}
+	out.Summarize()
+	return out, nil
+}
+
+// MergeDirs merges the shard directories' metrics.json into out (metrics.json and the figures,
+// drawn again from the merged result).
+func MergeDirs(dirs []string, out string, log io.Writer) (*Result, error) {
+	if log == nil {
+		log = os.Stderr
+	}
+	var shards []*Result
+	for _, d := range dirs {
+		r, err := Load(d)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		shards = append(shards, r)
+	}
+	res, err := Merge(shards, dirs)
+	if err != nil {
+		return nil, err
+	}
+	e, err := Lookup(res.Experiment)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "merged %d shards of %s (seeds %v) into %s\n", len(dirs), res.Experiment, res.Seeds, ShowPath(filepath.Join(out, MetricsFile)))
+	return res, finish(e, res, Options{Scale: res.Scale, Seeds: len(res.Seeds), Out: out, Log: log}, true)
+}
