@@ -14,17 +14,22 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/paperlab/paperlab/datasets/arith"
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	_ "github.com/paperlab/paperlab/toolkit/exp/all"
+	"github.com/paperlab/paperlab/toolkit/exp/sweep"
+	"github.com/paperlab/paperlab/toolkit/fsx"
 	"github.com/paperlab/paperlab/toolkit/nb"
 )
 
@@ -49,6 +54,11 @@ func usage() {
                                                   sample a saved policy k times per question (its own
                                                   held-out set, or the prompts file) and measure each
                                                   confidence score: probe.json and figures in -out
+  paperlab sweep <experiment> -out DIR [-seeds 1-20] [-scale …] [-shard-size 1] [-runner local|slurm]
+                 [-jobs N] [-retries 2] [-partition P] [-time T] [-mem M] [-gpus G] [-cpus C] [-submit]
+                                                  run the seeds as shards (local: a pool of child processes,
+                                                  resumable; slurm: an sbatch job array script in DIR, submitted
+                                                  with -submit) and merge them into DIR
   paperlab merge -out DIR SHARD…                  merge shard runs (paperlab <exp> -seeds A-B -out SHARD) into one
                                                   metrics.json with its summary, claims and figures
   paperlab engine                                 print the compute engine that would run
@@ -71,6 +81,8 @@ func run(args []string) error {
 		return nil
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
+	case "sweep":
+		return sweepCmd(rest)
 	case "merge":
 		fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 		out := fs.String("out", "", "directory for the merged metrics.json and figures")
@@ -334,4 +346,92 @@ func data(args []string) error {
 	}
 	fmt.Printf("wrote %d problems (seed %d) to %s\n", len(ps), *seed, *out)
 	return nil
+}
+
+// sweepCmd is `paperlab sweep`: shards of an experiment's seeds run locally or as a Slurm array.
+func sweepCmd(args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return fmt.Errorf("sweep: name the experiment first: paperlab sweep <experiment> -out DIR …")
+	}
+	name := args[0]
+	e, err := exp.Lookup(name)
+	if err != nil {
+		return err
+	}
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	out := fs.String("out", "", "sweep directory: shards in DIR/shard-NNNN, logs in DIR/logs, the merged result in DIR")
+	seeds := fs.String("seeds", "0", "seeds: N (1..N; 0 the experiment's default), A-B or a,b,c")
+	scale := fs.String("scale", string(exp.Default), "smoke or default")
+	size := fs.Int("shard-size", 1, "seeds per shard")
+	runner := fs.String("runner", "local", "local (child processes on this machine) or slurm (an sbatch job array)")
+	jobs := fs.Int("jobs", max(1, runtime.NumCPU()/2), "local: shards at a time (default one per two cores)")
+	retries := fs.Int("retries", 2, "local: extra tries of a failed shard")
+	partition := fs.String("partition", "", "slurm: --partition")
+	tlimit := fs.String("time", "", "slurm: --time")
+	mem := fs.String("mem", "", "slurm: --mem")
+	gpus := fs.Int("gpus", 0, "slurm: --gpus")
+	cpus := fs.Int("cpus", 2, "slurm: --cpus-per-task")
+	submit := fs.Bool("submit", false, "slurm: submit the script with sbatch (otherwise only write it)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("sweep: -out DIR is required")
+	}
+	sc, err := exp.ParseScale(*scale)
+	if err != nil {
+		return err
+	}
+	n, set, err := exp.ParseSeeds(*seeds)
+	if err != nil {
+		return err
+	}
+	if set == nil {
+		if n == 0 {
+			n = e.Seeds[sc]
+		}
+		set = exp.SeedList(max(1, n))
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	plan := sweep.Plan{Experiment: name, Scale: sc, Seeds: set, ShardSize: *size, Out: *out}
+	switch *runner {
+	case "local":
+		res, err := sweep.Local(context.Background(), plan, bin, *jobs, *retries, os.Stderr)
+		if err != nil {
+			return err
+		}
+		printSummary(res)
+		printClaims(res, e)
+		return nil
+	case "slurm":
+		script, err := sweep.SlurmScript(plan, bin, sweep.SlurmOptions{Partition: *partition, Time: *tlimit, Mem: *mem, GPUs: *gpus, CPUs: *cpus})
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(*out, "logs"), 0o755); err != nil {
+			return err
+		}
+		path := filepath.Join(*out, "sweep.sbatch")
+		if err := fsx.WriteFile(path, []byte(script)); err != nil {
+			return err
+		}
+		fmt.Printf("wrote %s\n", path)
+		if !*submit {
+			fmt.Printf("submit with: sbatch %s\nthen merge with: %s\n", path, sweep.MergeCommand(plan, bin))
+			return nil
+		}
+		cmd := exec.Command("sbatch", "--parsable", path)
+		cmd.Stderr = os.Stderr
+		id, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("sbatch %s: %w", path, err)
+		}
+		fmt.Printf("submitted job array %s; when it has finished (squeue -j %s is empty), merge with: %s\n",
+			strings.TrimSpace(string(id)), strings.TrimSpace(string(id)), sweep.MergeCommand(plan, bin))
+		return nil
+	}
+	return fmt.Errorf("sweep: -runner %q, want local or slurm", *runner)
 }
