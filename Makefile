@@ -14,7 +14,7 @@ export GOEXPERIMENT ?= simd
 # The engine agreement test must not skip in `make test`.
 export PAPERLAB_REQUIRE_ONNX ?= 1
 
-.PHONY: setup test test-browser unit notebooks reproduce experiments redraw lab bench fuzz clean
+.PHONY: setup test test-browser test-slurm unit notebooks reproduce experiments redraw lab bench fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -31,6 +31,11 @@ test: setup
 test-browser: setup
 	bash scripts/browser.sh notebooks
 	bash scripts/widgets.sh
+
+# A one-node Slurm cluster on localhost (Debian's slurm-wlm and munge, installed when missing): sweeps
+# as job arrays, one task cancelled and resubmitted, merged results equal to the local runner's.
+test-slurm:
+	bash scripts/slurm.sh test
 
 unit:
 	go vet ./... && go test ./...

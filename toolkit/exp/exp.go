@@ -79,6 +79,10 @@ type Options struct {
 	// CheckpointDir): SaveFirst ("" or "first", the default: the first seed of every method),
 	// SaveAll (every seed) or SaveNone.
 	Save string
+	// Atomic builds Out in a hidden temporary directory beside it (.NAME.tmp-*) and renames it into
+	// place only when the run is complete, so that a killed run (a cancelled Slurm task) leaves no
+	// half-written Out — only the hidden directory, which a sweep removes before it runs the shard again.
+	Atomic bool
 }
 
 // Values of Options.Save.

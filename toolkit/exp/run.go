@@ -13,12 +13,29 @@ import (
 	"time"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/fsx"
 )
 
 // Execute runs an experiment with opt, writes metrics.json and its figures into opt.Out (when set),
 // and returns the result. It prints the engine line first, as every CLI run and notebook does.
 func Execute(e Experiment, opt Options) (*Result, error) {
 	opt = e.withDefaults(opt)
+	if opt.Atomic && opt.Out != "" {
+		final := opt.Out
+		var res *Result
+		err := fsx.WriteDir(final, func(tmp string) error {
+			o := opt
+			o.Out, o.Atomic = tmp, false
+			var err error
+			res, err = Execute(e, o)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(opt.Log, "moved the finished output into %s\n", ShowPath(final))
+		return res, nil
+	}
 	fmt.Fprintln(opt.Log, backend.Describe())
 	fmt.Fprintf(opt.Log, "experiment %s: scale %s, %d seeds, output %s\n", e.Name, opt.Scale, opt.Seeds, orNone(ShowPath(opt.Out)))
 	start := time.Now()

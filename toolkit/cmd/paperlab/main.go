@@ -19,10 +19,11 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/paperlab/paperlab/datasets/arith"
 	"github.com/paperlab/paperlab/toolkit/backend"
@@ -37,6 +38,7 @@ func usage() {
 	fmt.Fprint(os.Stderr, `usage:
   paperlab list                                   list experiments
   paperlab <experiment> [-scale smoke|default] [-seeds N|A-B|a,b] [-out DIR] [-overwrite] [-save first|all|none]
+                 [-jobs N] [-atomic]
                                                   (a run whose seeds or configuration differ from the
                                                   committed figures/<name> goes to runs/<name>/…;
                                                   LLM experiments save policies in <out>/checkpoints)
@@ -55,10 +57,11 @@ func usage() {
                                                   held-out set, or the prompts file) and measure each
                                                   confidence score: probe.json and figures in -out
   paperlab sweep <experiment> -out DIR [-seeds 1-20] [-scale …] [-shard-size 1] [-runner local|slurm]
-                 [-jobs N] [-retries 2] [-partition P] [-time T] [-mem M] [-gpus G] [-cpus C] [-submit]
-                                                  run the seeds as shards (local: a pool of child processes,
-                                                  resumable; slurm: an sbatch job array script in DIR, submitted
-                                                  with -submit) and merge them into DIR
+                 [-jobs N] [-retries 2] [-save none] [-partition P] [-time T] [-mem M] [-gpus G] [-cpus C]
+                 [-submit=false]
+                                                  run the seeds as shards and merge them into DIR (local: a pool
+                                                  of child processes; slurm: an sbatch job array, followed with
+                                                  squeue, failed tasks resubmitted); run again, it resumes
   paperlab merge -out DIR SHARD…                  merge shard runs (paperlab <exp> -seeds A-B -out SHARD) into one
                                                   metrics.json with its summary, claims and figures
   paperlab engine                                 print the compute engine that would run
@@ -241,6 +244,8 @@ type runFlagSet struct {
 	out       *string
 	overwrite *bool
 	save      *string
+	jobs      *int
+	atomic    *bool
 }
 
 func runFlags(name string) (*flag.FlagSet, runFlagSet) {
@@ -252,6 +257,9 @@ func runFlags(name string) (*flag.FlagSet, runFlagSet) {
 			"the seeds or configuration differ from the committed metrics.json — and a temp folder at smoke scale)"),
 		overwrite: fs.Bool("overwrite", false, "write into figures/<experiment> even when the committed metrics.json was made with other seeds or configuration"),
 		save:      fs.String("save", exp.SaveFirst, "trained LLM policies saved under <out>/checkpoints: first (seed 1 of every method), all (every seed) or none"),
+		jobs: fs.Int("jobs", 1, "run the seeds as this many child processes at once (a local sweep of one-seed shards, merged into -out; "+
+			"results equal the serial run's; see BENCHMARKS.md for when it is faster)"),
+		atomic: fs.Bool("atomic", false, "build -out in a hidden temporary folder and move it into place when the run is complete (sweep shards use it)"),
 	}
 }
 
@@ -268,7 +276,7 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 	if err != nil {
 		return err
 	}
-	opt := exp.Options{Scale: scale, Seeds: n, SeedSet: set, Out: *f.out, Overwrite: *f.overwrite, Save: save}
+	opt := exp.Options{Scale: scale, Seeds: n, SeedSet: set, Out: *f.out, Overwrite: *f.overwrite, Save: save, Atomic: *f.atomic}
 	if opt.Out == "" {
 		out, scratch, err := exp.DefaultOut(e, opt)
 		if err != nil {
@@ -280,13 +288,53 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 		}
 		opt.Out = out
 	}
-	res, err := exp.Execute(e, opt)
+	var res *exp.Result
+	if *f.jobs > 1 {
+		res, err = parallelSeeds(e, opt, *f.jobs)
+	} else {
+		res, err = exp.Execute(e, opt)
+	}
 	if err != nil {
 		return err
 	}
 	printSummary(res)
 	printClaims(res, e)
 	return nil
+}
+
+// parallelSeeds runs opt's seeds as one-seed shards, jobs child processes at a time, in a hidden
+// folder beside opt.Out that is removed once the shards are merged into opt.Out.
+func parallelSeeds(e exp.Experiment, opt exp.Options, jobs int) (*exp.Result, error) {
+	if opt.Out == "" {
+		return nil, fmt.Errorf("%s: -jobs needs an output folder", e.Name)
+	}
+	seeds := opt.SeedSet
+	if seeds == nil {
+		n := opt.Seeds
+		if n == 0 {
+			n = e.Seeds[opt.Scale]
+		}
+		seeds = exp.SeedList(max(1, n))
+	}
+	if err := os.MkdirAll(filepath.Dir(opt.Out), 0o755); err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp(filepath.Dir(opt.Out), "."+filepath.Base(opt.Out)+".shards-*")
+	if err != nil {
+		return nil, err
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	plan := sweep.Plan{Experiment: e.Name, Scale: opt.Scale, Seeds: seeds, ShardSize: 1, Out: opt.Out, Work: work, Save: opt.Save}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := sweep.Local(ctx, plan, bin, sweep.Options{Jobs: jobs, Log: os.Stderr})
+	if err != nil {
+		return nil, fmt.Errorf("%w (shards and logs kept in %s)", err, work)
+	}
+	return res, os.RemoveAll(work)
 }
 
 // printSummary prints each method's metrics as mean ± half-width of the 95 % interval over seeds.
@@ -365,13 +413,16 @@ func sweepCmd(args []string) error {
 	size := fs.Int("shard-size", 1, "seeds per shard")
 	runner := fs.String("runner", "local", "local (child processes on this machine) or slurm (an sbatch job array)")
 	jobs := fs.Int("jobs", max(1, runtime.NumCPU()/2), "local: shards at a time (default one per two cores)")
-	retries := fs.Int("retries", 2, "local: extra tries of a failed shard")
+	retries := fs.Int("retries", 2, "extra tries of a failed shard (local) or array task (slurm)")
+	save := fs.String("save", exp.SaveNone, "trained LLM policies kept (moved into DIR/checkpoints when merged): none, first or all")
+	progress := fs.Duration("progress", 30*time.Second, "how often a line shows the running shards' latest progress")
+	poll := fs.Duration("poll", 10*time.Second, "slurm: how often squeue is asked for the array's state")
 	partition := fs.String("partition", "", "slurm: --partition")
 	tlimit := fs.String("time", "", "slurm: --time")
 	mem := fs.String("mem", "", "slurm: --mem")
 	gpus := fs.Int("gpus", 0, "slurm: --gpus")
 	cpus := fs.Int("cpus", 2, "slurm: --cpus-per-task")
-	submit := fs.Bool("submit", false, "slurm: submit the script with sbatch (otherwise only write it)")
+	submit := fs.Bool("submit", true, "slurm: submit the array, follow it (squeue; failed tasks resubmitted) and merge; -submit=false only writes the script")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -396,16 +447,19 @@ func sweepCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	plan := sweep.Plan{Experiment: name, Scale: sc, Seeds: set, ShardSize: *size, Out: *out}
+	if *out, err = filepath.Abs(*out); err != nil { // Slurm tasks may start elsewhere
+		return err
+	}
+	plan := sweep.Plan{Experiment: name, Scale: sc, Seeds: set, ShardSize: *size, Out: *out, Save: *save}
+	opts := sweep.Options{Jobs: *jobs, Retries: *retries, Progress: *progress, Poll: *poll, Log: os.Stderr}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var res *exp.Result
 	switch *runner {
 	case "local":
-		res, err := sweep.Local(context.Background(), plan, bin, *jobs, *retries, os.Stderr)
-		if err != nil {
+		if res, err = sweep.Local(ctx, plan, bin, opts); err != nil {
 			return err
 		}
-		printSummary(res)
-		printClaims(res, e)
-		return nil
 	case "slurm":
 		script, err := sweep.SlurmScript(plan, bin, sweep.SlurmOptions{Partition: *partition, Time: *tlimit, Mem: *mem, GPUs: *gpus, CPUs: *cpus})
 		if err != nil {
@@ -418,20 +472,19 @@ func sweepCmd(args []string) error {
 		if err := fsx.WriteFile(path, []byte(script)); err != nil {
 			return err
 		}
-		fmt.Printf("wrote %s\n", path)
+		fmt.Fprintf(os.Stderr, "wrote %s\n", path)
 		if !*submit {
-			fmt.Printf("submit with: sbatch %s\nthen merge with: %s\n", path, sweep.MergeCommand(plan, bin))
+			fmt.Printf("submit with: sbatch %s\nthen merge with: %s\n(or run this command again without -submit=false: it submits, follows and merges)\n",
+				path, sweep.MergeCommand(plan, bin))
 			return nil
 		}
-		cmd := exec.Command("sbatch", "--parsable", path)
-		cmd.Stderr = os.Stderr
-		id, err := cmd.Output()
-		if err != nil {
-			return fmt.Errorf("sbatch %s: %w", path, err)
+		if res, err = sweep.Follow(ctx, plan, sweep.Slurm{}, path, opts); err != nil {
+			return err
 		}
-		fmt.Printf("submitted job array %s; when it has finished (squeue -j %s is empty), merge with: %s\n",
-			strings.TrimSpace(string(id)), strings.TrimSpace(string(id)), sweep.MergeCommand(plan, bin))
-		return nil
+	default:
+		return fmt.Errorf("sweep: -runner %q, want local or slurm", *runner)
 	}
-	return fmt.Errorf("sweep: -runner %q, want local or slurm", *runner)
+	printSummary(res)
+	printClaims(res, e)
+	return nil
 }

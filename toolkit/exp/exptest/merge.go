@@ -39,6 +39,40 @@ func canonical(t *testing.T, e exp.Experiment, r *exp.Result) (runs map[string]s
 	return runs, string(s), claims
 }
 
+// SameResult fails t unless got has want's runs (every final metric and curve, bit for bit, but
+// wall time: Seconds and the SPS/seconds curves), summary and claims — e.g. a merged sweep against a
+// one-process run of the same seeds on the same engine and machine.
+func SameResult(t *testing.T, e exp.Experiment, want, got *exp.Result) {
+	t.Helper()
+	r1, s1, c1 := canonical(t, e, want)
+	r2, s2, c2 := canonical(t, e, got)
+	if len(r1) != len(r2) {
+		t.Fatalf("%s: %d runs, want %d", e.Name, len(r2), len(r1))
+	}
+	for k, v := range r1 {
+		if r2[k] != v {
+			var a, b exp.Run
+			_ = json.Unmarshal([]byte(v), &a)
+			_ = json.Unmarshal([]byte(r2[k]), &b)
+			what := "missing"
+			for m, x := range a.Final {
+				if b.Final[m] != x {
+					what = fmt.Sprintf("final %s: %v vs %v", m, x, b.Final[m])
+				}
+			}
+			for m, c := range a.Curves {
+				if !slices.Equal(c.Y, b.Curves[m].Y) {
+					what = fmt.Sprintf("curve %s", m)
+				}
+			}
+			t.Fatalf("%s: run %s differs (%s)", e.Name, k, what)
+		}
+	}
+	if s1 != s2 || c1 != c2 {
+		t.Fatalf("%s: summary or claims differ:\n%s\n%s", e.Name, s1, s2)
+	}
+}
+
 // CheckMerge runs experiment name at smoke scale as two shards (seed 1, seed 2) and as one process
 // (seeds 1–2) and checks that the merged shards equal the one-process run: every run, the summary
 // and the claims, bit for bit; a seed in two shards or a changed configuration is an error naming
@@ -74,30 +108,7 @@ func CheckMerge(t *testing.T, name string) {
 	if !slices.Equal(back.Seeds, []uint64{1, 2}) || len(back.Figures) == 0 || len(back.Runs) != len(one.Runs) {
 		t.Fatalf("merged seeds %v, %d figures, %d runs (one process %d)", back.Seeds, len(back.Figures), len(back.Runs), len(one.Runs))
 	}
-	r1, s1, c1 := canonical(t, e, one)
-	r2, s2, c2 := canonical(t, e, back)
-	for k, v := range r1 {
-		if r2[k] != v {
-			var a, b exp.Run
-			_ = json.Unmarshal([]byte(v), &a)
-			_ = json.Unmarshal([]byte(r2[k]), &b)
-			what := "?"
-			for m, x := range a.Final {
-				if b.Final[m] != x {
-					what = fmt.Sprintf("final %s: %v vs %v", m, x, b.Final[m])
-				}
-			}
-			for m, c := range a.Curves {
-				if !slices.Equal(c.Y, b.Curves[m].Y) {
-					what = fmt.Sprintf("curve %s", m)
-				}
-			}
-			t.Fatalf("run %s differs after merging (%s)", k, what)
-		}
-	}
-	if s1 != s2 || c1 != c2 {
-		t.Fatalf("summary or claims differ:\n%s\n%s", s1, s2)
-	}
+	SameResult(t, e, one, back)
 	if merged.Timing["total"] <= 0 {
 		t.Fatal("timings not summed")
 	}

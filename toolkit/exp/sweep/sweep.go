@@ -5,6 +5,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,14 +19,27 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
 
-// Plan is a sweep: the experiment, its scale, the seeds cut into shards of ShardSize seeds, and the
-// output directory (DIR/shard-0001 … and the merged result in DIR).
+// Plan is a sweep: the experiment, its scale, the seeds cut into shards of ShardSize seeds, the
+// output directory for the merged result (Out) and the one for the shards and their logs (Work:
+// WORK/shard-0001 …, WORK/logs; "" is Out).
 type Plan struct {
 	Experiment string
 	Scale      exp.Scale
 	Seeds      []uint64
 	ShardSize  int
 	Out        string
+	Work       string
+	// Save is the shards' exp.Options.Save ("": none); the shards' checkpoints are moved into
+	// Out/checkpoints when they are merged.
+	Save string
+}
+
+// WorkDir is where the shards and their logs go.
+func (p Plan) WorkDir() string {
+	if p.Work != "" {
+		return p.Work
+	}
+	return p.Out
 }
 
 // Shard is one shard: its seeds and its directory.
@@ -42,7 +56,7 @@ func (p Plan) Shards() ([]Shard, error) {
 	var out []Shard
 	for i := 0; i < len(p.Seeds); i += p.ShardSize {
 		s := p.Seeds[i:min(len(p.Seeds), i+p.ShardSize)]
-		out = append(out, Shard{Seeds: slices.Clone(s), Dir: filepath.Join(p.Out, fmt.Sprintf("shard-%04d", len(out)+1))})
+		out = append(out, Shard{Seeds: slices.Clone(s), Dir: filepath.Join(p.WorkDir(), fmt.Sprintf("shard-%04d", len(out)+1))})
 	}
 	return out, nil
 }
@@ -66,129 +80,239 @@ func (s Shard) Done(experiment string) bool {
 	return err == nil && r.Experiment == experiment && slices.Equal(r.Seeds, s.Seeds)
 }
 
-// LogPath is where a shard's output goes: DIR/logs/shard-NNNN.log.
+// LogPath is where a shard's output goes: WORK/logs/shard-NNNN.log.
 func (p Plan) LogPath(s Shard) string {
-	return filepath.Join(p.Out, "logs", filepath.Base(s.Dir)+".log")
+	return filepath.Join(p.WorkDir(), "logs", filepath.Base(s.Dir)+".log")
+}
+
+// Options control a sweep's runner.
+type Options struct {
+	// Jobs is the number of shards run at once by Local (≥ 1).
+	Jobs int
+	// Retries is how many more times a failed shard is run (Local) or its array task resubmitted
+	// (Follow) before the sweep gives up on it.
+	Retries int
+	// Progress is how often a line shows the running shards' latest progress (0: 30 s).
+	Progress time.Duration
+	// Poll is how often Follow asks Slurm for the array's state (0: 10 s).
+	Poll time.Duration
+	// Log receives the progress lines (nil: discarded).
+	Log io.Writer
+}
+
+func (o Options) withDefaults() Options {
+	if o.Progress <= 0 {
+		o.Progress = 30 * time.Second
+	}
+	if o.Poll <= 0 {
+		o.Poll = 10 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	return o
 }
 
 // Local runs the plan's unfinished shards as child processes `bin <experiment> -scale … -seeds …
-// -out shard` (bin: the paperlab executable), jobs at a time, retrying a failed shard up to retries
-// times (its output in LogPath), then merges every shard into p.Out.
-func Local(ctx context.Context, p Plan, bin string, jobs, retries int, log io.Writer) (*exp.Result, error) {
+// -out shard -atomic` (bin: the paperlab executable), o.Jobs at a time, retrying a failed shard up to
+// o.Retries times (its output in LogPath), printing the running shards' latest progress line every
+// o.Progress, then merges every shard into p.Out.
+func Local(ctx context.Context, p Plan, bin string, o Options) (*exp.Result, error) {
+	o = o.withDefaults()
 	shards, err := p.Shards()
 	if err != nil {
 		return nil, err
 	}
-	if jobs < 1 {
-		return nil, fmt.Errorf("sweep: jobs = %d, need ≥ 1", jobs)
+	if o.Jobs < 1 {
+		return nil, fmt.Errorf("sweep: jobs = %d, need ≥ 1", o.Jobs)
 	}
-	if err := os.MkdirAll(filepath.Join(p.Out, "logs"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(p.WorkDir(), "logs"), 0o755); err != nil {
 		return nil, err
 	}
 	var (
-		mu     sync.Mutex
-		failed []string
-		done   int
-		wg     sync.WaitGroup
+		mu      sync.Mutex
+		failed  []string
+		done    int
+		running = map[int]bool{}
+		wg      sync.WaitGroup
 	)
-	sem := make(chan struct{}, jobs)
+	sem := make(chan struct{}, o.Jobs)
 	start := time.Now()
-	for _, s := range shards {
+	for i, s := range shards {
 		if s.Done(p.Experiment) {
-			mu.Lock()
 			done++
-			fmt.Fprintf(log, "sweep %s: %s already done (seeds %s)\n", p.Experiment, filepath.Base(s.Dir), SeedsArg(s.Seeds))
-			mu.Unlock()
+			fmt.Fprintf(o.Log, "sweep %s: %s already done (seeds %s)\n", p.Experiment, filepath.Base(s.Dir), SeedsArg(s.Seeds))
 			continue
 		}
 		wg.Add(1)
-		go func(s Shard) {
+		go func(i int, s Shard) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			mu.Lock()
+			running[i] = true
+			mu.Unlock()
 			var err error
-			for try := 0; try <= retries; try++ {
+			for try := 0; try <= o.Retries; try++ {
 				if err = runShard(ctx, p, s, bin); err == nil {
 					break
 				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
+			delete(running, i)
 			if err != nil {
 				failed = append(failed, fmt.Sprintf("%s (seeds %s): %v — see %s", filepath.Base(s.Dir), SeedsArg(s.Seeds), err, p.LogPath(s)))
 				return
 			}
 			done++
-			fmt.Fprintf(log, "sweep %s: %d/%d shards done (%s, seeds %s) after %s\n", p.Experiment, done, len(shards), filepath.Base(s.Dir),
+			fmt.Fprintf(o.Log, "sweep %s: %d/%d shards done (%s, seeds %s) after %s\n", p.Experiment, done, len(shards), filepath.Base(s.Dir),
 				SeedsArg(s.Seeds), time.Since(start).Round(time.Second))
-		}(s)
+		}(i, s)
 	}
-	wg.Wait()
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	tick := time.NewTicker(o.Progress)
+	defer tick.Stop()
+wait:
+	for {
+		select {
+		case <-finished:
+			break wait
+		case <-tick.C:
+			mu.Lock()
+			var idx []int
+			for i := range running {
+				idx = append(idx, i)
+			}
+			slices.Sort(idx)
+			fmt.Fprintf(o.Log, "sweep %s: %d/%d shards done after %s; %s\n", p.Experiment, done, len(shards),
+				time.Since(start).Round(time.Second), p.runningLine(shards, idx))
+			mu.Unlock()
+		}
+	}
 	if len(failed) > 0 {
-		return nil, fmt.Errorf("sweep %s: %d shards failed after %d tries:\n  %s", p.Experiment, len(failed), retries+1, strings.Join(failed, "\n  "))
+		slices.Sort(failed)
+		return nil, fmt.Errorf("sweep %s: %d shards failed after %d tries:\n  %s", p.Experiment, len(failed), o.Retries+1, strings.Join(failed, "\n  "))
 	}
+	return p.merge(shards, o.Log)
+}
+
+// merge removes what killed runs left behind, merges the shards into p.Out and moves their saved
+// policies into p.Out/checkpoints (exp.Options.CheckpointDir's layout: seed 1's under
+// checkpoints/<method>, another seed's under checkpoints/seed<N>, so shards never collide).
+func (p Plan) merge(shards []Shard, log io.Writer) (*exp.Result, error) {
 	dirs := make([]string, len(shards))
 	for i, s := range shards {
+		if err := s.Clean(); err != nil {
+			return nil, err
+		}
 		dirs[i] = s.Dir
 	}
-	return exp.MergeDirs(dirs, p.Out, log)
+	res, err := exp.MergeDirs(dirs, p.Out, log)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range shards {
+		entries, err := os.ReadDir(filepath.Join(s.Dir, "checkpoints"))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Join(p.Out, "checkpoints"), 0o755); err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			to := filepath.Join(p.Out, "checkpoints", e.Name())
+			if err := os.RemoveAll(to); err != nil {
+				return nil, err
+			}
+			if err := os.Rename(filepath.Join(s.Dir, "checkpoints", e.Name()), to); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// runningLine is "running shard-0003 (<its latest progress line>), …" for the shards idx.
+func (p Plan) runningLine(shards []Shard, idx []int) string {
+	if len(idx) == 0 {
+		return "none running"
+	}
+	parts := make([]string, len(idx))
+	for k, i := range idx {
+		parts[k] = fmt.Sprintf("%s (%s)", filepath.Base(shards[i].Dir), LastLine(p.LogPath(shards[i]), 72))
+	}
+	return "running " + strings.Join(parts, ", ")
+}
+
+// LastLine is the last non-empty line of a log file (lines end in \n or \r, as progress bars
+// redraw with \r), cut to at most width characters; "no output yet" when there is none.
+func LastLine(path string, width int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "no output yet"
+	}
+	defer f.Close()
+	const tail = 4096
+	if st, err := f.Stat(); err == nil && st.Size() > tail {
+		_, _ = f.Seek(st.Size()-tail, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	lines := strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' || r == '\r' })
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			if r := []rune(l); len(r) > width {
+				l = string(r[:width-1]) + "…"
+			}
+			return l
+		}
+	}
+	return "no output yet"
+}
+
+// Clean removes what a killed run of the shard left beside its directory: the hidden temporary
+// directories of exp.Options.Atomic (.shard-NNNN.tmp-*). A shard has one writer at a time, so
+// whatever is there when the sweep (re)starts it belongs to a run that is over.
+func (s Shard) Clean() error {
+	stale, err := filepath.Glob(filepath.Join(filepath.Dir(s.Dir), "."+filepath.Base(s.Dir)+".tmp-*"))
+	if err != nil {
+		return err
+	}
+	for _, d := range stale {
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ShardArgs are the paperlab arguments that run shard s: `<experiment> -scale … -seeds … -out DIR
+// -save … -atomic`.
+func (p Plan) ShardArgs(s Shard) []string {
+	return []string{p.Experiment, "-scale", string(p.Scale), "-seeds", SeedsArg(s.Seeds), "-out", s.Dir, "-save", p.save(), "-atomic"}
+}
+
+func (p Plan) save() string {
+	if p.Save == "" {
+		return exp.SaveNone
+	}
+	return p.Save
 }
 
 // runShard runs one shard's child process, its output in LogPath.
 func runShard(ctx context.Context, p Plan, s Shard, bin string) error {
+	if err := s.Clean(); err != nil {
+		return err
+	}
 	f, err := os.Create(p.LogPath(s))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	cmd := exec.CommandContext(ctx, bin, p.Experiment, "-scale", string(p.Scale), "-seeds", SeedsArg(s.Seeds), "-out", s.Dir, "-save", exp.SaveNone)
+	cmd := exec.CommandContext(ctx, bin, p.ShardArgs(s)...)
 	cmd.Stdout, cmd.Stderr = f, f
 	return cmd.Run()
-}
-
-// SlurmOptions are passed through to sbatch.
-type SlurmOptions struct {
-	Partition, Time, Mem string
-	GPUs                 int
-	CPUs                 int
-}
-
-// SlurmScript is an sbatch script running the plan's shards as a job array (one task per shard,
-// %a the shard number; DIR/logs must exist before sbatch runs, as Slurm does not create it), each task `bin <experiment> -scale … -seeds <its seeds> -out <its dir>`;
-// after the array, `paperlab merge` combines them (MergeCommand).
-func SlurmScript(p Plan, bin string, o SlurmOptions) (string, error) {
-	shards, err := p.Shards()
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "#!/bin/bash\n#SBATCH --job-name=paperlab-%s\n#SBATCH --array=1-%d\n", p.Experiment, len(shards))
-	fmt.Fprintf(&b, "#SBATCH --output=%s/logs/shard-%%4a.log\n", p.Out)
-	if o.Partition != "" {
-		fmt.Fprintf(&b, "#SBATCH --partition=%s\n", o.Partition)
-	}
-	if o.Time != "" {
-		fmt.Fprintf(&b, "#SBATCH --time=%s\n", o.Time)
-	}
-	if o.Mem != "" {
-		fmt.Fprintf(&b, "#SBATCH --mem=%s\n", o.Mem)
-	}
-	if o.CPUs > 0 {
-		fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", o.CPUs)
-	}
-	if o.GPUs > 0 {
-		fmt.Fprintf(&b, "#SBATCH --gpus=%d\n", o.GPUs)
-	}
-	b.WriteString("set -euo pipefail\ncase \"$SLURM_ARRAY_TASK_ID\" in\n")
-	for i, s := range shards {
-		fmt.Fprintf(&b, "  %d) SEEDS=%s; OUT=%s ;;\n", i+1, SeedsArg(s.Seeds), s.Dir)
-	}
-	b.WriteString("  *) echo \"no shard $SLURM_ARRAY_TASK_ID\" >&2; exit 2 ;;\nesac\n")
-	fmt.Fprintf(&b, "exec %s %s -scale %s -seeds \"$SEEDS\" -out \"$OUT\" -save none\n", bin, p.Experiment, p.Scale)
-	return b.String(), nil
-}
-
-// MergeCommand is the command that merges the plan's shards once the array has finished.
-func MergeCommand(p Plan, bin string) string {
-	return fmt.Sprintf("%s merge -out %s %s/shard-*", bin, p.Out, p.Out)
 }
