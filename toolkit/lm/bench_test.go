@@ -2,6 +2,7 @@ package lm
 
 import (
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
@@ -9,6 +10,47 @@ import (
 
 // Benchmarks of configuration R on the engine chosen by toolkit/backend ($GOMLX_BACKEND, else ONNX
 // Runtime when installed, else pure Go). bench/run.sh runs them next to the same model in PyTorch.
+// The batch (sequences per step, prompts per sampling call) is 64 unless $PAPERLAB_BENCH_BATCH says
+// otherwise (scripts/gpu-check.sh also measures a GPU-sized batch).
+
+// benchBatch is $PAPERLAB_BENCH_BATCH, default 64.
+func benchBatch(b *testing.B) int {
+	s := os.Getenv("PAPERLAB_BENCH_BATCH")
+	if s == "" {
+		return 64
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		b.Fatalf("PAPERLAB_BENCH_BATCH=%q: want a positive integer", s)
+	}
+	return n
+}
+
+// benchBatches are k training batches of n sequences, cycling through data.
+func benchBatches(b *testing.B, m *Model, data []Example, k, n int) []Inputs {
+	out := make([]Inputs, k)
+	for i := range out {
+		ex := make([]Example, n)
+		for j := range ex {
+			ex[j] = data[(i*n+j)%len(data)]
+		}
+		p, err := Pack(ex, m.Config.Context, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out[i] = p.Inputs()
+	}
+	return out
+}
+
+// benchPrompts are the prompts of the first n examples, cycling through data.
+func benchPrompts(data []Example, n int) [][]int32 {
+	prompts := make([][]int32, n)
+	for i := range prompts {
+		prompts[i] = data[i%len(data)].Prompt
+	}
+	return prompts
+}
 
 func benchModel(b *testing.B) (*Model, []Example) {
 	b.Helper()
@@ -30,21 +72,14 @@ func benchModel(b *testing.B) (*Model, []Example) {
 }
 
 // BenchmarkTrainStep: one Adam step (forward, backward, update) on a batch of 64 sequences of
-// context 24.
+// context 24 (or $PAPERLAB_BENCH_BATCH).
 func BenchmarkTrainStep(b *testing.B) {
 	m, data := benchModel(b)
 	tr, err := NewTrainer(m, DefaultOpt(3e-3), "sft", nil, SFTLoss)
 	if err != nil {
 		b.Fatal(err)
 	}
-	batches := make([]Inputs, 8)
-	for i := range batches {
-		p, err := Pack(data[i*64:(i+1)*64], m.Config.Context, true)
-		if err != nil {
-			b.Fatal(err)
-		}
-		batches[i] = p.Inputs()
-	}
+	batches := benchBatches(b, m, data, 8, benchBatch(b))
 	for i := 0; i < 3; i++ { // compile and warm up
 		if _, err := tr.Update(batches[i]); err != nil {
 			b.Fatal(err)
@@ -58,13 +93,11 @@ func BenchmarkTrainStep(b *testing.B) {
 	}
 }
 
-// BenchmarkSample: 64 prompts of 7 tokens (6 characters + BOS), 8 new tokens, KV cache, temperature 1.
+// BenchmarkSample: 64 prompts (or $PAPERLAB_BENCH_BATCH) of 7 tokens (6 characters + BOS), 8 new
+// tokens, KV cache, temperature 1.
 func BenchmarkSample(b *testing.B) {
 	m, data := benchModel(b)
-	prompts := make([][]int32, 64)
-	for i := range prompts {
-		prompts[i] = data[i].Prompt
-	}
+	prompts := benchPrompts(data, benchBatch(b))
 	sc := SampleConfig{MaxNew: 8, Temperature: 1, Seed: 1, NoEOS: true} // exactly 8 new tokens each
 	for i := 0; i < 2; i++ {
 		if _, err := m.Sample(prompts, sc); err != nil {
@@ -83,26 +116,21 @@ func BenchmarkSample(b *testing.B) {
 			tokens += len(g.Tokens)
 		}
 	}
-	b.ReportMetric(float64(tokens)/float64(b.N)/64, "tokens/prompt")
+	b.ReportMetric(float64(tokens)/float64(b.N)/float64(len(prompts)), "tokens/prompt")
 }
 
 // BenchmarkRLLoop is what an RL loop sees: 8 sampling calls (64 prompts × 8 tokens) then one
-// train step, alternating graphs (each compiled graph has its own ONNX Runtime thread pool).
+// train step, alternating graphs (each compiled graph has its own ONNX Runtime thread pool); 64 is
+// $PAPERLAB_BENCH_BATCH when set.
 func BenchmarkRLLoop(b *testing.B) {
 	m, data := benchModel(b)
 	tr, err := NewTrainer(m, DefaultOpt(3e-3), "sft", nil, SFTLoss)
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := Pack(data[:64], m.Config.Context, true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	batch := p.Inputs()
-	prompts := make([][]int32, 64)
-	for i := range prompts {
-		prompts[i] = data[i].Prompt
-	}
+	n := benchBatch(b)
+	batch := benchBatches(b, m, data, 1, n)[0]
+	prompts := benchPrompts(data, n)
 	sc := SampleConfig{MaxNew: 8, Temperature: 1, Seed: 1, NoEOS: true}
 	iter := func(i int) {
 		for k := 0; k < 8; k++ {

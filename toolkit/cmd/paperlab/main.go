@@ -57,7 +57,7 @@ func usage() {
                                                   held-out set, or the prompts file) and measure each
                                                   confidence score: probe.json and figures in -out
   paperlab sweep <experiment> -out DIR [-seeds 1-20] [-scale …] [-shard-size 1] [-runner local|slurm]
-                 [-jobs N] [-retries 2] [-save none] [-partition P] [-time T] [-mem M] [-gpus G] [-cpus C]
+                 [-jobs N | -devices 0,1,…] [-retries 2] [-save none] [-partition P] [-time T] [-mem M] [-gpus G] [-cpus C]
                  [-submit=false]
                                                   run the seeds as shards and merge them into DIR (local: a pool
                                                   of child processes; slurm: an sbatch job array, followed with
@@ -413,6 +413,7 @@ func sweepCmd(args []string) error {
 	size := fs.Int("shard-size", 1, "seeds per shard")
 	runner := fs.String("runner", "local", "local (child processes on this machine) or slurm (an sbatch job array)")
 	jobs := fs.Int("jobs", max(1, runtime.NumCPU()/2), "local: shards at a time (default one per two cores)")
+	devices := fs.String("devices", "", "local: GPU ids, e.g. 0,1,2,3 — one shard per GPU at a time, each child with its own CUDA_VISIBLE_DEVICES (overrides -jobs)")
 	retries := fs.Int("retries", 2, "extra tries of a failed shard (local) or array task (slurm)")
 	save := fs.String("save", exp.SaveNone, "trained LLM policies kept (moved into DIR/checkpoints when merged): none, first or all")
 	progress := fs.Duration("progress", 30*time.Second, "how often a line shows the running shards' latest progress")
@@ -452,6 +453,9 @@ func sweepCmd(args []string) error {
 	}
 	plan := sweep.Plan{Experiment: name, Scale: sc, Seeds: set, ShardSize: *size, Out: *out, Save: *save}
 	opts := sweep.Options{Jobs: *jobs, Retries: *retries, Progress: *progress, Poll: *poll, Log: os.Stderr}
+	if *devices != "" {
+		opts.Devices = strings.Split(*devices, ",")
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var res *exp.Result

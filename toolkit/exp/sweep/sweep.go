@@ -97,7 +97,11 @@ type Options struct {
 	// Poll is how often Follow asks Slurm for the array's state (0: 10 s).
 	Poll time.Duration
 	// Log receives the progress lines (nil: discarded).
-	Log io.Writer
+	// Devices, when set, are GPU ids for Local: each running shard gets one of its own as
+	// CUDA_VISIBLE_DEVICES (so a machine with 4 GPUs runs 4 shards, one per GPU), and Jobs is
+	// len(Devices).
+	Devices []string
+	Log     io.Writer
 }
 
 func (o Options) withDefaults() Options {
@@ -123,6 +127,9 @@ func Local(ctx context.Context, p Plan, bin string, o Options) (*exp.Result, err
 	if err != nil {
 		return nil, err
 	}
+	if len(o.Devices) > 0 {
+		o.Jobs = len(o.Devices)
+	}
 	if o.Jobs < 1 {
 		return nil, fmt.Errorf("sweep: jobs = %d, need ≥ 1", o.Jobs)
 	}
@@ -136,7 +143,14 @@ func Local(ctx context.Context, p Plan, bin string, o Options) (*exp.Result, err
 		running = map[int]bool{}
 		wg      sync.WaitGroup
 	)
-	sem := make(chan struct{}, o.Jobs)
+	slots := make(chan string, o.Jobs) // a free slot: "" or the GPU id it carries
+	for i := 0; i < o.Jobs; i++ {
+		if len(o.Devices) > 0 {
+			slots <- o.Devices[i]
+		} else {
+			slots <- ""
+		}
+	}
 	start := time.Now()
 	for i, s := range shards {
 		if s.Done(p.Experiment) {
@@ -147,14 +161,14 @@ func Local(ctx context.Context, p Plan, bin string, o Options) (*exp.Result, err
 		wg.Add(1)
 		go func(i int, s Shard) {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+			device := <-slots
+			defer func() { slots <- device }()
 			mu.Lock()
 			running[i] = true
 			mu.Unlock()
 			var err error
 			for try := 0; try <= o.Retries; try++ {
-				if err = runShard(ctx, p, s, bin); err == nil {
+				if err = runShard(ctx, p, s, bin, device); err == nil {
 					break
 				}
 			}
@@ -302,8 +316,9 @@ func (p Plan) save() string {
 	return p.Save
 }
 
-// runShard runs one shard's child process, its output in LogPath.
-func runShard(ctx context.Context, p Plan, s Shard, bin string) error {
+// runShard runs one shard's child process, its output in LogPath; device, when set, is its
+// CUDA_VISIBLE_DEVICES.
+func runShard(ctx context.Context, p Plan, s Shard, bin, device string) error {
 	if err := s.Clean(); err != nil {
 		return err
 	}
@@ -314,5 +329,8 @@ func runShard(ctx context.Context, p Plan, s Shard, bin string) error {
 	defer f.Close()
 	cmd := exec.CommandContext(ctx, bin, p.ShardArgs(s)...)
 	cmd.Stdout, cmd.Stderr = f, f
+	if device != "" {
+		cmd.Env = append(os.Environ(), "CUDA_VISIBLE_DEVICES="+device)
+	}
 	return cmd.Run()
 }

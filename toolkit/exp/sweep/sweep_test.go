@@ -120,7 +120,7 @@ func (f *fakeSlurm) Submit(script string, tasks []int) (string, error) {
 			_ = os.MkdirAll(filepath.Join(filepath.Dir(shards[task-1].Dir), "."+filepath.Base(shards[task-1].Dir)+".tmp-killed"), 0o755)
 			continue
 		}
-		if err := runShard(context.Background(), f.p, shards[task-1], f.bin); err != nil {
+		if err := runShard(context.Background(), f.p, shards[task-1], f.bin, ""); err != nil {
 			f.t.Fatalf("task %d: %v", task, err)
 		}
 	}
@@ -178,7 +178,7 @@ func TestFollow(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(p3.Out, "logs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := runShard(context.Background(), p3, sh[0], bin); err != nil {
+	if err := runShard(context.Background(), p3, sh[0], bin, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(p3.Out, JobsFile), []byte(`{"2":{"job":"7","tries":1}}`), 0o644); err != nil {
@@ -208,5 +208,33 @@ func TestSlurmFormats(t *testing.T) {
 	line := "JobId=13 ArrayJobId=12 ArrayTaskId=2 JobName=x JobState=CANCELLED Reason=None Dependency=(null) Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:15"
 	if got := scontrolState(line); got != "CANCELLED exit 0:15" {
 		t.Fatalf("scontrolState = %q", got)
+	}
+}
+
+// With Devices, each child runs with a GPU of its own: no two shards at once see the same
+// CUDA_VISIBLE_DEVICES. The "paperlab" here is a shell script that records its device while it runs.
+func TestLocalDevices(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fake-paperlab")
+	script := "#!/bin/sh\n" +
+		"d=" + dir + "/busy-$CUDA_VISIBLE_DEVICES\n" +
+		"mkdir \"$d\" || { echo \"device $CUDA_VISIBLE_DEVICES taken twice\" >> " + dir + "/clash; }\n" +
+		"echo \"$CUDA_VISIBLE_DEVICES\" >> " + dir + "/used; sleep 0.2; rmdir \"$d\"; exit 1\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := Plan{Experiment: "tour", Scale: exp.Smoke, Seeds: []uint64{1, 2, 3, 4, 5, 6}, ShardSize: 1, Out: filepath.Join(dir, "out")}
+	_, err := Local(context.Background(), p, bin, Options{Devices: []string{"0", "1", "2"}})
+	if err == nil || !strings.Contains(err.Error(), "6 shards failed") {
+		t.Fatalf("want every fake shard to fail: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "clash")); err == nil {
+		t.Fatalf("%s", b)
+	}
+	used, _ := os.ReadFile(filepath.Join(dir, "used"))
+	got := strings.Fields(string(used))
+	slices.Sort(got)
+	if len(got) != 6 || got[0] != "0" || got[5] != "2" {
+		t.Fatalf("devices used %v", got)
 	}
 }
