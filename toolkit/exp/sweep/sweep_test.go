@@ -41,16 +41,22 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// Local runs three one-seed shards of tour as child processes two at a time and merges them; a
-// second run skips every finished shard (resume); a failing child is reported with its log.
-func TestLocal(t *testing.T) {
+// childSetup makes this test binary the children's paperlab and returns it, a temp folder and a plan
+// of three one-seed tour shards in it.
+func childSetup(t *testing.T) (bin, dir string, p Plan) {
 	bin, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PAPERLAB_SWEEP_CHILD", "1")
-	dir := t.TempDir()
-	p := Plan{Experiment: "tour", Scale: exp.Smoke, Seeds: []uint64{1, 2, 3}, ShardSize: 1, Out: dir}
+	dir = t.TempDir()
+	return bin, dir, Plan{Experiment: "tour", Scale: exp.Smoke, Seeds: []uint64{1, 2, 3}, ShardSize: 1, Out: dir}
+}
+
+// Local runs three one-seed shards of tour as child processes two at a time and merges them; a
+// second run skips every finished shard (resume); a failing child is reported with its log.
+func TestLocal(t *testing.T) {
+	bin, dir, p := childSetup(t)
 	var log strings.Builder
 	res, err := Local(context.Background(), p, bin, Options{Jobs: 2, Log: &log})
 	if err != nil {
@@ -142,13 +148,7 @@ func (f *fakeSlurm) Ended(job string, task int) string { return "CANCELLED exit 
 // it), removes what the killed try left, merges; a task that never succeeds is reported with its log
 // after 1 + Retries tries; run again, it follows a task still queued instead of submitting it twice.
 func TestFollow(t *testing.T) {
-	bin, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PAPERLAB_SWEEP_CHILD", "1")
-	dir := t.TempDir()
-	p := Plan{Experiment: "tour", Scale: exp.Smoke, Seeds: []uint64{1, 2, 3}, ShardSize: 1, Out: dir}
+	bin, dir, p := childSetup(t)
 	f := &fakeSlurm{t: t, p: p, bin: bin, fail: map[int]int{2: 1}}
 	var log strings.Builder
 	res, err := Follow(context.Background(), p, f, "sweep.sbatch", Options{Retries: 1, Poll: time.Millisecond, Log: &log})
