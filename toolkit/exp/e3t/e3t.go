@@ -13,11 +13,10 @@ package e3t
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"time"
 
-	"github.com/paperlab/paperlab/datasets/overcooked_human"
+	overcookedhuman "github.com/paperlab/paperlab/datasets/overcooked_human"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/marl/bc"
 	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
@@ -384,6 +383,13 @@ func trainMethod(opt exp.Options, res *exp.Result, cfg Config, layout string, li
 			*order = append(*order, m.Name)
 		}
 		trained[m.Name] = append(trained[m.Name], r.Policy)
+		if dir := opt.CheckpointDir(m.Name, seed); dir != "" {
+			meta := map[string]any{"experiment": "e3t", "method": m.Name, "layout": layout, "seed": seed, "scale": res.Scale,
+				"commit": res.Commit, "engine": res.Backend, "epsilon": m.Epsilon, "partner_model": m.PartnerModel, "obs_scale": e3.ObsScale}
+			if err := e3.SavePolicy(filepath.Join(dir, layout), r.Policy, meta); err != nil {
+				return err
+			}
+		}
 		sec := time.Since(start).Seconds()
 		if err := record(opt, res, cfg, layout, m, seed, r, extraSteps, extraSeconds, held, sec); err != nil {
 			return err
@@ -535,34 +541,13 @@ type Episode struct {
 }
 
 func recordEpisode(res *exp.Result, g overcooked.Config, ego *e3.Policy, partner e3.Agent) error {
-	env, err := overcooked.New(g)
-	if err != nil {
-		return err
-	}
-	env.Reset(0)
 	ep := Episode{Layout: g, EgoIdx: 0, Partner: "the noisy greedy cook"}
 	if _, ok := partner.(*e3.Policy); ok {
 		ep.Partner = "the behaviour-cloned human partner"
 	}
-	rng := rand.New(rand.NewPCG(7, 0x67696600))
-	games := []*overcooked.Env{env}
-	ego.Reset(1)
-	partner.Reset(1)
-	for t := 0; t < g.Horizon; t++ {
-		a, err := ego.Act(games, []int{0}, rng)
-		if err != nil {
-			return err
-		}
-		b, err := partner.Act(games, []int{1}, rng)
-		if err != nil {
-			return err
-		}
-		joint := [2]int{a[0], b[0]}
-		out := env.Game.Step(joint, env.Cfg.Rules)
-		ep.Return += out.Sparse[0] + out.Sparse[1]
-		ep.Actions = append(ep.Actions, joint)
-		ego.Saw(b)
-		partner.Saw(a)
+	var err error
+	if ep.Actions, ep.Return, err = overcooked.Play(g, ego, partner, 7); err != nil {
+		return err
 	}
 	return res.SetExtra("episode", ep)
 }

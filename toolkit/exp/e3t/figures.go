@@ -1,10 +1,8 @@
 package e3t
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"math"
 	"path/filepath"
 	"sort"
@@ -282,24 +280,8 @@ const gifScale = 3
 // Animation replays a recorded episode, writes it as dir/episode.gif (every second step) and shows
 // it in a notebook.
 func Animation(ep Episode, dir string) ([]string, error) {
-	g, err := overcooked.New(ep.Layout)
+	b, poster, err := overcooked.EpisodeGIF(ep.Layout, ep.Actions, 2, gifScale)
 	if err != nil {
-		return nil, err
-	}
-	g.Reset(0)
-	states := []*overcooked.State{g.Game.Clone()}
-	for t, j := range ep.Actions {
-		g.Game.Step(j, g.Cfg.Rules)
-		if t%2 == 1 {
-			states = append(states, g.Game.Clone())
-		}
-	}
-	b, err := overcooked.GIF(states, g.Cfg.Rules, 8, gifScale)
-	if err != nil {
-		return nil, err
-	}
-	var poster bytes.Buffer
-	if err := png.Encode(&poster, overcooked.Upscale(states[len(states)/2].Image(g.Cfg.Rules), gifScale)); err != nil {
 		return nil, err
 	}
 	partner := ep.Partner
@@ -307,10 +289,10 @@ func Animation(ep Episode, dir string) ([]string, error) {
 		partner = "the noisy greedy cook"
 	}
 	caption := fmt.Sprintf("E3T (player 1, blue) with %s on %s: return %.0f", partner, ep.Layout.Layout, ep.Return)
-	if nb.IsNotebook() {
+	if nb.IsNotebook() && nb.FiguresShown() {
 		nb.Markdown("**" + caption + "**")
 	}
-	nb.Animation(caption, b, poster.Bytes(), 480)
+	nb.Animation(caption, b, poster, 480)
 	if dir == "" {
 		return nil, nil
 	}
