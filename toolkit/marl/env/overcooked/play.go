@@ -12,7 +12,7 @@ import (
 //	cook := overcooked.Func(func(g *overcooked.Env, player int, rng *rand.Rand) int { return overcooked.Interact })
 type Func func(g *Env, player int, rng *rand.Rand) int
 
-func (f Func) Reset(int)  {}
+func (f Func) Reset(int) {}
 func (f Func) Saw([]int) {}
 
 // Act implements Agent.
