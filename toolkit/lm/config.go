@@ -66,6 +66,12 @@ func ConfigR() Config {
 	return Config{Vocab: 20, Context: 24, Layers: 2, Dim: 64, Heads: 4, FF: 256, Positions: "learned", Activation: "gelu", InitStd: 0.02}
 }
 
+// For is the configuration with the vocabulary of tok (a task's own tokenizer): ConfigR().For(tok).
+func (c Config) For(tok *Tokenizer) Config {
+	c.Vocab = tok.Size()
+	return c
+}
+
 // FFDim returns the feed-forward width.
 func (c Config) FFDim() int {
 	if c.FF > 0 {

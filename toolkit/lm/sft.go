@@ -153,3 +153,12 @@ func BatchIndices(n, size int, seed uint64, step int) []int {
 	}
 	return out
 }
+
+// DefaultSFT is supervised fine-tuning for the tiny model from scratch: steps of Adam 3e-3 (warm-up
+// over the first tenth, cosine to a tenth of the rate, gradients clipped at 1) on batches of 64,
+// seed 1 — a starting point to edit in a notebook, not a tuned setting.
+func DefaultSFT(steps int) SFTConfig {
+	opt := DefaultOpt(3e-3)
+	opt.WarmupSteps, opt.TotalSteps, opt.MinLRFrac, opt.ClipNorm = max(1, steps/10), steps, 0.1, 1
+	return SFTConfig{Steps: steps, BatchSize: 64, Seed: 1, Opt: opt}
+}

@@ -203,3 +203,24 @@ func SPOOffsets(lambdas []float64, gaps [][]float64, n int) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// TextPairs encodes preference pairs written as text — {prompt, chosen, rejected} — with tok (a
+// notebook cell writes its own pairs this way); a character outside the alphabet is an error naming
+// the pair.
+func TextPairs(tok *lm.Tokenizer, pairs [][3]string) ([]PairEx, error) {
+	out := make([]PairEx, len(pairs))
+	for i, p := range pairs {
+		var ids [3][]int32
+		for j, s := range p {
+			var err error
+			if ids[j], err = tok.Encode(s); err != nil {
+				return nil, fmt.Errorf("pair %d (%q): %w", i, p, err)
+			}
+		}
+		if p[1] == p[2] {
+			return nil, fmt.Errorf("pair %d (%q): chosen and rejected are the same", i, p)
+		}
+		out[i] = PairEx{Prompt: ids[0], Chosen: ids[1], Rejected: ids[2]}
+	}
+	return out, nil
+}

@@ -109,3 +109,9 @@ func TrainPairs(policy, ref *lm.Model, pairs []PairEx, cfg TrainConfig, hooks Ho
 	}
 	return curves, nil
 }
+
+// DefaultTrain is one DPO round for the tiny model: β 0.2, steps of Adam 1e-3 on batches of 64
+// pairs, an evaluation every 50 steps, seed 1 (the spo experiment's round).
+func DefaultTrain(steps int) TrainConfig {
+	return TrainConfig{Beta: 0.2, Steps: steps, BatchSize: 64, Opt: lm.DefaultOpt(1e-3), EvalEvery: 50, Seed: 1}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/paperlab/paperlab/datasets/arith"
 	"github.com/paperlab/paperlab/datasets/prefs"
 	"github.com/paperlab/paperlab/toolkit/jsonl"
+	"github.com/paperlab/paperlab/toolkit/lmtask"
 )
 
 // Question is one prompt to probe, with the verifier of its completions.
@@ -194,4 +195,15 @@ func (p *Policy) ReadQuestions(path string) ([]Question, error) {
 		return nil, fmt.Errorf("%s: no prompts", path)
 	}
 	return qs, nil
+}
+
+// VerifiableQuestions makes the questions of a notebook-defined task's set (lmtask.Verifiable): the
+// gold is the reference answer, the judge the task's Verify (the completion is its own answer).
+func VerifiableQuestions(s *lmtask.VerifiableSet) []Question {
+	qs := make([]Question, len(s.Prompts))
+	for i, p := range s.Prompts {
+		qs[i] = Question{Prompt: p, Gold: s.Answers[i], Subset: s.Task.Name,
+			Judge: func(c string) (string, bool) { return c, s.Task.Verify(p, c) }}
+	}
+	return qs
 }

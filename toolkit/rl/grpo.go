@@ -2,6 +2,7 @@ package rl
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"time"
 
@@ -44,6 +45,18 @@ type Config struct {
 	Seed      uint64 `json:"seed"`
 }
 
+// DefaultConfig is a GRPO-family run for the tiny model with an estimator (grpo, dr_grpo, rloo,
+// capo): 200 steps of 16 prompts × 8 samples, 2 PPO epochs of 2 mini-batches, completions of up to
+// 8 tokens at temperature 1, Adam 1e-4 with gradient clipping at 1, the default PPO loss and
+// advantage parameters (CAPO's τ = 0.5, the paper's), an evaluation every 20 steps, seed 1 — a
+// starting point to edit in a notebook, not a tuned setting.
+func DefaultConfig(estimator string) Config {
+	opt := lm.DefaultOpt(1e-4)
+	opt.ClipNorm = 1
+	return Config{Estimator: estimator, Adv: DefaultAdvParams(), Steps: 200, PromptsPerStep: 16, G: 8, PPOEpochs: 2, MiniBatches: 2,
+		Sample: lm.SampleConfig{MaxNew: 8, Temperature: 1}, Opt: opt, Loss: DefaultLoss(), EvalEvery: 20, Seed: 1}
+}
+
 // Validate names the first invalid field.
 func (c Config) Validate() error {
 	if _, err := EstimatorByName(c.Estimator); err != nil {
@@ -77,7 +90,10 @@ type Hooks struct {
 	OnEval func(step int) (map[string]float64, error)
 	// OnRollout sees every step's rollout after its advantages and mask are computed (read only).
 	OnRollout func(step int, ro *Rollout)
-	Progress  track.Progress
+	// OnStep sees each step's logged metrics (reward, kl, entropy, … and OnEval's at eval steps):
+	// what a live plot in a notebook draws (plot.Live).
+	OnStep   func(step int, metrics map[string]float64)
+	Progress track.Progress
 }
 
 // Rollout is one step's sampled batch and what the loop computed about it.
@@ -113,21 +129,25 @@ func Train(policy, ref *lm.Model, task Task, cfg Config, hooks Hooks) (*lm.Train
 	}
 	curves := track.Curves{}
 	start := time.Now()
-	eval := func(step int) error {
+	eval := func(step int) (map[string]float64, error) {
 		if hooks.OnEval == nil {
-			return nil
+			return nil, nil
 		}
 		vals, err := hooks.OnEval(step)
 		if err != nil {
-			return fmt.Errorf("rl eval at step %d: %w", step, err)
+			return nil, fmt.Errorf("rl eval at step %d: %w", step, err)
 		}
 		vals["seconds"] = time.Since(start).Seconds()
 		curves.AddAll(float64(step), vals)
-		return nil
+		return vals, nil
 	}
 	if cfg.EvalEvery > 0 {
-		if err := eval(0); err != nil {
+		vals, err := eval(0)
+		if err != nil {
 			return tr, curves, err
+		}
+		if hooks.OnStep != nil && vals != nil {
+			hooks.OnStep(0, vals)
 		}
 	}
 	order := newPromptOrder(task.NumPrompts(), cfg.Seed)
@@ -143,18 +163,24 @@ func Train(policy, ref *lm.Model, task Task, cfg Config, hooks Hooks) (*lm.Train
 		if err != nil {
 			return tr, curves, fmt.Errorf("rl step %d: %w", step, err)
 		}
-		curves.AddAll(float64(step), rolloutMetrics(ro, cfg.G))
-		curves.AddAll(float64(step), stats)
+		logged := rolloutMetrics(ro, cfg.G)
+		maps.Copy(logged, stats)
+		curves.AddAll(float64(step), logged)
 		status := fmt.Sprintf("reward %.3f kl %.4f entropy %.3f", mean(ro.Rewards), stats["kl"], stats["entropy"])
 		if cfg.EvalEvery > 0 && (step%cfg.EvalEvery == 0 || step == cfg.Steps) {
-			if err := eval(step); err != nil {
+			vals, err := eval(step)
+			if err != nil {
 				return tr, curves, err
 			}
+			maps.Copy(logged, vals)
 			for _, k := range []string{"eval_accuracy", "eval_auc"} {
 				if v, ok := curves.Last(k); ok {
 					status += fmt.Sprintf(" %s %.3f", k, v)
 				}
 			}
+		}
+		if hooks.OnStep != nil {
+			hooks.OnStep(step, logged)
 		}
 		hooks.Progress.Update(step, status)
 	}

@@ -60,7 +60,12 @@ func (c Config) Validate() error {
 }
 
 // Hooks are optional callbacks.
-type Hooks struct{ Progress track.Progress }
+type Hooks struct {
+	Progress track.Progress
+	// OnIter sees each iteration's latest value of every curve against environment steps (a live
+	// plot in a notebook: plot.Live.Step).
+	OnIter func(envSteps int, metrics map[string]float64)
+}
 
 // Train runs multi-agent PPO and returns the curves against environment steps: episodic_return,
 // value_loss, policy_loss, entropy, approx_kl, clip_ratio, explained_variance, SPS.
@@ -198,6 +203,15 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 		curves.Add("explained_variance", x, ac.ExplainedVariance(vf, retS))
 		curves.Add("SPS", x, float64(envSteps)/time.Since(start).Seconds())
 		hooks.Progress.Update(it, ac.FlushReturns(curves, x, &recent))
+		if hooks.OnIter != nil {
+			last := map[string]float64{}
+			for k := range curves {
+				if v, ok := curves.Last(k); ok {
+					last[k] = v
+				}
+			}
+			hooks.OnIter(envSteps, last)
+		}
 	}
 	return curves, actor, nil
 }

@@ -10,6 +10,10 @@ import (
 
 func TestMain(m *testing.M) {
 	os.Setenv(backend.EnvBackend, backend.GoConfig)
+	// The pure-Go engine prints a line when it starts: start it here, not inside an example's output.
+	if _, _, err := backend.Get(); err != nil {
+		panic(err)
+	}
 	os.Exit(m.Run())
 }
 

@@ -1,0 +1,41 @@
+package plot
+
+import (
+	"strings"
+	"testing"
+)
+
+// Outside a notebook a live figure prints one line per update; it records only its metrics, per run,
+// and draws one panel per metric with one line per run.
+func TestLive(t *testing.T) {
+	l := NewLive("sort3", "step", "reward", "eval_accuracy")
+	var out strings.Builder
+	l.fig.Out, l.fig.Interval = &out, 0
+	for s := 0; s < 5; s++ {
+		if err := l.Add("grpo", float64(s), map[string]float64{"reward": 0.1 * float64(s), "kl": 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Add("capo", float64(s), map[string]float64{"reward": 0.05 * float64(s), "eval_accuracy": 0.5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.Contains(out.String(), "sort3 grpo step 4: reward 0.400\n") || !strings.Contains(out.String(), "sort3 capo step 4: reward 0.200 eval_accuracy 0.500\n") {
+		t.Fatalf("lines:\n%s", out.String())
+	}
+	if c := l.Curves("grpo"); len(c["reward"].X) != 5 || len(c["kl"].X) != 0 || len(c["eval_accuracy"].X) != 0 {
+		t.Fatalf("grpo curves %v", c)
+	}
+	f, err := l.Figure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Panels) != 1 || len(f.Panels[0]) != 2 || len(f.Legend.Entries) != 2 {
+		t.Fatalf("%d rows, %d panels, %d legend entries", len(f.Panels), len(f.Panels[0]), len(f.Legend.Entries))
+	}
+	if png, err := f.Render("png"); err != nil || len(png) < 1000 {
+		t.Fatalf("render: %v (%d bytes)", err, len(png))
+	}
+	if _, err := NewLive("empty", "step").Figure(); err == nil {
+		t.Fatal("a live figure without metrics drew")
+	}
+}

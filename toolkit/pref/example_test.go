@@ -1,0 +1,43 @@
+package pref_test
+
+import (
+	"fmt"
+
+	"github.com/paperlab/paperlab/toolkit/lm"
+	"github.com/paperlab/paperlab/toolkit/pref"
+)
+
+// Preference pairs written as text, one DPO round against a frozen copy, and the implicit-reward
+// gaps β·[(log π − log π_ref)(chosen) − (…)(rejected)] it opens.
+func ExampleTrainPairs() {
+	tok, _ := lm.NewTokenizer("abcdefgh=")
+	pairs, err := pref.TextPairs(tok, [][3]string{
+		{"ab=", "ba", "aa"}, {"cd=", "dc", "cc"}, {"ef=", "fe", "ee"}, {"gh=", "hg", "gg"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	policy, err := lm.New(lm.ConfigR().For(tok), tok, 1)
+	if err != nil {
+		panic(err)
+	}
+	ref, _ := policy.Clone()
+	cfg := pref.DefaultTrain(30)
+	cfg.BatchSize, cfg.EvalEvery = 4, 0
+	curves, err := pref.TrainPairs(policy, ref, pairs, cfg, pref.Hooks{})
+	if err != nil {
+		panic(err)
+	}
+	gaps, err := pref.ImplicitRewardGaps(policy, ref, cfg.Beta, pairs)
+	if err != nil {
+		panic(err)
+	}
+	positive := 0
+	for _, g := range gaps {
+		if g > 0 {
+			positive++
+		}
+	}
+	fmt.Printf("%d steps; chosen preferred on %d of %d pairs\n", len(curves["loss"].Y), positive, len(pairs))
+	// Output: 30 steps; chosen preferred on 4 of 4 pairs
+}

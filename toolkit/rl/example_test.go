@@ -1,0 +1,55 @@
+package rl_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/paperlab/paperlab/toolkit/lm"
+	"github.com/paperlab/paperlab/toolkit/lmtask"
+	"github.com/paperlab/paperlab/toolkit/rl"
+)
+
+// A verifiable task written as two functions, SFT on its reference answers, then a few GRPO steps on
+// it (notebooks/03_build_your_own.ipynb does the same at a useful size).
+func ExampleTrain() {
+	sort3 := lmtask.Verifiable{
+		Name: "sort3", Alphabet: "0123456789",
+		Generate: func(r *rand.Rand) (string, string) {
+			d := []byte{byte('0' + r.IntN(10)), byte('0' + r.IntN(10)), byte('0' + r.IntN(10))}
+			s := slices.Clone(d)
+			slices.Sort(s)
+			return string(d), string(s)
+		},
+		Verify: func(prompt, completion string) bool {
+			s := []byte(prompt)
+			slices.Sort(s)
+			return completion == string(s)
+		},
+	}
+	tok, _ := sort3.Tokenizer()
+	train, err := sort3.Set(tok, 200, 1, nil)
+	if err != nil {
+		panic(err)
+	}
+	policy, err := lm.New(lm.ConfigR().For(tok), tok, 1)
+	if err != nil {
+		panic(err)
+	}
+	if _, _, err := lm.TrainSFT(policy, lm.DefaultSFT(20), train.Examples(), nil, lm.SFTHooks{}); err != nil {
+		panic(err)
+	}
+	ref, _ := policy.Clone()
+	cfg := rl.DefaultConfig("grpo")
+	cfg.Steps, cfg.PromptsPerStep, cfg.G, cfg.EvalEvery = 2, 4, 4, 0
+	var seen []string
+	_, curves, err := rl.Train(policy, ref, train, cfg, rl.Hooks{OnStep: func(step int, m map[string]float64) {
+		seen = append(seen, fmt.Sprintf("%d", step))
+	}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("steps:", strings.Join(seen, " "), "— reward logged", len(curves["reward"].Y), "times")
+	// Output: steps: 1 2 — reward logged 2 times
+}
