@@ -2,6 +2,7 @@ package pref
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/track"
@@ -34,7 +35,9 @@ func (c TrainConfig) Validate() error {
 // Hooks are optional callbacks.
 type Hooks struct {
 	// OnEval evaluates the policy being trained at an eval step.
-	OnEval   func(policy *lm.Model, step int) (map[string]float64, error)
+	OnEval func(policy *lm.Model, step int) (map[string]float64, error)
+	// OnStep sees each step's loss, grad_norm and TRL metrics (a live plot: plot.Live.Step).
+	OnStep   func(step int, metrics map[string]float64)
 	Progress track.Progress
 }
 
@@ -104,6 +107,11 @@ func TrainPairs(policy, ref *lm.Model, pairs []PairEx, cfg TrainConfig, hooks Ho
 			if err := eval(step); err != nil {
 				return curves, err
 			}
+		}
+		if hooks.OnStep != nil {
+			m := map[string]float64{"loss": st.Loss, "grad_norm": st.GradNorm}
+			maps.Copy(m, st.Metrics)
+			hooks.OnStep(step, m)
 		}
 		hooks.Progress.Update(step, fmt.Sprintf("loss %.4f margin %.3f acc %.3f", st.Loss, st.Metrics["rewards/margins"], st.Metrics["rewards/accuracies"]))
 	}
