@@ -205,10 +205,13 @@ type Stat = stats.Summary
 
 // Result is what an experiment returns and what metrics.json holds.
 type Result struct {
-	Experiment string   `json:"experiment"`
-	Scale      Scale    `json:"scale"`
-	Backend    string   `json:"backend"`
-	Seeds      []uint64 `json:"seeds"`
+	Experiment string `json:"experiment"`
+	Scale      Scale  `json:"scale"`
+	Backend    string `json:"backend"`
+	// CPU is the processor that ran (backend.CPU: model and vector extension); per-seed numbers are
+	// bit-identical only between runs of the same engine on the same CPU line.
+	CPU   string   `json:"cpu,omitempty"`
+	Seeds []uint64 `json:"seeds"`
 	// Config is the experiment's full configuration at this scale.
 	Config json.RawMessage `json:"config,omitempty"`
 	Runs   []Run           `json:"runs"`
@@ -240,7 +243,7 @@ func NewResult(name string, opt Options, seeds []uint64, config any) (*Result, e
 	if err != nil {
 		be = "unavailable: " + err.Error()
 	}
-	return &Result{Experiment: name, Scale: opt.Scale, Backend: be, Seeds: seeds, Config: cfg,
+	return &Result{Experiment: name, Scale: opt.Scale, Backend: be, CPU: backend.CPU(), Seeds: seeds, Config: cfg,
 		Timing: map[string]float64{}, Started: time.Now().UTC().Format(time.RFC3339), Commit: Commit()}, nil
 }
 

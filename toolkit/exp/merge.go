@@ -63,7 +63,7 @@ func Merge(shards []*Result, names []string) (*Result, error) {
 	}
 	first := shards[0]
 	owner := map[uint64]string{}
-	out := &Result{Experiment: first.Experiment, Scale: first.Scale, Backend: first.Backend, Config: first.Config,
+	out := &Result{Experiment: first.Experiment, Scale: first.Scale, Backend: first.Backend, CPU: first.CPU, Config: first.Config,
 		Timing: map[string]float64{}, Started: first.Started, Commit: first.Commit}
 	for i, s := range shards {
 		differ := func(field, a, b string) error {
@@ -90,6 +90,9 @@ func Merge(shards []*Result, names []string) (*Result, error) {
 			owner[seed] = names[i]
 		}
 		out.Seeds = append(out.Seeds, s.Seeds...)
+		if s.CPU != out.CPU && !strings.Contains(out.CPU, s.CPU) { // shards from several kinds of node: allowed, recorded
+			out.CPU = "mixed: " + strings.TrimPrefix(out.CPU, "mixed: ") + "; " + s.CPU
+		}
 		for k, v := range s.Timing {
 			out.Timing[k] += v
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/fsx"
+	"github.com/paperlab/paperlab/toolkit/nb"
 )
 
 // Execute runs an experiment with opt, writes metrics.json and its figures into opt.Out (when set),
@@ -136,16 +137,58 @@ func RunOrLoad(name string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	opt = e.withDefaults(opt)
-	if opt.Out != "" && os.Getenv("PAPERLAB_RERUN") != "1" {
+	var before *Result
+	if opt.Out != "" {
 		if old, ok := loadMatching(e, opt, opt.Out); ok {
-			fmt.Fprintf(opt.Log, "%s\nloaded %s (scale %s, %d seeds, made %s on %s); set PAPERLAB_RERUN=1 to train again\n",
-				backend.Describe(), ShowPath(filepath.Join(opt.Out, MetricsFile)), old.Scale, len(old.Seeds), old.Started, old.Backend)
-			show := opt
-			show.Out = ""
-			return old, finish(e, old, show, false)
+			if os.Getenv("PAPERLAB_RERUN") != "1" {
+				fmt.Fprintf(opt.Log, "%s\nloaded %s (scale %s, %d seeds, made %s on %s); set PAPERLAB_RERUN=1 to train again\n",
+					backend.Describe(), ShowPath(filepath.Join(opt.Out, MetricsFile)), old.Scale, len(old.Seeds), old.Started, old.Backend)
+				show := opt
+				show.Out = ""
+				return old, finish(e, old, show, false)
+			}
+			before = old
 		}
 	}
-	return Execute(e, opt)
+	res, err := Execute(e, opt)
+	if err == nil && before != nil {
+		ShowComparison(before, res, "stored", "your run", opt.Log)
+	}
+	return res, err
+}
+
+// ShowComparison shows how a new run compares with a stored one of the same configuration (Compare):
+// a table in a notebook, text on log elsewhere. RunOrLoad calls it when a notebook trains again over
+// a stored result, so that a re-run on another machine is read against the committed numbers rather
+// than silently replacing them (git keeps the committed file).
+func ShowComparison(before, after *Result, nameA, nameB string, log io.Writer) {
+	c, err := Compare(before, after)
+	if err != nil {
+		fmt.Fprintf(log, "cannot compare with the stored result: %v\n", err)
+		return
+	}
+	head := fmt.Sprintf("**%s vs %s** (%s, made %s on %s, %s): %d of %d metrics differ — a metric agrees when the 95 %% Welch interval of the difference of the means over seeds contains 0. ",
+		nameB, nameA, nameA, before.Started, before.Backend, orUnknownCPU(before.CPU), c.Disagreements(), len(c.Rows))
+	if c.PerSeed {
+		head += "Same engine and CPU: every seed should be bit-identical."
+	} else {
+		head += "Per-seed values are not expected to match: " + c.Why + "."
+	}
+	headers, rows := c.Table(nameA, nameB)
+	if nb.IsNotebook() {
+		nb.Markdown(head)
+		nb.Table(headers, rows)
+		return
+	}
+	fmt.Fprintln(log, strings.ReplaceAll(head, "**", ""))
+	fmt.Fprint(log, nb.TableText(headers, rows))
+}
+
+func orUnknownCPU(s string) string {
+	if s == "" {
+		return "CPU not recorded"
+	}
+	return s
 }
 
 // loadMatching loads dir/metrics.json when it was made with opt's scale, seeds and configuration.

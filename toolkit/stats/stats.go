@@ -62,23 +62,26 @@ func (s Summary) HalfWidth() float64 { return (s.CI95[1] - s.CI95[0]) / 2 }
 
 // TQuantile returns the p-quantile of Student's t distribution with df degrees of freedom
 // (df ≥ 1, 0 < p < 1), by bisection on the CDF; accurate to about 1e-10.
-func TQuantile(p float64, df int) float64 {
-	if df < 1 || p <= 0 || p >= 1 {
+func TQuantile(p float64, df int) float64 { return TQuantileF(p, float64(df)) }
+
+// TQuantileF is TQuantile for real degrees of freedom (df ≥ 1; Welch's interval has fractional ones).
+func TQuantileF(p, df float64) float64 {
+	if !(df >= 1) || p <= 0 || p >= 1 {
 		return math.NaN()
 	}
 	if p == 0.5 {
 		return 0
 	}
 	if p < 0.5 {
-		return -TQuantile(1-p, df)
+		return -TQuantileF(1-p, df)
 	}
 	lo, hi := 0.0, 1.0
-	for TCDF(hi, df) < p {
+	for TCDFF(hi, df) < p {
 		hi *= 2
 	}
 	for i := 0; i < 200 && hi-lo > 1e-12*math.Max(1, hi); i++ {
 		mid := (lo + hi) / 2
-		if TCDF(mid, df) < p {
+		if TCDFF(mid, df) < p {
 			lo = mid
 		} else {
 			hi = mid
@@ -88,8 +91,10 @@ func TQuantile(p float64, df int) float64 {
 }
 
 // TCDF is the cumulative distribution function of Student's t with df degrees of freedom.
-func TCDF(t float64, df int) float64 {
-	v := float64(df)
+func TCDF(t float64, df int) float64 { return TCDFF(t, float64(df)) }
+
+// TCDFF is TCDF for real degrees of freedom.
+func TCDFF(t, v float64) float64 {
 	x := v / (v + t*t)
 	tail := 0.5 * regIncBeta(v/2, 0.5, x) // P(T > |t|)
 	if t >= 0 {
@@ -141,6 +146,26 @@ func regIncBeta(a, b, x float64) float64 {
 		}
 	}
 	return front * (f - 1) / a
+}
+
+// Welch is the 95 % Welch t-interval of mean(b) − mean(a) for two independent samples: the
+// difference, its interval and the Welch–Satterthwaite degrees of freedom. With fewer than two
+// values on either side the interval and df are NaN; with no spread on either side (identical
+// values), the interval is the point itself.
+func Welch(a, b []float64) (diff float64, ci [2]float64, df float64) {
+	sa, sb := Summarize(a), Summarize(b)
+	diff = sb.Mean - sa.Mean
+	nan := math.NaN()
+	if sa.N < 2 || sb.N < 2 {
+		return diff, [2]float64{nan, nan}, nan
+	}
+	va, vb := sa.Std*sa.Std/float64(sa.N), sb.Std*sb.Std/float64(sb.N)
+	if va+vb == 0 {
+		return diff, [2]float64{diff, diff}, math.Inf(1)
+	}
+	df = (va + vb) * (va + vb) / (va*va/float64(sa.N-1) + vb*vb/float64(sb.N-1))
+	h := TQuantileF(0.975, df) * math.Sqrt(va+vb)
+	return diff, [2]float64{diff - h, diff + h}, df
 }
 
 // Wilson returns the 95 % Wilson score interval of a fraction k/n (n ≥ 1); it stays in [0, 1]

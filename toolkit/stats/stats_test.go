@@ -116,3 +116,28 @@ func TestPercentileMatchesNumPy(t *testing.T) {
 		t.Error("empty sample or p outside [0,1] must give NaN")
 	}
 }
+
+// Welch against a hand computation: a = 1,2,3,4 (var 5/3), b = 2,4,6,8,10 (var 10) give
+// df = (va+vb)² / (va²/3 + vb²/4) = 5.52 with va = var/n; t₀.₉₇₅ then lies between the table's
+// 2.571 (df 5) and 2.447 (df 6).
+func TestWelch(t *testing.T) {
+	d, ci, df := Welch([]float64{1, 2, 3, 4}, []float64{2, 4, 6, 8, 10})
+	va, vb := (5.0/3)/4, 10.0/5
+	wantDF := (va + vb) * (va + vb) / (va*va/3 + vb*vb/4)
+	if d != 3.5 || math.Abs(df-wantDF) > 1e-12 || math.Abs(df-5.5208) > 1e-4 {
+		t.Fatalf("diff %v df %v (want 3.5, %v)", d, df, wantDF)
+	}
+	h := (ci[1] - ci[0]) / 2
+	if q := TQuantileF(0.975, df); math.Abs(h/math.Sqrt(va+vb)-q) > 1e-9 || !(q > 2.447 && q < 2.571) {
+		t.Fatalf("half-width %v, t %v", h, TQuantileF(0.975, df))
+	}
+	if TQuantileF(0.975, 4) != TQuantile(0.975, 4) {
+		t.Fatal("real and integer df disagree")
+	}
+	if _, ci, _ := Welch([]float64{1}, []float64{1, 2}); !math.IsNaN(ci[0]) {
+		t.Fatal("one value: an interval")
+	}
+	if d, ci, _ := Welch([]float64{2, 2}, []float64{2, 2, 2}); d != 0 || ci != [2]float64{0, 0} {
+		t.Fatalf("identical values: %v %v", d, ci)
+	}
+}

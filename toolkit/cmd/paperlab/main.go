@@ -17,6 +17,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/signal"
@@ -62,6 +63,9 @@ func usage() {
                                                   run the seeds as shards and merge them into DIR (local: a pool
                                                   of child processes; slurm: an sbatch job array, followed with
                                                   squeue, failed tasks resubmitted); run again, it resumes
+  paperlab compare [-strict] A B                  two results of one experiment (metrics.json or its folder)
+                                                  side by side: means, Welch 95 % interval of the difference,
+                                                  agree/differ, bit-identical seeds when engine and CPU match
   paperlab merge -out DIR SHARD…                  merge shard runs (paperlab <exp> -seeds A-B -out SHARD) into one
                                                   metrics.json with its summary, claims and figures
   paperlab engine                                 print the compute engine that would run
@@ -86,6 +90,8 @@ func run(args []string) error {
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "sweep":
 		return sweepCmd(rest)
+	case "compare":
+		return compareCmd(rest, os.Stdout)
 	case "merge":
 		fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 		out := fs.String("out", "", "directory for the merged metrics.json and figures")
@@ -393,6 +399,36 @@ func data(args []string) error {
 		return err
 	}
 	fmt.Printf("wrote %d problems (seed %d) to %s\n", len(ps), *seed, *out)
+	return nil
+}
+
+// compareCmd is `paperlab compare [-strict] A B`: two results of one experiment side by side.
+func compareCmd(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	strict := fs.Bool("strict", false, "exit with an error when any metric differs (its Welch interval excludes 0)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return fmt.Errorf("compare: give two results (metrics.json files or the folders holding them): paperlab compare A B")
+	}
+	a, err := exp.LoadAny(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	b, err := exp.LoadAny(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	c, err := exp.Compare(a, b)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s: A = %s (%d seeds), B = %s (%d seeds)\n", c.Experiment, fs.Arg(0), len(a.Seeds), fs.Arg(1), len(b.Seeds))
+	exp.ShowComparison(a, b, "A", "B", w)
+	if n := c.Disagreements(); *strict && n > 0 {
+		return fmt.Errorf("compare: %d metrics differ (-strict)", n)
+	}
 	return nil
 }
 

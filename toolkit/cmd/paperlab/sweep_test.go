@@ -57,3 +57,46 @@ func TestJobsAndSlurmScript(t *testing.T) {
 		t.Fatal("-submit=false submitted")
 	}
 }
+
+// `paperlab compare` on two real runs: the same seeds on this machine agree everywhere; -strict fails
+// on a result whose metric was shifted; another configuration is an error naming the field.
+func TestCompareCommand(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, d := range []string{a, b} {
+		if err := run([]string{"tour", "-scale", "smoke", "-seeds", "1-3", "-out", d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out strings.Builder
+	if err := compareCmd([]string{"-strict", a, filepath.Join(b, "metrics.json")}, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), " 0 of ") || !strings.Contains(out.String(), "3/3") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	r, err := exp.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range r.Runs {
+		if r.Runs[i].Method == "honest" {
+			r.Runs[i].Final["accuracy"] += 0.2 + 0.01*float64(i)
+		}
+	}
+	r.Summarize()
+	if err := r.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := compareCmd([]string{"-strict", a, b}, &out); err == nil || !strings.Contains(err.Error(), "1 metrics differ") {
+		t.Fatalf("shifted accuracy: %v\n%s", err, out.String())
+	}
+	r.Config = []byte(`{"problems":1}`)
+	if err := r.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := compareCmd([]string{a, b}, &out); err == nil || !strings.Contains(err.Error(), "configurations differ at config.") {
+		t.Fatalf("config: %v", err)
+	}
+}
