@@ -35,7 +35,27 @@ const (
 	GoConfig = "go:parallelism=-1"
 	// ONNXConfig is the ONNX Runtime engine's configuration used by default.
 	ONNXConfig = "onnx:cpu"
+	// ReferenceConfig names the reference engine: the pure-Go engine (parallelism=-1) with every SIMD
+	// matmul kernel off, so that its float32 arithmetic is plain Go on every x86-64 CPU (measured in
+	// BENCHMARKS.md: the same bits with and without AVX-512 and AVX, under emulated CPUs and with 1 or
+	// 2 threads). GoMLX reads the kernel switches (ReferenceEnv) when the process starts, so they must
+	// be in the environment before it does: `paperlab -reference …` re-executes itself with them.
+	ReferenceConfig = "reference"
 )
+
+// ReferenceEnv are the variables that switch the pure-Go engine's SIMD kernels off at start-up.
+var ReferenceEnv = []string{"GOMLX_SIMD_AVX512=0", "GOMLX_SIMD_AVX2=0"}
+
+// ReferenceReady reports whether this process started with the SIMD kernels switched off.
+func ReferenceReady() bool {
+	for _, kv := range ReferenceEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		if os.Getenv(k) != v {
+			return false
+		}
+	}
+	return true
+}
 
 // Info describes the engine in use.
 type Info struct {
@@ -143,6 +163,18 @@ var (
 // engines need: ONNX Runtime's library path and no automatic downloads.
 func New(config string) (compute.Backend, Info, error) {
 	config = normalize(config)
+	if config == ReferenceConfig {
+		if !ReferenceReady() {
+			return nil, Info{Config: config, Name: "go"}, fmt.Errorf("backend %q: the reference engine needs %s in the environment when the process starts "+
+				"(GoMLX registers its SIMD kernels before main runs): use `paperlab -reference …`, or export them first", config, strings.Join(ReferenceEnv, " "))
+		}
+		b, info, err := New(GoConfig)
+		info.Config = ReferenceConfig
+		if err == nil {
+			info.Description += ", SIMD kernels off (reference: the same bits on every x86-64 CPU)"
+		}
+		return b, info, err
+	}
 	name, _, _ := strings.Cut(config, ":")
 	info := Info{Config: config, Name: name}
 	_ = os.Setenv(EnvNoAutoInstall, "1")

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
 	. "github.com/gomlx/gomlx/core/graph"
@@ -141,5 +142,24 @@ func TestGoEngineDeterministic(t *testing.T) {
 		if a[i] != b[i] {
 			t.Fatalf("step %d: %v != %v", i, a[i], b[i])
 		}
+	}
+}
+
+// The reference engine refuses to start unless the SIMD kernels were switched off before the process
+// started (they cannot be switched afterwards), and the error says how.
+func TestReferenceNeedsItsEnvironment(t *testing.T) {
+	if ReferenceReady() {
+		t.Skip("this process already runs with the SIMD kernels off")
+	}
+	_, _, err := New(ReferenceConfig)
+	if err == nil || !strings.Contains(err.Error(), "paperlab -reference") || !strings.Contains(err.Error(), "GOMLX_SIMD_AVX512=0") {
+		t.Fatalf("reference without its environment: %v", err)
+	}
+	for _, kv := range ReferenceEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	if !ReferenceReady() {
+		t.Fatal("ReferenceReady false with every variable set")
 	}
 }

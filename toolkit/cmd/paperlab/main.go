@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/paperlab/paperlab/datasets/arith"
@@ -69,6 +70,8 @@ func usage() {
   paperlab merge -out DIR SHARD…                  merge shard runs (paperlab <exp> -seeds A-B -out SHARD) into one
                                                   metrics.json with its summary, claims and figures
   paperlab engine                                 print the compute engine that would run
+  paperlab -reference <command> …                 run any command on the reference engine (pure Go, SIMD
+                                                  kernels off: the same bits on every x86-64 CPU; slower)
 `)
 }
 
@@ -80,6 +83,9 @@ func main() {
 }
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "-reference" {
+		return reexecReference(args[1:])
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage()
 		if len(args) == 0 {
@@ -400,6 +406,19 @@ func data(args []string) error {
 	}
 	fmt.Printf("wrote %d problems (seed %d) to %s\n", len(ps), *seed, *out)
 	return nil
+}
+
+// reexecReference runs `paperlab args…` again on the reference engine: the same executable with
+// GOMLX_BACKEND=reference and the SIMD kernels switched off in its environment (they are read when a
+// process starts, so this process cannot switch them itself).
+func reexecReference(args []string) error {
+	bin, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	env := append(os.Environ(), backend.EnvBackend+"="+backend.ReferenceConfig)
+	env = append(env, backend.ReferenceEnv...)
+	return syscall.Exec(bin, append([]string{bin}, args...), env)
 }
 
 // compareCmd is `paperlab compare [-strict] A B`: two results of one experiment side by side.
