@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -127,15 +128,11 @@ func seedValues(r *Result, m, k string) map[uint64]float64 {
 	return out
 }
 
+// values are m's values in seed order.
 func values(m map[uint64]float64) []float64 {
-	seeds := make([]uint64, 0, len(m))
-	for s := range m {
-		seeds = append(seeds, s)
-	}
-	slices.Sort(seeds)
-	out := make([]float64, len(seeds))
-	for i, s := range seeds {
-		out[i] = m[s]
+	var out []float64
+	for _, s := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[s])
 	}
 	return out
 }
@@ -154,19 +151,9 @@ func jsonDiff(path string, x, y any) (string, string, string) {
 	mx, okx := x.(map[string]any)
 	my, oky := y.(map[string]any)
 	if okx && oky {
-		keys := map[string]bool{}
-		for k := range mx {
-			keys[k] = true
-		}
-		for k := range my {
-			keys[k] = true
-		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
-		for _, k := range sorted {
+		keys := maps.Clone(mx)
+		maps.Copy(keys, my)
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			if f, a, b := jsonDiff(path+"."+k, mx[k], my[k]); f != "" {
 				return f, a, b
 			}
