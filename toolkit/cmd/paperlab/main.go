@@ -6,6 +6,7 @@
 //	paperlab all [-scale …] [-overwrite]    every registered experiment into figures/<name>
 //	paperlab data arith [-n N] [-seed S] [-out FILE]
 //	paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
+//	paperlab trace lbf:<task> [-seed S] [-steps N] [-actions FILE] [-state FILE]
 //	paperlab redraw [-out DIR] <experiment>…|all   figures again from figures/<name>/metrics.json
 //	paperlab claims [-in DIR] <experiment>  the paper's claims on a stored result (paired 95 % CIs)
 //	paperlab probe -checkpoint DIR [-k 16] [-n N] [-temperature 1] [-scores lpm,rpc,…] [-prompts FILE.jsonl] [-out DIR]
@@ -49,6 +50,9 @@ func usage() {
   paperlab data arith [-n N] [-seed S] [-out FILE]
   paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
                                                   one JSON line per step of an Overcooked episode
+  paperlab trace lbf:<task> [-seed S] [-steps N] [-actions FILE] [-state FILE]
+                                                  one JSON line per step of a Level-Based Foraging episode
+                                                  (actions by name: NONE,NORTH,SOUTH,WEST,EAST,LOAD)
   paperlab redraw [-in DIR] [-out DIR] <experiment>…|all
                                                   draw the figures again from a stored metrics.json
                                                   (default figures/<name>; no training)

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 )
 
@@ -184,5 +188,88 @@ func TestTraceOwnGrid(t *testing.T) {
 	err := trace([]string{"overcooked:cramped_room", "-grid", grid}, &buf)
 	if err == nil || !strings.Contains(err.Error(), "row 3 column 4") {
 		t.Fatalf("bad grid: error %v, want it to name row 3 column 4", err)
+	}
+}
+
+// `paperlab trace lbf:` started from a trajectory recorded from lb-foraging (its initial state as
+// -state, its joint actions by name as -actions) prints, line by line, the players, foods, rewards
+// and done that lb-foraging recorded; bad files are errors naming file:line or the field.
+func TestTraceLBFAgainstLBForaging(t *testing.T) {
+	f, err := os.Open("../../marl/env/testdata/lbf/8x8-2p-2f-coop-pen.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	sc.Scan() // header
+	checked := 0
+	for sc.Scan() {
+		var tr struct {
+			Initial env.LBFStateFile `json:"initial"`
+			Steps   []struct {
+				Actions []int
+				Players [][3]int
+				Foods   [][3]int
+				Rewards []float64
+				Done    bool
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &tr); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		state, _ := json.Marshal(tr.Initial)
+		var acts strings.Builder
+		for _, s := range tr.Steps {
+			for i, a := range s.Actions {
+				if i > 0 {
+					acts.WriteString(",")
+				}
+				acts.WriteString(strings.ToLower(env.LBFActionNames[a]))
+			}
+			acts.WriteString("\n")
+		}
+		stateFile, actFile := filepath.Join(dir, "state.json"), filepath.Join(dir, "actions.txt")
+		if err := os.WriteFile(stateFile, state, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(actFile, []byte(acts.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := trace([]string{"lbf:8x8-2p-2f-coop-pen", "-state", stateFile, "-actions", actFile}, &out); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != len(tr.Steps) {
+			t.Fatalf("%d trace lines, %d recorded steps", len(lines), len(tr.Steps))
+		}
+		for k, line := range lines {
+			var got env.LBFTraceStep
+			if err := json.Unmarshal([]byte(line), &got); err != nil {
+				t.Fatal(err)
+			}
+			want := tr.Steps[k]
+			if want.Foods == nil {
+				want.Foods = [][3]int{}
+			}
+			if fmt.Sprint(got.Players, got.Foods, got.Rewards, got.Done) != fmt.Sprint(want.Players, want.Foods, want.Rewards, want.Done) {
+				t.Fatalf("step %d: trace %s, lb-foraging %+v", k+1, line, want)
+			}
+		}
+		checked++
+	}
+	if checked < 10 {
+		t.Fatalf("%d trajectories checked", checked)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	_ = os.WriteFile(bad, []byte("NONE,LOAD\nNONE\n"), 0o644)
+	if err := trace([]string{"lbf:8x8-2p-1f", "-actions", bad}, io.Discard); err == nil || !strings.Contains(err.Error(), "bad.txt:2: 1 actions, the task has 2 players") {
+		t.Fatalf("short line: %v", err)
+	}
+	_ = os.WriteFile(bad, []byte(`{"players": [[1,1,1],[2,2,1]], "food": []}`), 0o644)
+	if err := trace([]string{"lbf:8x8-2p-1f", "-state", bad}, io.Discard); err == nil || !strings.Contains(err.Error(), `unknown field "food"`) {
+		t.Fatalf("unknown field: %v", err)
 	}
 }

@@ -19,7 +19,10 @@ const (
 	LBFLoad
 )
 
-// LBFConfig is a Level-Based Foraging task. Rules follow semitable/lb-foraging (v2):
+// LBFConfig is a Level-Based Foraging task. Rules follow semitable/lb-foraging (checked against its
+// commit 79f383b: trajectories recorded from it are reproduced step by step — positions, foods,
+// rewards bit for bit, done, vector and grid observations — by TestLBFReplaysLBForaging, and the
+// scenarios of its tests/test_env.py are ported in lbf_ported_test.go):
 //
 //   - an N×N grid, P players with levels drawn uniformly from [MinLevel, MaxLevel], up to F foods;
 //   - a food's level is drawn from [1, sum of the 3 lowest player levels], or equals that maximum
@@ -42,7 +45,12 @@ const (
 //     (−1, −1, 0). Sight = grid size is full observability.
 //
 // Where lb-foraging leaves an order unspecified (the loading players are popped from a Python set),
-// PaperLab processes them in player-index order. Its random streams are Go's, not NumPy's.
+// PaperLab processes them in player-index order (it matters only for a loader next to two foods,
+// which spawning never produces). Its random streams are Go's, not NumPy's, and Reset(seed) starts a
+// fresh stream (lb-foraging continues one). Transition.Truncated is true when the step limit ends an
+// episode with food left (lb-foraging reports truncated = False and done = True; Done agrees). The
+// "spread" variant is lb-foraging's per-food level lists [1, 2, …] (min = max per food), which it
+// permutes over the spawn order.
 type LBFConfig struct {
 	Size, Players, Foods int
 	MinLevel, MaxLevel   int
@@ -137,6 +145,10 @@ type LBF struct {
 	spawned float64
 	step    int
 	rng     *rand.Rand
+	// mutation breaks one rule on purpose ("load-strict": a load needs more than the food's level;
+	// "collision-first": the first of several claimants enters the cell). Only the replay test sets
+	// it, to show that the recorded lb-foraging trajectories catch a wrong rule.
+	mutation string
 }
 
 // NewLBF makes an LBF environment.
@@ -332,7 +344,7 @@ func (e *LBF) Step(actions []int) Transition {
 		claims[t] = append(claims[t], i)
 	}
 	for _, t := range order {
-		if v := claims[t]; len(v) == 1 {
+		if v := claims[t]; len(v) == 1 || (e.mutation == "collision-first" && len(v) > 1) {
 			e.players[v[0]].row, e.players[v[0]].col = t.r, t.c
 		}
 	}
@@ -358,7 +370,7 @@ func (e *LBF) Step(actions []int) Transition {
 		for _, j := range group {
 			loading[j] = false
 		}
-		if sum < food {
+		if sum < food || (e.mutation == "load-strict" && sum == food) {
 			for _, j := range group {
 				rewards[j] -= e.cfg.Penalty
 			}
@@ -430,6 +442,47 @@ func (e *LBF) observe() [][]float32 {
 			}
 		}
 		out[i] = o
+	}
+	return out
+}
+
+// GridObs is each player's grid observation as lb-foraging builds it (grid_observation=True): three
+// layers of (2·Sight+1)² cells centred on the player — the players' levels, the foods' levels, and
+// access (1 for a free cell on the grid, 0 off the grid or under a player or a food) — indexed
+// [layer][row][col], cells beyond the border zero.
+func (e *LBF) GridObs() [][3][][]float32 {
+	c := e.cfg
+	w := 2*c.Sight + 1
+	out := make([][3][][]float32, len(e.players))
+	for i, me := range e.players {
+		var g [3][][]float32
+		for l := range g {
+			g[l] = make([][]float32, w)
+			for r := range g[l] {
+				g[l][r] = make([]float32, w)
+			}
+		}
+		for dr := 0; dr < w; dr++ {
+			for dc := 0; dc < w; dc++ {
+				r, col := me.row-c.Sight+dr, me.col-c.Sight+dc
+				if r < 0 || col < 0 || r >= c.Size || col >= c.Size {
+					continue
+				}
+				f := e.food(r, col)
+				g[1][dr][dc] = float32(f)
+				g[2][dr][dc] = 1
+				if f > 0 {
+					g[2][dr][dc] = 0
+				}
+			}
+		}
+		for _, p := range e.players {
+			if dr, dc := p.row-me.row+c.Sight, p.col-me.col+c.Sight; dr >= 0 && dc >= 0 && dr < w && dc < w {
+				g[0][dr][dc] = float32(p.level)
+				g[2][dr][dc] = 0
+			}
+		}
+		out[i] = g
 	}
 	return out
 }

@@ -1,0 +1,104 @@
+package env
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// LBFActionNames are lb-foraging's action names, in action order.
+var LBFActionNames = []string{"NONE", "NORTH", "SOUTH", "WEST", "EAST", "LOAD"}
+
+// ReadLBFActions reads joint actions, one line per step, each player's action by name separated by
+// commas ("NONE,LOAD"; case does not matter; blank lines and # comments are skipped). A bad line is
+// an error naming name:line.
+func ReadLBFActions(r io.Reader, name string, players int) ([][]int, error) {
+	var out [][]int
+	sc := bufio.NewScanner(r)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		parts := strings.Split(text, ",")
+		if len(parts) != players {
+			return nil, fmt.Errorf("%s:%d: %d actions, the task has %d players", name, line, len(parts), players)
+		}
+		joint := make([]int, players)
+		for i, p := range parts {
+			a := slices.Index(LBFActionNames, strings.ToUpper(strings.TrimSpace(p)))
+			if a < 0 {
+				return nil, fmt.Errorf("%s:%d: action %q of player %d: want one of %s", name, line, strings.TrimSpace(p), i, strings.Join(LBFActionNames, ", "))
+			}
+			joint[i] = a
+		}
+		out = append(out, joint)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}
+
+// LBFStateFile is an initial state as a file gives it: players as [row, col, level] in player order,
+// foods as [row, col, level] — the "initial" of bench/lbf_record.py's recordings.
+type LBFStateFile struct {
+	Players [][3]int `json:"players"`
+	Foods   [][3]int `json:"foods"`
+}
+
+// ReadLBFState reads an LBFStateFile (JSON); unknown fields and malformed entries are errors naming
+// name and the field.
+func ReadLBFState(r io.Reader, name string) ([]LBFPlayer, map[[2]int]int, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var s LBFStateFile
+	if err := dec.Decode(&s); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w (want {\"players\": [[row, col, level], …], \"foods\": [[row, col, level], …]})", name, err)
+	}
+	if len(s.Players) == 0 {
+		return nil, nil, fmt.Errorf("%s: field players: empty", name)
+	}
+	players := make([]LBFPlayer, len(s.Players))
+	for i, p := range s.Players {
+		players[i] = LBFPlayer{Row: p[0], Col: p[1], Level: p[2]}
+	}
+	foods := map[[2]int]int{}
+	for i, f := range s.Foods {
+		if _, dup := foods[[2]int{f[0], f[1]}]; dup {
+			return nil, nil, fmt.Errorf("%s: field foods[%d]: a second food at (%d, %d)", name, i, f[0], f[1])
+		}
+		foods[[2]int{f[0], f[1]}] = f[2]
+	}
+	return players, foods, nil
+}
+
+// LBFTraceStep is one line of `paperlab trace lbf:…`.
+type LBFTraceStep struct {
+	Step    int       `json:"step"`
+	Actions []string  `json:"actions"`
+	Players [][3]int  `json:"players"` // [row, col, level]
+	Foods   [][3]int  `json:"foods"`   // [row, col, level], row-major
+	Rewards []float64 `json:"rewards"`
+	Done    bool      `json:"done"`
+}
+
+// Trace is the state after a step, as a trace line.
+func (e *LBF) Trace(actions []int, t Transition) LBFTraceStep {
+	s := LBFTraceStep{Step: e.step, Rewards: t.Rewards, Done: t.Done, Foods: [][3]int{}}
+	for _, a := range actions {
+		s.Actions = append(s.Actions, LBFActionNames[a])
+	}
+	for _, p := range e.players {
+		s.Players = append(s.Players, [3]int{p.row, p.col, p.level})
+	}
+	for i, f := range e.field {
+		if f > 0 {
+			s.Foods = append(s.Foods, [3]int{i / e.cfg.Size, i % e.cfg.Size, f})
+		}
+	}
+	return s
+}

@@ -1,0 +1,205 @@
+package env
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// lbfTraj is one trajectory recorded from semitable/lb-foraging by bench/lbf_record.py.
+type lbfTraj struct {
+	Task    string `json:"task"`
+	Policy  string `json:"policy"`
+	Seed    int    `json:"seed"`
+	Initial struct {
+		Players     [][3]int       `json:"players"`
+		Foods       [][3]int       `json:"foods"`
+		FoodSpawned int            `json:"food_spawned"`
+		Obs         [][]float32    `json:"obs"`
+		Grid        [][3][][]int64 `json:"grid"`
+	} `json:"initial"`
+	Steps []struct {
+		Actions []int          `json:"actions"`
+		Players [][3]int       `json:"players"`
+		Foods   [][3]int       `json:"foods"`
+		Rewards []float64      `json:"rewards"`
+		Done    bool           `json:"done"`
+		Obs     [][]float32    `json:"obs"`
+		Grid    [][3][][]int64 `json:"grid"`
+	} `json:"steps"`
+}
+
+// readLBFTrajectories reads a recorded task file: its header (source commit) and trajectories.
+func readLBFTrajectories(t *testing.T, path string) (commit string, trajs []lbfTraj) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for line := 1; sc.Scan(); line++ {
+		if line == 1 {
+			var h struct{ Commit string }
+			if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
+				t.Fatalf("%s:1: %v", path, err)
+			}
+			commit = h.Commit
+			continue
+		}
+		var tr lbfTraj
+		if err := json.Unmarshal(sc.Bytes(), &tr); err != nil {
+			t.Fatalf("%s:%d: %v", path, line, err)
+		}
+		trajs = append(trajs, tr)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return commit, trajs
+}
+
+// replayLBF starts our env from the trajectory's initial state and replays every joint action; it
+// returns the first disagreement with lb-foraging ("" when every step matches).
+func replayLBF(tr lbfTraj, mutation string) (string, error) {
+	cfg, err := ParseLBF(tr.Task)
+	if err != nil {
+		return "", err
+	}
+	e, err := NewLBF(cfg, tr.Task)
+	if err != nil {
+		return "", err
+	}
+	e.mutation = mutation
+	players := make([]LBFPlayer, len(tr.Initial.Players))
+	for i, p := range tr.Initial.Players {
+		players[i] = LBFPlayer{Row: p[0], Col: p[1], Level: p[2]}
+	}
+	foods := map[[2]int]int{}
+	for _, f := range tr.Initial.Foods {
+		foods[[2]int{f[0], f[1]}] = f[2]
+	}
+	if err := e.SetState(players, foods); err != nil {
+		return "", err
+	}
+	if e.spawned != float64(tr.Initial.FoodSpawned) {
+		return fmt.Sprintf("food spawned %v, lb-foraging %d", e.spawned, tr.Initial.FoodSpawned), nil
+	}
+	if d := diffObs(e.observe(), tr.Initial.Obs); d != "" {
+		return "initial observation: " + d, nil
+	}
+	if tr.Initial.Grid != nil {
+		if d := diffGrid(e.GridObs(), tr.Initial.Grid); d != "" {
+			return "initial grid observation: " + d, nil
+		}
+	}
+	for k, s := range tr.Steps {
+		at := fmt.Sprintf("step %d (actions %v)", k+1, s.Actions)
+		t := e.Step(s.Actions)
+		var ps [][3]int
+		for _, p := range e.Players() {
+			ps = append(ps, [3]int{p.Row, p.Col, p.Level})
+		}
+		var fs [][3]int
+		for i, f := range e.field {
+			if f > 0 {
+				fs = append(fs, [3]int{i / cfg.Size, i % cfg.Size, f})
+			}
+		}
+		switch {
+		case !slices.Equal(ps, s.Players):
+			return fmt.Sprintf("%s: players %v, lb-foraging %v", at, ps, s.Players), nil
+		case !slices.Equal(fs, s.Foods):
+			return fmt.Sprintf("%s: foods %v, lb-foraging %v", at, fs, s.Foods), nil
+		case !slices.Equal(t.Rewards, s.Rewards):
+			return fmt.Sprintf("%s: rewards %v, lb-foraging %v", at, t.Rewards, s.Rewards), nil
+		case t.Done != s.Done:
+			return fmt.Sprintf("%s: done %v, lb-foraging %v", at, t.Done, s.Done), nil
+		}
+		if d := diffObs(t.Obs, s.Obs); d != "" {
+			return at + ": observation " + d, nil
+		}
+		if s.Grid != nil {
+			if d := diffGrid(e.GridObs(), s.Grid); d != "" {
+				return at + ": grid observation " + d, nil
+			}
+		}
+	}
+	return "", nil
+}
+
+func diffObs(ours [][]float32, theirs [][]float32) string {
+	for i := range theirs {
+		if i >= len(ours) || !slices.Equal(ours[i], theirs[i]) {
+			return fmt.Sprintf("of player %d: %v, lb-foraging %v", i, ours[min(i, len(ours)-1)], theirs[i])
+		}
+	}
+	return ""
+}
+
+func diffGrid(ours [][3][][]float32, theirs [][3][][]int64) string {
+	for i := range theirs {
+		for l := range theirs[i] {
+			for r := range theirs[i][l] {
+				for c, v := range theirs[i][l][r] {
+					if float32(v) != ours[i][l][r][c] {
+						return fmt.Sprintf("of player %d, layer %d, cell (%d,%d): %v, lb-foraging %d", i, l, r, c, ours[i][l][r][c], v)
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// TestLBFReplaysLBForaging: for every task the experiments use, trajectories recorded from
+// lb-foraging itself (testdata/lbf, bench/lbf_record.py: random and greedy-loading actions from its
+// own reset) are reproduced step by step — players' positions and levels, foods, rewards bit for
+// bit, done, vector and grid observations — from the recorded initial state. A rule broken on
+// purpose (the loading sum, the collision rule) makes some trajectory diverge.
+func TestLBFReplaysLBForaging(t *testing.T) {
+	files, _ := filepath.Glob("testdata/lbf/*.jsonl")
+	if len(files) < 4 {
+		t.Fatalf("recorded tasks: %v", files)
+	}
+	steps := 0
+	all := map[string][]lbfTraj{}
+	for _, f := range files {
+		commit, trajs := readLBFTrajectories(t, f)
+		if !strings.HasPrefix(commit, "79f383b") || len(trajs) < 10 {
+			t.Fatalf("%s: commit %q, %d trajectories", f, commit, len(trajs))
+		}
+		for _, tr := range trajs {
+			d, err := replayLBF(tr, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d != "" {
+				t.Errorf("%s %s seed %d: %s", tr.Task, tr.Policy, tr.Seed, d)
+			}
+			steps += len(tr.Steps)
+			all[tr.Task] = append(all[tr.Task], tr)
+		}
+	}
+	t.Logf("%d tasks, %d recorded steps reproduced", len(all), steps)
+	for _, m := range []string{"load-strict", "collision-first"} {
+		caught := 0
+		for _, trs := range all {
+			for _, tr := range trs {
+				if d, _ := replayLBF(tr, m); d != "" {
+					caught++
+				}
+			}
+		}
+		if caught == 0 {
+			t.Errorf("mutation %s: no recorded trajectory diverged", m)
+		}
+		t.Logf("mutation %s: %d trajectories diverge", m, caught)
+	}
+}
