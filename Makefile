@@ -60,6 +60,7 @@ lab: setup
 bench: setup
 	bash bench/run.sh
 	bash bench/overcooked.sh
+	bash bench/lbf.sh
 
 fuzz:
 	go test -fuzz FuzzDecodeJSONL -fuzztime 30s ./datasets/arith

@@ -59,8 +59,17 @@ func ReadLBFState(r io.Reader, name string) ([]LBFPlayer, map[[2]int]int, error)
 	if err := dec.Decode(&s); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w (want {\"players\": [[row, col, level], …], \"foods\": [[row, col, level], …]})", name, err)
 	}
+	players, foods, err := s.State()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return players, foods, nil
+}
+
+// State is the file's players and foods as SetState takes them.
+func (s LBFStateFile) State() ([]LBFPlayer, map[[2]int]int, error) {
 	if len(s.Players) == 0 {
-		return nil, nil, fmt.Errorf("%s: field players: empty", name)
+		return nil, nil, fmt.Errorf("field players: empty")
 	}
 	players := make([]LBFPlayer, len(s.Players))
 	for i, p := range s.Players {
@@ -69,11 +78,20 @@ func ReadLBFState(r io.Reader, name string) ([]LBFPlayer, map[[2]int]int, error)
 	foods := map[[2]int]int{}
 	for i, f := range s.Foods {
 		if _, dup := foods[[2]int{f[0], f[1]}]; dup {
-			return nil, nil, fmt.Errorf("%s: field foods[%d]: a second food at (%d, %d)", name, i, f[0], f[1])
+			return nil, nil, fmt.Errorf("field foods[%d]: a second food at (%d, %d)", i, f[0], f[1])
 		}
 		foods[[2]int{f[0], f[1]}] = f[2]
 	}
 	return players, foods, nil
+}
+
+// SetStateFrom places the players and foods of a state file (SetState).
+func (e *LBF) SetStateFrom(s LBFStateFile) error {
+	players, foods, err := s.State()
+	if err != nil {
+		return err
+	}
+	return e.SetState(players, foods)
 }
 
 // LBFTraceStep is one line of `paperlab trace lbf:…`.

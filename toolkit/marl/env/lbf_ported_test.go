@@ -10,18 +10,7 @@ import (
 // (4, 4), two level-2 players at (4, 3) and (4, 5).
 func lbfFixture(t *testing.T, spec string) *LBF {
 	t.Helper()
-	c, err := ParseLBF(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := NewLBF(c, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.SetState([]LBFPlayer{{4, 3, 2}, {4, 5, 2}}, map[[2]int]int{{4, 4}: 2}); err != nil {
-		t.Fatal(err)
-	}
-	return e
+	return lbf(t, spec, []LBFPlayer{{4, 3, 2}, {4, 5, 2}}, map[[2]int]int{{4, 4}: 2})
 }
 
 // test_reward_0, test_reward_1, test_reward_2: both load → 0.5 each; only one loads → it gets 1

@@ -17,8 +17,7 @@ type lbfTraj struct {
 	Policy  string `json:"policy"`
 	Seed    int    `json:"seed"`
 	Initial struct {
-		Players     [][3]int       `json:"players"`
-		Foods       [][3]int       `json:"foods"`
+		LBFStateFile
 		FoodSpawned int            `json:"food_spawned"`
 		Obs         [][]float32    `json:"obs"`
 		Grid        [][3][][]int64 `json:"grid"`
@@ -77,15 +76,7 @@ func replayLBF(tr lbfTraj, mutation string) (string, error) {
 		return "", err
 	}
 	e.mutation = mutation
-	players := make([]LBFPlayer, len(tr.Initial.Players))
-	for i, p := range tr.Initial.Players {
-		players[i] = LBFPlayer{Row: p[0], Col: p[1], Level: p[2]}
-	}
-	foods := map[[2]int]int{}
-	for _, f := range tr.Initial.Foods {
-		foods[[2]int{f[0], f[1]}] = f[2]
-	}
-	if err := e.SetState(players, foods); err != nil {
+	if err := e.SetStateFrom(tr.Initial.LBFStateFile); err != nil {
 		return "", err
 	}
 	if e.spawned != float64(tr.Initial.FoodSpawned) {

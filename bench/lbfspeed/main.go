@@ -1,0 +1,69 @@
+// Command lbfspeed is PaperLab's side of bench/lbf.sh: it replays every recorded lb-foraging
+// trajectory (toolkit/marl/env/testdata/lbf: the same initial states and joint actions as
+// bench/lbf_peer.py) through env.LBF.Step, observations included, and prints µs per step per round.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/paperlab/paperlab/toolkit/marl/env"
+)
+
+type traj struct {
+	Task    string                    `json:"task"`
+	Initial env.LBFStateFile          `json:"initial"`
+	Steps   []struct{ Actions []int } `json:"steps"`
+}
+
+func main() {
+	rounds, _ := strconv.Atoi(os.Args[1])
+	files, _ := filepath.Glob("toolkit/marl/env/testdata/lbf/*.jsonl")
+	var trajs []traj
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			panic(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<26)
+		sc.Scan()
+		for sc.Scan() {
+			var t traj
+			if err := json.Unmarshal(sc.Bytes(), &t); err != nil {
+				panic(err)
+			}
+			trajs = append(trajs, t)
+		}
+		f.Close()
+	}
+	for r := 1; r <= rounds; r++ {
+		steps := 0
+		var total time.Duration
+		for _, t := range trajs {
+			cfg, err := env.ParseLBF(t.Task)
+			if err != nil {
+				panic(err)
+			}
+			e, err := env.NewLBF(cfg, t.Task)
+			if err != nil {
+				panic(err)
+			}
+			if err := e.SetStateFrom(t.Initial); err != nil {
+				panic(err)
+			}
+			start := time.Now()
+			for _, s := range t.Steps {
+				e.Step(s.Actions)
+			}
+			total += time.Since(start)
+			steps += len(t.Steps)
+		}
+		fmt.Printf("paperlab round %d: %d steps, %.2f us/step\n", r, steps, float64(total.Microseconds())/float64(steps))
+	}
+}
