@@ -54,12 +54,15 @@ func check(path string) []string {
 		return []string{fmt.Sprintf("%s: not a notebook: %v", path, err)}
 	}
 	var problems []string
-	code := 0
+	code, withOutput := 0, 0
 	for _, c := range nb.Cells {
 		if c.CellType != "code" {
 			continue
 		}
 		code++
+		if len(c.Outputs) > 0 {
+			withOutput++
+		}
 		src := strings.TrimSpace(text(c.Source))
 		if len(src) > 80 {
 			src = src[:80] + "…"
@@ -75,6 +78,10 @@ func check(path string) []string {
 	}
 	if code == 0 {
 		problems = append(problems, fmt.Sprintf("%s: no code cells", path))
+	} else if withOutput == 0 {
+		// A notebook whose cells never ran (or whose outputs were stripped) shows nothing to a reader;
+		// cells that only declare (a task, a helper) may be silent, but not all of them.
+		problems = append(problems, fmt.Sprintf("%s: none of its %d code cells has an output (not executed?)", path, code))
 	}
 	return problems
 }

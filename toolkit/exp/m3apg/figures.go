@@ -135,7 +135,7 @@ func embeddingFigure(res *exp.Result, cfg Config) (*plot.Figure, error) {
 			for i := range cols {
 				cols[i] = PushColor(int(px[i]), int(py[i]))
 			}
-			prefix := map[string]string{"shaped": "", "sparse": "sparse_"}[reward]
+			prefix := rewardPrefix(reward)
 			eta := run.Final[fmt.Sprintf("n%d/%sembed_effect_share", cfg.PictureN, prefix)]
 			panels = append(panels, plot.ScatterPanel{Title: fmt.Sprintf("%s, %s reward (η² = %.2f)", method, reward, eta), X: x, Y: y, Colors: cols})
 		}

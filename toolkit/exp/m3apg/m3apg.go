@@ -111,6 +111,23 @@ func (c Config) rewards(n int) (prefixes, scenarios []string) {
 	return prefixes, scenarios
 }
 
+// rewardName is a policy-evaluation game's name for its metric prefix: "" → "shaped",
+// "sparse_" → "sparse" (rewardPrefix is the inverse).
+func rewardName(prefix string) string {
+	if prefix == "" {
+		return "shaped"
+	}
+	return strings.TrimSuffix(prefix, "_")
+}
+
+// rewardPrefix is the metric prefix of a policy-evaluation game's name.
+func rewardPrefix(name string) string {
+	if name == "shaped" {
+		return ""
+	}
+	return name + "_"
+}
+
 // Scenario is the push game of n agents.
 func (c Config) Scenario(n int) string {
 	return fmt.Sprintf("push:%dp-%dx%d-%dt", n, c.Grid, c.Grid, c.Limit)
@@ -165,7 +182,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 					// Policy evaluation: the same critic kind on the fixed initial policy, per reward.
 					prefixes, scenarios := cfg.rewards(n)
 					for i, rp := range prefixes {
-						if err := evaluate(cfg, method, n, scenarios[i], rp, seed, &run, opt.Progress(fmt.Sprintf("%s (policy evaluation, %sreward)", label, map[string]string{"": "shaped ", "sparse_": "sparse "}[rp]), cfg.EvalIters)); err != nil {
+						if err := evaluate(cfg, method, n, scenarios[i], rp, seed, &run, opt.Progress(fmt.Sprintf("%s (policy evaluation, %sreward)", label, rewardName(rp)+" "), cfg.EvalIters)); err != nil {
 							return err
 						}
 					}
@@ -212,7 +229,7 @@ func evaluate(cfg Config, method string, n int, scenario, rp string, seed uint64
 			add(rp+"embed_effect_share_vs_n", float64(n), share)
 			if n == cfg.PictureN {
 				x, y, _ := stats.PCA2(emb)
-				reward := map[string]string{"": "shaped", "sparse_": "sparse"}[rp]
+				reward := rewardName(rp)
 				for k := range emb {
 					dx, dy := env.NetPush(env.JointAction(k, n))
 					add("embed/"+reward+"/pc1", float64(k), x[k])
