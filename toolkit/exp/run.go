@@ -106,6 +106,10 @@ func orNone(s string) string {
 	return s
 }
 
+// SeedsOf is the seeds a run of e with opt trains: opt.SeedSet, else 1..opt.Seeds, else 1..the
+// experiment's default for the scale (at least one) — what Execute runs.
+func (e Experiment) SeedsOf(opt Options) []uint64 { return e.withDefaults(opt).SeedList() }
+
 func (e Experiment) withDefaults(opt Options) Options {
 	if opt.Scale == "" {
 		opt.Scale = Default

@@ -57,7 +57,7 @@ func WriteDir(dir string, fill func(tmp string) error) error {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-*")
+	tmp, err := os.MkdirTemp(parent, tempPattern(dir))
 	if err != nil {
 		return err
 	}
@@ -82,6 +82,24 @@ func WriteDir(dir string, fill func(tmp string) error) error {
 	}
 	if old != "" {
 		os.RemoveAll(old)
+	}
+	return nil
+}
+
+// tempPattern is the name pattern of WriteDir's temporary directories beside dir: .NAME.tmp-*.
+func tempPattern(dir string) string { return "." + filepath.Base(dir) + ".tmp-*" }
+
+// RemoveTemporaries removes the temporary directories a killed WriteDir of dir left beside it. Only
+// for a dir with one writer at a time (a sweep's shard): a WriteDir running now would lose its own.
+func RemoveTemporaries(dir string) error {
+	stale, err := filepath.Glob(filepath.Join(filepath.Dir(dir), tempPattern(dir)))
+	if err != nil {
+		return err
+	}
+	for _, d := range stale {
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
 	}
 	return nil
 }

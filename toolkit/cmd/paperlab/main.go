@@ -324,14 +324,7 @@ func parallelSeeds(e exp.Experiment, opt exp.Options, jobs int) (*exp.Result, er
 	if opt.Out == "" {
 		return nil, fmt.Errorf("%s: -jobs needs an output folder", e.Name)
 	}
-	seeds := opt.SeedSet
-	if seeds == nil {
-		n := opt.Seeds
-		if n == 0 {
-			n = e.Seeds[opt.Scale]
-		}
-		seeds = exp.SeedList(max(1, n))
-	}
+	seeds := e.SeedsOf(opt)
 	if err := os.MkdirAll(filepath.Dir(opt.Out), 0o755); err != nil {
 		return nil, err
 	}
@@ -497,12 +490,7 @@ func sweepCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	if set == nil {
-		if n == 0 {
-			n = e.Seeds[sc]
-		}
-		set = exp.SeedList(max(1, n))
-	}
+	set = e.SeedsOf(exp.Options{Scale: sc, Seeds: n, SeedSet: set})
 	bin, err := os.Executable()
 	if err != nil {
 		return err

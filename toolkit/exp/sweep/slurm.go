@@ -59,9 +59,9 @@ func SlurmScript(p Plan, bin string, o SlurmOptions) (string, error) {
 		fmt.Fprintf(&b, "  %d) SEEDS=%s; OUT=%s ;;\n", i+1, SeedsArg(s.Seeds), s.Dir)
 	}
 	b.WriteString("  *) echo \"no shard $SLURM_ARRAY_TASK_ID\" >&2; exit 2 ;;\nesac\n")
-	b.WriteString("# a shard has one writer at a time: hidden temporaries beside OUT are a killed try's leftovers\n")
+	b.WriteString("# a shard has one writer at a time: hidden temporaries beside OUT (fsx.WriteDir's) are a killed try's leftovers\n")
 	b.WriteString("rm -rf \"$(dirname \"$OUT\")/.$(basename \"$OUT\").tmp-\"*\n")
-	fmt.Fprintf(&b, "exec %s %s -scale %s -seeds \"$SEEDS\" -out \"$OUT\" -save %s -atomic\n", bin, p.Experiment, p.Scale, p.save())
+	fmt.Fprintf(&b, "exec %s %s\n", bin, strings.Join(p.shardArgs(`"$SEEDS"`, `"$OUT"`), " "))
 	return b.String(), nil
 }
 

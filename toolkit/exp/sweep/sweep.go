@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/fsx"
 )
 
 // Plan is a sweep: the experiment, its scale, the seeds cut into shards of ShardSize seeds, the
@@ -96,12 +98,12 @@ type Options struct {
 	Progress time.Duration
 	// Poll is how often Follow asks Slurm for the array's state (0: 10 s).
 	Poll time.Duration
-	// Log receives the progress lines (nil: discarded).
 	// Devices, when set, are GPU ids for Local: each running shard gets one of its own as
 	// CUDA_VISIBLE_DEVICES (so a machine with 4 GPUs runs 4 shards, one per GPU), and Jobs is
 	// len(Devices).
 	Devices []string
-	Log     io.Writer
+	// Log receives the progress lines (nil: discarded).
+	Log io.Writer
 }
 
 func (o Options) withDefaults() Options {
@@ -195,13 +197,8 @@ wait:
 			break wait
 		case <-tick.C:
 			mu.Lock()
-			var idx []int
-			for i := range running {
-				idx = append(idx, i)
-			}
-			slices.Sort(idx)
 			fmt.Fprintf(o.Log, "sweep %s: %d/%d shards done after %s; %s\n", p.Experiment, done, len(shards),
-				time.Since(start).Round(time.Second), p.runningLine(shards, idx))
+				time.Since(start).Round(time.Second), p.runningLine(shards, slices.Sorted(maps.Keys(running))))
 			mu.Unlock()
 		}
 	}
@@ -290,23 +287,16 @@ func LastLine(path string, width int) string {
 // Clean removes what a killed run of the shard left beside its directory: the hidden temporary
 // directories of exp.Options.Atomic (.shard-NNNN.tmp-*). A shard has one writer at a time, so
 // whatever is there when the sweep (re)starts it belongs to a run that is over.
-func (s Shard) Clean() error {
-	stale, err := filepath.Glob(filepath.Join(filepath.Dir(s.Dir), "."+filepath.Base(s.Dir)+".tmp-*"))
-	if err != nil {
-		return err
-	}
-	for _, d := range stale {
-		if err := os.RemoveAll(d); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (s Shard) Clean() error { return fsx.RemoveTemporaries(s.Dir) }
 
 // ShardArgs are the paperlab arguments that run shard s: `<experiment> -scale … -seeds … -out DIR
 // -save … -atomic`.
-func (p Plan) ShardArgs(s Shard) []string {
-	return []string{p.Experiment, "-scale", string(p.Scale), "-seeds", SeedsArg(s.Seeds), "-out", s.Dir, "-save", p.save(), "-atomic"}
+func (p Plan) ShardArgs(s Shard) []string { return p.shardArgs(SeedsArg(s.Seeds), s.Dir) }
+
+// shardArgs are ShardArgs with the seeds and the output given as text (the Slurm script passes its
+// task's "$SEEDS" and "$OUT").
+func (p Plan) shardArgs(seeds, out string) []string {
+	return []string{p.Experiment, "-scale", string(p.Scale), "-seeds", seeds, "-out", out, "-save", p.save(), "-atomic"}
 }
 
 func (p Plan) save() string {
