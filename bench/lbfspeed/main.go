@@ -4,8 +4,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,32 +13,16 @@ import (
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 )
 
-type traj struct {
-	Task    string                    `json:"task"`
-	Initial env.LBFStateFile          `json:"initial"`
-	Steps   []struct{ Actions []int } `json:"steps"`
-}
-
 func main() {
 	rounds, _ := strconv.Atoi(os.Args[1])
 	files, _ := filepath.Glob("toolkit/marl/env/testdata/lbf/*.jsonl")
-	var trajs []traj
+	var trajs []env.LBFRecorded
 	for _, path := range files {
-		f, err := os.Open(path)
+		_, t, err := env.ReadLBFRecorded(path)
 		if err != nil {
 			panic(err)
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<26)
-		sc.Scan()
-		for sc.Scan() {
-			var t traj
-			if err := json.Unmarshal(sc.Bytes(), &t); err != nil {
-				panic(err)
-			}
-			trajs = append(trajs, t)
-		}
-		f.Close()
+		trajs = append(trajs, t...)
 	}
 	for r := 1; r <= rounds; r++ {
 		steps := 0
@@ -54,7 +36,7 @@ func main() {
 			if err != nil {
 				panic(err)
 			}
-			if err := e.SetStateFrom(t.Initial); err != nil {
+			if err := e.SetStateFrom(t.Initial.LBFStateFile); err != nil {
 				panic(err)
 			}
 			start := time.Now()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -195,31 +194,14 @@ func TestTraceOwnGrid(t *testing.T) {
 // -state, its joint actions by name as -actions) prints, line by line, the players, foods, rewards
 // and done that lb-foraging recorded; bad files are errors naming file:line or the field.
 func TestTraceLBFAgainstLBForaging(t *testing.T) {
-	f, err := os.Open("../../marl/env/testdata/lbf/8x8-2p-2f-coop-pen.jsonl")
+	_, trajs, err := env.ReadLBFRecorded("../../marl/env/testdata/lbf/8x8-2p-2f-coop-pen.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	sc.Scan() // header
 	checked := 0
-	for sc.Scan() {
-		var tr struct {
-			Initial env.LBFStateFile `json:"initial"`
-			Steps   []struct {
-				Actions []int
-				Players [][3]int
-				Foods   [][3]int
-				Rewards []float64
-				Done    bool
-			} `json:"steps"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &tr); err != nil {
-			t.Fatal(err)
-		}
+	for _, tr := range trajs {
 		dir := t.TempDir()
-		state, _ := json.Marshal(tr.Initial)
+		state, _ := json.Marshal(tr.Initial.LBFStateFile)
 		var acts strings.Builder
 		for _, s := range tr.Steps {
 			for i, a := range s.Actions {

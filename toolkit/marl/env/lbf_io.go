@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 )
@@ -119,4 +120,58 @@ func (e *LBF) Trace(actions []int, t Transition) LBFTraceStep {
 		}
 	}
 	return s
+}
+
+// LBFRecorded is one trajectory recorded from semitable/lb-foraging (bench/lbf_record.py; the files
+// in testdata/lbf): the initial state and, per step, the joint action and what lb-foraging returned.
+type LBFRecorded struct {
+	Task    string `json:"task"`
+	Policy  string `json:"policy"`
+	Seed    int    `json:"seed"`
+	Initial struct {
+		LBFStateFile
+		FoodSpawned int            `json:"food_spawned"`
+		Obs         [][]float32    `json:"obs"`
+		Grid        [][3][][]int64 `json:"grid"`
+	} `json:"initial"`
+	Steps []struct {
+		Actions []int          `json:"actions"`
+		Players [][3]int       `json:"players"`
+		Foods   [][3]int       `json:"foods"`
+		Rewards []float64      `json:"rewards"`
+		Done    bool           `json:"done"`
+		Obs     [][]float32    `json:"obs"`
+		Grid    [][3][][]int64 `json:"grid"`
+	} `json:"steps"`
+}
+
+// ReadLBFRecorded reads a recorded task file: its header's source commit, then one trajectory per
+// line; a bad line is an error naming path:line.
+func ReadLBFRecorded(path string) (commit string, trajs []LBFRecorded, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for line := 1; sc.Scan(); line++ {
+		if line == 1 {
+			var h struct{ Commit string }
+			if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
+				return "", nil, fmt.Errorf("%s:1: %w", path, err)
+			}
+			commit = h.Commit
+			continue
+		}
+		var t LBFRecorded
+		if err := json.Unmarshal(sc.Bytes(), &t); err != nil {
+			return "", nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		trajs = append(trajs, t)
+	}
+	if err := sc.Err(); err != nil {
+		return "", nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return commit, trajs, nil
 }

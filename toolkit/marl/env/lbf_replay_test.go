@@ -1,72 +1,16 @@
 package env
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// lbfTraj is one trajectory recorded from semitable/lb-foraging by bench/lbf_record.py.
-type lbfTraj struct {
-	Task    string `json:"task"`
-	Policy  string `json:"policy"`
-	Seed    int    `json:"seed"`
-	Initial struct {
-		LBFStateFile
-		FoodSpawned int            `json:"food_spawned"`
-		Obs         [][]float32    `json:"obs"`
-		Grid        [][3][][]int64 `json:"grid"`
-	} `json:"initial"`
-	Steps []struct {
-		Actions []int          `json:"actions"`
-		Players [][3]int       `json:"players"`
-		Foods   [][3]int       `json:"foods"`
-		Rewards []float64      `json:"rewards"`
-		Done    bool           `json:"done"`
-		Obs     [][]float32    `json:"obs"`
-		Grid    [][3][][]int64 `json:"grid"`
-	} `json:"steps"`
-}
-
-// readLBFTrajectories reads a recorded task file: its header (source commit) and trajectories.
-func readLBFTrajectories(t *testing.T, path string) (commit string, trajs []lbfTraj) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	for line := 1; sc.Scan(); line++ {
-		if line == 1 {
-			var h struct{ Commit string }
-			if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
-				t.Fatalf("%s:1: %v", path, err)
-			}
-			commit = h.Commit
-			continue
-		}
-		var tr lbfTraj
-		if err := json.Unmarshal(sc.Bytes(), &tr); err != nil {
-			t.Fatalf("%s:%d: %v", path, line, err)
-		}
-		trajs = append(trajs, tr)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return commit, trajs
-}
-
 // replayLBF starts our env from the trajectory's initial state and replays every joint action; it
 // returns the first disagreement with lb-foraging ("" when every step matches).
-func replayLBF(tr lbfTraj, mutation string) (string, error) {
+func replayLBF(tr LBFRecorded, mutation string) (string, error) {
 	cfg, err := ParseLBF(tr.Task)
 	if err != nil {
 		return "", err
@@ -160,9 +104,12 @@ func TestLBFReplaysLBForaging(t *testing.T) {
 		t.Fatalf("recorded tasks: %v", files)
 	}
 	steps := 0
-	all := map[string][]lbfTraj{}
+	all := map[string][]LBFRecorded{}
 	for _, f := range files {
-		commit, trajs := readLBFTrajectories(t, f)
+		commit, trajs, err := ReadLBFRecorded(f)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if !strings.HasPrefix(commit, "79f383b") || len(trajs) < 10 {
 			t.Fatalf("%s: commit %q, %d trajectories", f, commit, len(trajs))
 		}
