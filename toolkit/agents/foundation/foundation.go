@@ -60,6 +60,11 @@ func BestReturn(task gw.Task, seed uint64, e gw.Embodiment) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return bestReturnIn(w, task, seed, e)
+}
+
+// bestReturnIn is BestReturn of a world already generated (and not yet stepped) from (task, seed).
+func bestReturnIn(w *gw.World, task gw.Task, seed uint64, e gw.Embodiment) (float64, error) {
 	plan, ok := gw.Plan(w, e)
 	if !ok {
 		return 0, fmt.Errorf("foundation: world %s seed %d has no plan for embodiment %d", task, seed, e)
@@ -145,7 +150,7 @@ func Evaluate(p Policy, tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalCo
 				if err != nil {
 					return 0, nil, err
 				}
-				best, err := BestReturn(task, ws, e)
+				best, err := bestReturnIn(w, task, ws, e)
 				if err != nil {
 					return 0, nil, err
 				}
