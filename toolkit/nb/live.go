@@ -39,11 +39,11 @@ func NewLiveFigure() *LiveFigure {
 func (l *LiveFigure) Live() bool { return l.id != "" && FiguresShown() }
 
 // Due reports whether an update now would be shown (Interval has passed since the last one), so
-// that callers render only the frames that will be seen; final forces it.
-func (l *LiveFigure) Due(final bool) bool {
+// that callers render only the frames that will be seen.
+func (l *LiveFigure) Due() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return final || time.Since(l.last) >= l.Interval
+	return time.Since(l.last) >= l.Interval
 }
 
 // Update redraws the figure from a PNG (notebook) or prints status (terminal).

@@ -50,7 +50,7 @@ func (l *Live) Add(run string, x float64, metrics map[string]float64) error {
 			parts = append(parts, fmt.Sprintf("%s %.3f", m, v))
 		}
 	}
-	if len(parts) == 0 || !l.fig.Due(false) {
+	if len(parts) == 0 || !l.fig.Due() {
 		return nil
 	}
 	status := fmt.Sprintf("%s %s %s %g: %s", l.Title, run, l.XLabel, x, strings.Join(parts, " "))
