@@ -57,26 +57,36 @@ func EvaluateEpisodes(cfg Config, a, b Agent, episodes int, seed uint64) ([]floa
 		games[k] = g
 		ia[k], ib[k] = k%2, 1-k%2
 	}
-	a.Reset(episodes)
-	b.Reset(episodes)
 	rets := make([]float64, episodes)
-	for t := 0; t < cfg.Horizon; t++ {
+	err := playGames(games, a, b, ia, ib, rng, func(k int, _ [2]int, out Outcome) { rets[k] += out.Sparse[0] + out.Sparse[1] })
+	if err != nil {
+		return nil, err
+	}
+	return rets, nil
+}
+
+// playGames steps games of a and b together to the horizon — a in seat ia[k] and b in seat ib[k] of
+// game k, their randomness drawn from rng — and calls step with each game's joint action and
+// outcome. It resets both agents for len(games) games first.
+func playGames(games []*Env, a, b Agent, ia, ib []int, rng *rand.Rand, step func(k int, joint [2]int, out Outcome)) error {
+	a.Reset(len(games))
+	b.Reset(len(games))
+	for t := 0; t < games[0].Cfg.Horizon; t++ {
 		aa, err := a.Act(games, ia, rng)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		bb, err := b.Act(games, ib, rng)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for k, g := range games {
 			var joint [2]int
 			joint[ia[k]], joint[ib[k]] = aa[k], bb[k]
-			out := g.Game.Step(joint, g.Cfg.Rules)
-			rets[k] += out.Sparse[0] + out.Sparse[1]
+			step(k, joint, g.Game.Step(joint, g.Cfg.Rules))
 		}
 		a.Saw(bb)
 		b.Saw(aa)
 	}
-	return rets, nil
+	return nil
 }

@@ -34,24 +34,12 @@ func Play(cfg Config, a, b Agent, seed uint64) (actions [][2]int, ret float64, e
 	}
 	g.Reset(0)
 	rng := rand.New(rand.NewPCG(seed, 0x67696600))
-	games := []*Env{g}
-	a.Reset(1)
-	b.Reset(1)
-	for t := 0; t < g.Cfg.Horizon; t++ {
-		x, err := a.Act(games, []int{0}, rng)
-		if err != nil {
-			return nil, 0, err
-		}
-		y, err := b.Act(games, []int{1}, rng)
-		if err != nil {
-			return nil, 0, err
-		}
-		joint := [2]int{x[0], y[0]}
-		out := g.Game.Step(joint, g.Cfg.Rules)
+	err = playGames([]*Env{g}, a, b, []int{0}, []int{1}, rng, func(_ int, joint [2]int, out Outcome) {
 		ret += out.Sparse[0] + out.Sparse[1]
 		actions = append(actions, joint)
-		a.Saw(y)
-		b.Saw(x)
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	return actions, ret, nil
 }
