@@ -25,7 +25,6 @@ import (
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/lmtask"
 	"github.com/paperlab/paperlab/toolkit/marl/e3t"
-	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 )
 
 func hash(w []float32) string {
@@ -77,9 +76,8 @@ func main() {
 		case "e3t":
 			c := e3texp.ConfigFor(exp.Default)
 			tc := c.Train
-			g := overcooked.DefaultConfig("cramped_room")
-			g.Horizon, g.Rules.CookTime = c.Horizon, c.CookTime
-			tc.Game, tc.Mode, tc.Epsilon, tc.PartnerModel = g, "e3t", 0.5, true
+			m := c.Methods[slices.IndexFunc(c.Methods, func(m e3texp.Method) bool { return m.Name == "e3t" })]
+			tc.Game, tc.Mode, tc.Epsilon, tc.PartnerModel = c.Game("cramped_room"), m.Mode, m.Epsilon, m.PartnerModel
 			tc.Iters, tc.Envs = *iters, *envs
 			tc.ShapingSteps = tc.Envs * tc.Iters * c.Horizon / 2
 			r, err := e3t.Train(tc, 1, e3t.Options{})

@@ -119,8 +119,8 @@ func ConfigFor(s exp.Scale) Config {
 	return c
 }
 
-// game is the Overcooked configuration of a layout.
-func (c Config) game(layout string) overcooked.Config {
+// Game is the Overcooked configuration of a layout (horizon and cook time from c).
+func (c Config) Game(layout string) overcooked.Config {
 	g := overcooked.DefaultConfig(layout)
 	g.Horizon, g.Rules.CookTime = c.Horizon, c.CookTime
 	return g
@@ -182,7 +182,7 @@ func heldOut(c Config, layout string, opt exp.Options, res *exp.Result) (_ *pool
 	for _, seed := range c.HeldOutSeeds {
 		start := time.Now()
 		tc := c.Train
-		tc.Game, tc.Mode = c.game(layout), "sp"
+		tc.Game, tc.Mode = c.Game(layout), "sp"
 		sp, err := e3.Train(tc, seed, e3.Options{Progress: opt.Progress(fmt.Sprintf("held-out sp %s seed %d", layout, seed), tc.Iters)})
 		if err != nil {
 			return nil, err
@@ -227,7 +227,7 @@ func humanPartner(c Config, layout string) (_ *e3.Policy, fit map[string]float64
 	if err != nil {
 		return nil, nil, false, err
 	}
-	games, found, err := humanGames(filepath.Join(root, c.HumanData), layout, c.game(layout).Rules)
+	games, found, err := humanGames(filepath.Join(root, c.HumanData), layout, c.Game(layout).Rules)
 	if err != nil || !found {
 		return nil, nil, false, err
 	}
@@ -362,7 +362,7 @@ func trainMethod(opt exp.Options, res *exp.Result, cfg Config, layout string, li
 	after func(*e3.Result, float64) error) error {
 	for _, seed := range seeds {
 		tc := cfg.Train
-		tc.Game, tc.Mode, tc.Epsilon, tc.PartnerModel = cfg.game(layout), m.Mode, m.Epsilon, m.PartnerModel
+		tc.Game, tc.Mode, tc.Epsilon, tc.PartnerModel = cfg.Game(layout), m.Mode, m.Epsilon, m.PartnerModel
 		progress := opt.Progress(fmt.Sprintf("e3t %s %s seed %d", layout, m.Name, seed), tc.Iters)
 		start := time.Now()
 		var r *e3.Result
@@ -395,7 +395,7 @@ func trainMethod(opt exp.Options, res *exp.Result, cfg Config, layout string, li
 			return err
 		}
 		if m.Name == "e3t" && seed == seeds[0] && li == 0 {
-			if err := recordEpisode(res, cfg.game(layout), r.Policy, held.monitor); err != nil {
+			if err := recordEpisode(res, cfg.Game(layout), r.Policy, held.monitor); err != nil {
 				return err
 			}
 		}
@@ -444,7 +444,7 @@ func crossPlay(cfg Config, layout string, methods []string, agents map[string][]
 					if sa == sb {
 						continue
 					}
-					v, err := overcooked.Evaluate(cfg.game(layout), pa, pb, cfg.CrossPlayEpisodes, uint64(1000*i+100*j+10*sa+sb))
+					v, err := overcooked.Evaluate(cfg.Game(layout), pa, pb, cfg.CrossPlayEpisodes, uint64(1000*i+100*j+10*sa+sb))
 					if err != nil {
 						return cp, fmt.Errorf("cross-play %s × %s: %w", a, b, err)
 					}
@@ -494,7 +494,7 @@ func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Metho
 		if pt.Kind == "learned" && pt.Family == m.Family() {
 			continue // never judged with its own family
 		}
-		rets, err := overcooked.EvaluateEpisodes(cfg.game(layout), r.Policy, held.agents[pt.Name], 2*cfg.EvalEpisodes, seed*131+uint64(i))
+		rets, err := overcooked.EvaluateEpisodes(cfg.Game(layout), r.Policy, held.agents[pt.Name], 2*cfg.EvalEpisodes, seed*131+uint64(i))
 		if err != nil {
 			return err
 		}
