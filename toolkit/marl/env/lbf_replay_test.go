@@ -37,16 +37,8 @@ func replayLBF(tr LBFRecorded, mutation string) (string, error) {
 	for k, s := range tr.Steps {
 		at := fmt.Sprintf("step %d (actions %v)", k+1, s.Actions)
 		t := e.Step(s.Actions)
-		var ps [][3]int
-		for _, p := range e.Players() {
-			ps = append(ps, [3]int{p.Row, p.Col, p.Level})
-		}
-		var fs [][3]int
-		for i, f := range e.field {
-			if f > 0 {
-				fs = append(fs, [3]int{i / cfg.Size, i % cfg.Size, f})
-			}
-		}
+		tr := e.Trace(s.Actions, t)
+		ps, fs := tr.Players, tr.Foods
 		switch {
 		case !slices.Equal(ps, s.Players):
 			return fmt.Sprintf("%s: players %v, lb-foraging %v", at, ps, s.Players), nil
