@@ -3,6 +3,7 @@ package exp
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
@@ -23,6 +24,12 @@ type Claim struct {
 	// Seeds is how many seeds agree with the claim on their own, of len(Diffs) (extra information;
 	// the verdict rests on the interval).
 	Seeds int `json:"seeds"`
+	// Room names the room checks (RoomCheck) the claim needs to be testable on this run; Untestable
+	// the ones that failed (ApplyRoom), which turn the verdict into "untestable here".
+	Room       []string `json:"room,omitempty"`
+	Untestable []string `json:"untestable,omitempty"`
+	// Notes say what the measure left out, e.g. seeds whose curves never reach a matched operating point.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Op is the relation a claim asserts between its measure and a threshold.
@@ -90,15 +97,22 @@ const (
 	NoDifference   = "no difference"   // every seed gives exactly the threshold (a tie)
 	NotMeasured    = "not measured"
 	OneSeed        = "one seed: no interval"
+	// Untestable: a room check the claim needs failed on this run, so the run could not have shown
+	// the effect either way (see RoomCheck).
+	Untestable = "untestable here"
 )
 
 // Verdict reads the 95 % t-interval of the mean paired value: "holds" only when it excludes the
 // threshold in the claimed direction (for Within: lies inside ±X), "does not hold" when it excludes
 // it the other way, "not significant" when it straddles it, and "no difference" when every seed
 // gives exactly the threshold (a directional claim met by ties is not a claim that holds).
+//
+// A claim whose room check failed (Untestable) reads "untestable here" whatever its interval says.
 func (c Claim) Verdict() string {
 	s := c.Stat
 	switch {
+	case len(c.Untestable) > 0:
+		return Untestable
 	case len(c.Diffs) == 0:
 		return NotMeasured
 	case c.Test.Op != WithinOp && allEqual(c.Diffs, c.Test.X):
@@ -149,16 +163,25 @@ func (c Claim) Interval() string {
 
 // String renders the claim with its paired mean, interval, seed agreement and verdict.
 func (c Claim) String() string {
-	return fmt.Sprintf("%s — %s (%s): %s; %d/%d seeds agree → %s", c.Text, c.Measure, c.Test, c.Interval(), c.Seeds, len(c.Diffs), c.Verdict())
+	return fmt.Sprintf("%s — %s (%s): %s; %d/%d seeds agree → %s", c.Text, c.Measure, c.Test, c.Interval(), c.Seeds, len(c.Diffs), c.VerdictText())
 }
 
 // ClaimsTable is the table every notebook shows for a paper's claims: claim, measure and test,
-// mean paired value with its 95 % t-interval over seeds, seeds agreeing, verdict.
+// mean paired value with its 95 % t-interval over seeds, seeds agreeing, the room checks it needs,
+// verdict (naming the failed room checks when it is untestable here).
 func ClaimsTable(claims []Claim) (headers []string, rows [][]string) {
-	headers = []string{"claim", "measure (claimed)", "mean paired value [95% CI]", "n", "seeds agreeing", "verdict"}
+	headers = []string{"claim", "measure (claimed)", "mean paired value [95% CI]", "n", "seeds agreeing", "needs", "verdict"}
 	for _, c := range claims {
-		rows = append(rows, []string{c.Text, fmt.Sprintf("%s (%s)", c.Measure, c.Test), c.Interval(),
-			fmt.Sprint(len(c.Diffs)), fmt.Sprintf("%d/%d", c.Seeds, len(c.Diffs)), c.Verdict()})
+		measure := fmt.Sprintf("%s (%s)", c.Measure, c.Test)
+		for _, n := range c.Notes {
+			measure += "; " + n
+		}
+		needs := strings.Join(c.Room, ", ")
+		if needs == "" {
+			needs = "—"
+		}
+		rows = append(rows, []string{c.Text, measure, c.Interval(),
+			fmt.Sprint(len(c.Diffs)), fmt.Sprintf("%d/%d", c.Seeds, len(c.Diffs)), needs, c.VerdictText()})
 	}
 	return headers, rows
 }

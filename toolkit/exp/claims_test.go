@@ -39,7 +39,7 @@ func TestClaimVerdictsReadThePairedInterval(t *testing.T) {
 		}
 	}
 	h, rows := ClaimsTable([]Claim{claimOf(Positive, 0.30, 0.32, 0.29)})
-	if len(rows) != 1 || len(rows[0]) != len(h) || !strings.Contains(rows[0][2], "[+0.") || rows[0][5] != Holds {
+	if len(rows) != 1 || len(rows[0]) != len(h) || !strings.Contains(rows[0][2], "[+0.") || rows[0][6] != Holds {
 		t.Errorf("table %v %v", h, rows)
 	}
 }

@@ -160,7 +160,14 @@ type Experiment struct {
 	// returns the paths written.
 	Figures func(res *Result, dir string) ([]string, error)
 	// Claims checks the paper's claims on a result, paired per seed (nil: the experiment makes none).
+	// A claim names the room checks it needs (Claim.Needs).
 	Claims func(res *Result) []Claim
+	// Room measures the preconditions the claims need to be testable on this run (see RoomCheck),
+	// from the result alone: Judge applies them to the claims, and metrics.json keeps them ("room").
+	Room func(res *Result) []RoomCheck
+	// Paper is what the paper or its authors' code sets for fields of Config (see Settings): our
+	// default follows it, or the Setting says why not.
+	Paper []Setting
 }
 
 var registry = reg.New[Experiment]("experiment")
@@ -226,7 +233,10 @@ type Result struct {
 	Timing  map[string]float64 `json:"timing"`
 	Figures []string           `json:"figures,omitempty"`
 	// Notes are human-readable remarks recorded by the experiment (e.g. thresholds chosen).
-	Notes   []string `json:"notes,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+	// Room is the experiment's room checks measured on this result (Experiment.Room; recomputed by
+	// redraw and merge).
+	Room    []RoomCheck `json:"room,omitempty"`
 	Started string   `json:"started"`
 	// Commit is the source revision that ran (see Commit).
 	Commit string `json:"commit,omitempty"`
@@ -345,6 +355,13 @@ func Load(dir string) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, MetricsFile), err)
+	}
+	var fields map[string]json.RawMessage
+	_ = json.Unmarshal(b, &fields)
+	for _, f := range []string{"experiment", "scale", "seeds", "runs"} {
+		if _, ok := fields[f]; !ok {
+			return nil, fmt.Errorf("%s: not a PaperLab result: no field %q", filepath.Join(dir, MetricsFile), f)
+		}
 	}
 	return &r, nil
 }

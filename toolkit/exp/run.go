@@ -49,8 +49,11 @@ func Execute(e Experiment, opt Options) (*Result, error) {
 	return res, finish(e, res, opt, true)
 }
 
-// finish draws the figures and, when write is set, writes metrics.json.
+// finish measures the room checks, draws the figures and, when write is set, writes metrics.json.
 func finish(e Experiment, res *Result, opt Options, write bool) error {
+	if e.Room != nil {
+		res.Room = e.Room(res)
+	}
 	figs, err := e.Figures(res, opt.Out)
 	if err != nil {
 		return fmt.Errorf("experiment %s: figures: %w", e.Name, err)

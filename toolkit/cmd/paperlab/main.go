@@ -8,7 +8,8 @@
 //	paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
 //	paperlab trace lbf:<task> [-seed S] [-steps N] [-actions FILE] [-state FILE]
 //	paperlab redraw [-out DIR] <experiment>…|all   figures again from figures/<name>/metrics.json
-//	paperlab claims [-in DIR] <experiment>  the paper's claims on a stored result (paired 95 % CIs)
+//	paperlab claims [-in DIR] [-json] <experiment>  room checks and the paper's claims on a stored result
+//	paperlab settings [-json] [-scale S] <experiment>  every configuration field against the paper's value
 //	paperlab probe -checkpoint DIR [-k 16] [-n N] [-temperature 1] [-scores lpm,rpc,…] [-prompts FILE.jsonl] [-out DIR]
 //	                                        calibration of a saved policy: probe.json and figures
 //	paperlab engine                         print the engine that would run
@@ -16,6 +17,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -56,7 +58,12 @@ func usage() {
   paperlab redraw [-in DIR] [-out DIR] <experiment>…|all
                                                   draw the figures again from a stored metrics.json
                                                   (default figures/<name>; no training)
-  paperlab claims [-in DIR] <experiment>          the paper's claims checked on figures/<name>/metrics.json
+  paperlab claims [-in DIR] [-json] <experiment>  room checks (the preconditions a claim needs) and the
+                                                  paper's claims checked on figures/<name>/metrics.json
+                                                  (a claim whose room check fails: untestable here)
+  paperlab settings [-json] [-scale S] [-all=false] <experiment>
+                                                  every field of the configuration: ours, the paper's or
+                                                  the authors' code's value, source, differs, why
   paperlab probe -checkpoint DIR [-k 16] [-n N] [-temperature 1] [-scores lpm,rpc,…] [-prompts FILE.jsonl]
                  [-bins 15] [-boot 1000] [-seed S] [-out DIR]
                                                   sample a saved policy k times per question (its own
@@ -137,7 +144,9 @@ func run(args []string) error {
 	case "redraw":
 		return redraw(rest)
 	case "claims":
-		return claims(rest)
+		return claims(rest, os.Stdout)
+	case "settings":
+		return settings(rest, os.Stdout)
 	case "probe":
 		return probeCmd(rest, os.Stdout)
 	case "all":
@@ -171,10 +180,12 @@ func run(args []string) error {
 	}
 }
 
-// claims prints the paper's claims checked on a stored result (figures/<name> or -in DIR).
-func claims(args []string) error {
+// claims prints the room checks and the paper's claims checked on a stored result (figures/<name>
+// or -in DIR); -json prints them as {"experiment", "room": […], "claims": […]}.
+func claims(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
 	in := fs.String("in", "", "folder holding metrics.json (default: figures/<experiment>)")
+	asJSON := fs.Bool("json", false, "print the room checks and claims as JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -183,10 +194,7 @@ func claims(args []string) error {
 	}
 	e, err := exp.Lookup(fs.Arg(0))
 	if err != nil {
-		return err
-	}
-	if e.Claims == nil {
-		return fmt.Errorf("claims: experiment %s checks no claims", e.Name)
+		return fmt.Errorf("claims: %w", err)
 	}
 	dir := *in
 	if dir == "" {
@@ -196,19 +204,101 @@ func claims(args []string) error {
 	}
 	res, err := exp.Load(dir)
 	if err != nil {
+		return fmt.Errorf("claims: %w", err)
+	}
+	if res.Experiment != e.Name {
+		return fmt.Errorf("claims: %s holds experiment %q, not %q", filepath.Join(dir, exp.MetricsFile), res.Experiment, e.Name)
+	}
+	if *asJSON {
+		j, err := exp.Judge(e, res)
+		if err != nil {
+			return err
+		}
+		b, err := json.MarshalIndent(j, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(w, string(b))
 		return err
 	}
-	printClaims(res, e)
+	return writeClaims(w, res, e)
+}
+
+// printClaims prints the room checks and the claims table (paired 95 % intervals) of a result.
+func printClaims(res *exp.Result, e exp.Experiment) {
+	if err := writeClaims(os.Stdout, res, e); err != nil {
+		fmt.Fprintln(os.Stderr, "paperlab:", err)
+	}
+}
+
+func writeClaims(w io.Writer, res *exp.Result, e exp.Experiment) error {
+	j, err := exp.Judge(e, res)
+	if err != nil {
+		return err
+	}
+	if len(j.Room) > 0 {
+		fmt.Fprintf(w, "room checks (%s, %d seeds; a claim needing a failed one is untestable here):\n", res.Experiment, len(res.Seeds))
+		h, rows := exp.RoomTable(j.Room)
+		for _, r := range rows {
+			r[3] = strings.Trim(r[3], "*")
+		}
+		fmt.Fprint(w, nb.TableText(h, rows))
+	} else {
+		fmt.Fprintf(w, "room checks (%s): none defined\n", res.Experiment)
+	}
+	if e.Claims == nil {
+		fmt.Fprintf(w, "claims (%s): this experiment checks no paper claims\n", res.Experiment)
+		return nil
+	}
+	fmt.Fprintf(w, "claims (%s, %d seeds; paired per seed, mean [95%% t-interval]):\n", res.Experiment, len(res.Seeds))
+	fmt.Fprint(w, nb.TableText(exp.ClaimsTable(j.Claims)))
 	return nil
 }
 
-// printClaims prints the claims table (paired 95 % intervals) of a result.
-func printClaims(res *exp.Result, e exp.Experiment) {
-	if e.Claims == nil {
-		return
+// settings prints every field of an experiment's default configuration beside the paper's value
+// (paperlab settings [-scale S] [-all=false] [-json] <experiment>).
+func settings(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("settings", flag.ContinueOnError)
+	scale := fs.String("scale", "default", "smoke or default")
+	asJSON := fs.Bool("json", false, "print [{field, ours, paper, source, differs, why}] as JSON")
+	all := fs.Bool("all", true, "list PaperLab's own choices too, not only fields with a paper value")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
-	fmt.Printf("claims (%s, %d seeds; paired per seed, mean [95%% t-interval]):\n", res.Experiment, len(res.Seeds))
-	fmt.Print(nb.TableText(exp.ClaimsTable(e.Claims(res))))
+	if fs.NArg() != 1 {
+		return fmt.Errorf("settings: name one experiment")
+	}
+	e, err := exp.Lookup(fs.Arg(0))
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	sc, err := exp.ParseScale(*scale)
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	rows, err := exp.Settings(e, sc)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(rows, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(w, string(b))
+		return err
+	}
+	dev, err := exp.Deviations(e)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "settings of %s at %s scale against the paper (source: paper | code | note | ours)\ndeviations at default scale: %s\n", e.Name, sc, dev)
+	h, r := exp.SettingsTable(rows, *all)
+	for _, row := range r {
+		row[4] = strings.Trim(row[4], "*")
+	}
+	fmt.Fprint(w, nb.TableText(h, r))
+	return nil
 }
 
 func redraw(args []string) error {

@@ -1,0 +1,127 @@
+package exp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/paperlab/paperlab/toolkit/plot"
+	"github.com/paperlab/paperlab/toolkit/stats"
+)
+
+// Match names a comparison of method A with method B at B's operating point: both methods log two
+// metrics at the same evaluation checkpoints as curves X and Y (e.g. "train/eval_accuracy" and
+// "train/eval_auc"). On each seed B's operating point is its last checkpoint (x_B, y_B); A's path
+// through (X, Y) is interpolated linearly at x = x_B (InterpAt) and the seed's value is
+// y_A(x_B) − y_B: "A's AUC at B's accuracy minus B's AUC".
+//
+// A seed whose A path never reaches x_B (the curves do not overlap) is left out and said in the
+// claim's Notes — or, with FallbackFinal, measured at A's final point and said so.
+type Match struct {
+	A, B string
+	X, Y string
+	// FallbackFinal: a seed whose A path never reaches B's x uses A's last checkpoint instead of
+	// being left out (noted either way).
+	FallbackFinal bool
+}
+
+// InterpAt is the y of the path (xs[i], ys[i]), taken in checkpoint order, where its x first
+// equals x: linear interpolation between the two evaluations around the first time the path
+// reaches x (a path that crosses x several times answers at its first crossing — the earliest
+// point of training at which the method reaches that operating point). ok is false when no segment
+// reaches x (the path's x-range excludes it) or the path is empty.
+func InterpAt(xs, ys []float64, x float64) (y float64, ok bool) {
+	n := min(len(xs), len(ys))
+	if n == 1 && xs[0] == x {
+		return ys[0], true
+	}
+	for i := 0; i+1 < n; i++ {
+		x0, x1 := xs[i], xs[i+1]
+		if x < math.Min(x0, x1) || x > math.Max(x0, x1) {
+			continue
+		}
+		if x0 == x1 || x == x0 {
+			if x == x0 {
+				return ys[i], true
+			}
+			return ys[i+1], true
+		}
+		t := (x - x0) / (x1 - x0)
+		return ys[i] + t*(ys[i+1]-ys[i]), true
+	}
+	return math.NaN(), false
+}
+
+// MatchedOn compares m.A with m.B at m.B's operating point on every seed of seeds (see Match),
+// judged by test on the paired values. A seed where either curve is missing is left out; a seed
+// where A's path never reaches B's x is said in the claim's Notes (the curves do not overlap
+// there) and left out, or measured at A's final point with m.FallbackFinal.
+func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Match) Claim {
+	c := Claim{Text: text, Measure: measure, Test: test}
+	for _, seed := range seeds {
+		ax, ok1 := r.CurveOf(m.A, m.X, seed)
+		ay, ok2 := r.CurveOf(m.A, m.Y, seed)
+		bx, ok3 := r.CurveOf(m.B, m.X, seed)
+		by, ok4 := r.CurveOf(m.B, m.Y, seed)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			continue
+		}
+		xb, yb := bx.Y[len(bx.Y)-1], by.Y[len(by.Y)-1]
+		ya, ok := InterpAt(ax.Y, ay.Y, xb)
+		if !ok {
+			lo, hi := minMax(ax.Y)
+			note := fmt.Sprintf("seed %d: no overlap (%s's %s spans %.3g…%.3g, %s ends at %.3g)", seed, m.A, m.X, lo, hi, m.B, xb)
+			if !m.FallbackFinal {
+				c.Notes = append(c.Notes, note+": left out")
+				continue
+			}
+			c.Notes = append(c.Notes, note+": "+m.A+"'s final point used")
+			ya = ay.Y[len(ay.Y)-1]
+		}
+		d := ya - yb
+		c.Diffs = append(c.Diffs, d)
+		if test.Agrees(d) {
+			c.Seeds++
+		}
+	}
+	c.Stat = stats.Summarize(c.Diffs)
+	return c
+}
+
+// Matched is MatchedOn on every seed of the result.
+func (r *Result) Matched(text, measure string, test Test, m Match) Claim {
+	return MatchedOn(r, r.Seeds, text, measure, test, m)
+}
+
+func minMax(xs []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
+}
+
+// Frontier draws metric Y against metric X along training (curves x and y logged at the same
+// checkpoints), one line per method — its mean path over seeds (checkpoint by checkpoint) in bold
+// with markers, every seed's own path thin and pale behind it as the seed band — so two methods
+// that trade one metric for another can be read at the same operating point.
+func Frontier(res *Result, title, xlabel, ylabel string, methods []string, x, y string) (*plot.Figure, error) {
+	var series []plot.FrontierSeries
+	for _, m := range methods {
+		s := plot.FrontierSeries{Name: m, Color: MethodColor(res, m)}
+		for _, seed := range res.Seeds {
+			cx, ok1 := res.CurveOf(m, x, seed)
+			cy, ok2 := res.CurveOf(m, y, seed)
+			if ok1 && ok2 {
+				n := min(len(cx.Y), len(cy.Y))
+				s.X, s.Y = append(s.X, cx.Y[:n]), append(s.Y, cy.Y[:n])
+			}
+		}
+		if len(s.X) > 0 {
+			series = append(series, s)
+		}
+	}
+	if len(series) == 0 {
+		return nil, fmt.Errorf("no method of %v has curves %s and %s: %w", methods, x, y, ErrNoFigures)
+	}
+	return plot.Frontier(title, xlabel, ylabel, series)
+}

@@ -1,0 +1,91 @@
+package exp
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestInterpAt(t *testing.T) {
+	xs := []float64{0.1, 0.3, 0.5, 0.4, 0.6}
+	ys := []float64{0.9, 0.8, 0.6, 0.7, 0.5}
+	for _, c := range []struct {
+		x, want float64
+		ok      bool
+	}{
+		{0.2, 0.85, true},  // inside the first segment
+		{0.45, 0.65, true}, // first crossing (0.3→0.5), not the later 0.5→0.4 or 0.4→0.6
+		{0.6, 0.5, true},   // the last point itself
+		{0.1, 0.9, true},   // the first point itself
+		{0.7, 0, false},    // beyond the path
+		{0.05, 0, false},   // before it
+	} {
+		y, ok := InterpAt(xs, ys, c.x)
+		if ok != c.ok || (ok && math.Abs(y-c.want) > 1e-12) {
+			t.Errorf("InterpAt(%v) = %v, %v; want %v, %v", c.x, y, ok, c.want, c.ok)
+		}
+	}
+	if _, ok := InterpAt(nil, nil, 0); ok {
+		t.Error("empty path answered")
+	}
+}
+
+// matchedResult: per seed, method "b" ends at accuracy 0.5 with AUC 0.7; method "a" rises in
+// accuracy from 0.2 to reach (seeds 1–3) or not reach (seed 4) 0.5, its AUC falling as it does.
+func matchedResult() *Result {
+	res := &Result{Experiment: "m", Seeds: []uint64{1, 2, 3, 4, 5}}
+	steps := []float64{0, 100, 200, 300}
+	for _, s := range res.Seeds {
+		accA := []float64{0.2, 0.35, 0.55, 0.6}
+		if s == 4 {
+			accA = []float64{0.2, 0.3, 0.35, 0.4} // never reaches b's 0.5
+		}
+		aucA := []float64{0.9, 0.85, 0.75 + 0.01*float64(s), 0.7}
+		run := Run{Method: "a", Seed: s, Curves: map[string]Curve{"acc": {X: steps, Y: accA}, "auc": {X: steps, Y: aucA}}}
+		res.Runs = append(res.Runs, run)
+		if s == 5 {
+			continue // b has no run on seed 5: the seed is missing, not a non-overlap
+		}
+		res.Runs = append(res.Runs, Run{Method: "b", Seed: s, Curves: map[string]Curve{
+			"acc": {X: steps, Y: []float64{0.2, 0.4, 0.45, 0.5}}, "auc": {X: steps, Y: []float64{0.9, 0.8, 0.75, 0.7}}}})
+	}
+	return res
+}
+
+func TestMatchedOperatingPoint(t *testing.T) {
+	res := matchedResult()
+	c := res.Matched("a's AUC at b's accuracy is higher", "AUC(a) − AUC(b) at b's accuracy", Positive, Match{A: "a", B: "b", X: "acc", Y: "auc"})
+	// Seeds 1–3: a crosses 0.5 between steps 100 (0.35) and 200 (0.55): t = 0.75, AUC 0.85 + 0.75·(0.75+0.01s − 0.85).
+	if len(c.Diffs) != 3 {
+		t.Fatalf("%d paired seeds, want 3 (seed 4 does not overlap, seed 5 lacks b): %v", len(c.Diffs), c.Diffs)
+	}
+	for i, d := range c.Diffs {
+		s := float64(i + 1)
+		want := 0.85 + 0.75*(0.75+0.01*s-0.85) - 0.7
+		if math.Abs(d-want) > 1e-12 {
+			t.Errorf("seed %d: %v, want %v", i+1, d, want)
+		}
+	}
+	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "seed 4") || !strings.Contains(c.Notes[0], "no overlap") {
+		t.Errorf("notes %q: want one saying seed 4 does not overlap", c.Notes)
+	}
+	if c.Verdict() != Holds {
+		t.Errorf("verdict %q: %s", c.Verdict(), c)
+	}
+	// With FallbackFinal seed 4 is measured at a's last point (AUC 0.7 − 0.7 = 0) and said so.
+	f := res.Matched("x", "m", Positive, Match{A: "a", B: "b", X: "acc", Y: "auc", FallbackFinal: true})
+	if len(f.Diffs) != 4 || f.Diffs[3] != 0 || !strings.Contains(f.Notes[0], "final point used") {
+		t.Errorf("fallback: diffs %v, notes %q", f.Diffs, f.Notes)
+	}
+	// The frontier draws both methods.
+	fig, err := Frontier(res, "AUC against accuracy", "accuracy", "AUC", []string{"a", "b"}, "acc", "auc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fig.Render("svg"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Frontier(res, "t", "x", "y", []string{"c"}, "acc", "auc"); err == nil {
+		t.Error("a frontier of a method with no curves drew")
+	}
+}

@@ -1,0 +1,380 @@
+package exp
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/paperlab/paperlab/toolkit/nb"
+	"github.com/paperlab/paperlab/toolkit/stats"
+)
+
+// RoomCheck is a measured precondition that a claim needs to be testable on this run: the task
+// leaves the mechanism room to act, the budget lets methods stop improving, the partners or data
+// favour no method, no metric sits at its ceiling. A claim whose room check fails is "untestable
+// here" (naming the check), never "does not hold": a reproduction that could not have shown an
+// effect says nothing about the paper.
+//
+// Value is the measure on this run — the mean over seeds when it is measured per seed (PerSeed,
+// Seeds), else one number — and OK says whether it passes Test (Op against the threshold X). A
+// check whose data the result lacks has Value NaN, Missing set, and fails.
+type RoomCheck struct {
+	Name    string    `json:"name"`
+	Value   float64   `json:"value"`
+	Test    Test      `json:"-"`
+	OK      bool      `json:"ok"`
+	Why     string    `json:"why"`
+	PerSeed []float64 `json:"per_seed,omitempty"`
+	Seeds   []uint64  `json:"seeds,omitempty"`
+	// Missing says what the result lacks when the check could not be measured.
+	Missing string `json:"missing,omitempty"`
+}
+
+type roomJSON struct {
+	Name      string    `json:"name"`
+	Value     *float64  `json:"value"`
+	Threshold float64   `json:"threshold"`
+	Op        Op        `json:"op"`
+	OK        bool      `json:"ok"`
+	Why       string    `json:"why"`
+	PerSeed   []float64 `json:"per_seed,omitempty"`
+	Seeds     []uint64  `json:"seeds,omitempty"`
+	Missing   string    `json:"missing,omitempty"`
+}
+
+// MarshalJSON writes {"name", "value", "threshold", "op", "ok", "why", …}; an unmeasured value is null.
+func (r RoomCheck) MarshalJSON() ([]byte, error) {
+	j := roomJSON{Name: r.Name, Threshold: r.Test.X, Op: r.Test.Op, OK: r.OK, Why: r.Why, PerSeed: r.PerSeed, Seeds: r.Seeds, Missing: r.Missing}
+	if !math.IsNaN(r.Value) && !math.IsInf(r.Value, 0) {
+		v := r.Value
+		j.Value = &v
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (a null value is NaN).
+func (r *RoomCheck) UnmarshalJSON(b []byte) error {
+	var j roomJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = RoomCheck{Name: j.Name, Value: math.NaN(), Test: Test{Op: j.Op, X: j.Threshold}, OK: j.OK, Why: j.Why,
+		PerSeed: j.PerSeed, Seeds: j.Seeds, Missing: j.Missing}
+	if j.Value != nil {
+		r.Value = *j.Value
+	}
+	return nil
+}
+
+// Threshold is the passing condition in words, e.g. "< 0.1".
+func (r RoomCheck) Threshold() string { return r.Test.String() }
+
+// ValueText is the value as shown in tables: "0.123", with the per-seed range when there are
+// several seeds, or "not measured (…)".
+func (r RoomCheck) ValueText() string {
+	if math.IsNaN(r.Value) {
+		if r.Missing != "" {
+			return "not measured: " + r.Missing
+		}
+		return "not measured"
+	}
+	if len(r.PerSeed) > 1 {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range r.PerSeed {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		return fmt.Sprintf("%.3g (seeds %.3g … %.3g, n=%d)", r.Value, lo, hi, len(r.PerSeed))
+	}
+	return fmt.Sprintf("%.3g", r.Value)
+}
+
+// Room is a room check on one value (a configuration fact, or a number measured once).
+func Room(name string, value float64, test Test, why string) RoomCheck {
+	r := RoomCheck{Name: name, Value: value, Test: test, Why: why}
+	r.OK = !math.IsNaN(value) && test.Agrees(value)
+	return r
+}
+
+// RoomMissing is a room check that the result holds no data for: it fails, saying what is missing.
+func RoomMissing(name string, test Test, why, missing string) RoomCheck {
+	return RoomCheck{Name: name, Value: math.NaN(), Test: test, Why: why, Missing: missing}
+}
+
+// RoomOn measures a room check per seed (f) on seeds and judges the mean over the seeds that have
+// a value; with none it fails as not measured (missing says what the result lacks).
+func RoomOn(seeds []uint64, name string, test Test, why, missing string, f PerSeed) RoomCheck {
+	r := RoomCheck{Name: name, Test: test, Why: why}
+	for _, s := range seeds {
+		if v, ok := f(s); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			r.PerSeed = append(r.PerSeed, v)
+			r.Seeds = append(r.Seeds, s)
+		}
+	}
+	if len(r.PerSeed) == 0 {
+		return RoomMissing(name, test, why, missing)
+	}
+	r.Value = stats.Summarize(r.PerSeed).Mean
+	r.OK = test.Agrees(r.Value)
+	return r
+}
+
+// CheckRoom is RoomOn on every seed of the result.
+func (r *Result) CheckRoom(name string, test Test, why, missing string, f PerSeed) RoomCheck {
+	return RoomOn(r.Seeds, name, test, why, missing, f)
+}
+
+// Needs names the room checks a claim needs; its verdict turns "untestable here" when one of them
+// fails (ApplyRoom).
+func (c Claim) Needs(checks ...string) Claim {
+	c.Room = append(append([]string(nil), c.Room...), checks...)
+	return c
+}
+
+// NeedsAll is Needs on every claim.
+func NeedsAll(claims []Claim, checks ...string) []Claim {
+	out := make([]Claim, len(claims))
+	for i, c := range claims {
+		out[i] = c.Needs(checks...)
+	}
+	return out
+}
+
+// ApplyRoom records, on each claim, which of the room checks it needs failed (Claim.Untestable);
+// a claim naming a check that room does not hold is a programming error reported as an error.
+func ApplyRoom(claims []Claim, room []RoomCheck) ([]Claim, error) {
+	byName := map[string]RoomCheck{}
+	for _, r := range room {
+		byName[r.Name] = r
+	}
+	out := make([]Claim, len(claims))
+	for i, c := range claims {
+		c.Untestable = nil
+		for _, n := range c.Room {
+			r, ok := byName[n]
+			if !ok {
+				return nil, fmt.Errorf("claim %q needs room check %q, which the experiment does not define", c.Text, n)
+			}
+			if !r.OK {
+				c.Untestable = append(c.Untestable, n)
+			}
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// Judged is an experiment's verdict on one result: its room checks and its claims with the room
+// applied.
+type Judged struct {
+	Experiment string      `json:"experiment"`
+	Room       []RoomCheck `json:"room"`
+	Claims     []Claim     `json:"claims"`
+}
+
+// Judge measures e's room checks on res and checks its claims, each claim's verdict turned
+// "untestable here" where a room check it needs fails.
+func Judge(e Experiment, res *Result) (Judged, error) {
+	j := Judged{Experiment: e.Name, Room: []RoomCheck{}, Claims: []Claim{}}
+	if e.Room != nil {
+		j.Room = e.Room(res)
+	}
+	if e.Claims == nil {
+		return j, nil
+	}
+	claims, err := ApplyRoom(e.Claims(res), j.Room)
+	if err != nil {
+		return j, fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	j.Claims = claims
+	return j, nil
+}
+
+// JudgeResult is Judge with the experiment looked up from the result.
+func JudgeResult(res *Result) (Judged, error) {
+	e, err := Lookup(res.Experiment)
+	if err != nil {
+		return Judged{}, err
+	}
+	return Judge(e, res)
+}
+
+type claimJSON struct {
+	Claim   string      `json:"claim"`
+	Measure string      `json:"measure"`
+	Test    string      `json:"test"`
+	Mean    *float64    `json:"mean"`
+	CI95    *[2]float64 `json:"ci95"`
+	N       int         `json:"n"`
+	Verdict string      `json:"verdict"`
+	Room    []string    `json:"room"`
+	Failed  []string    `json:"room_failed,omitempty"`
+	Notes   []string    `json:"notes,omitempty"`
+}
+
+// MarshalJSON writes the form `paperlab claims -json` prints.
+func (j Judged) MarshalJSON() ([]byte, error) {
+	out := struct {
+		Experiment string      `json:"experiment"`
+		Room       []RoomCheck `json:"room"`
+		Claims     []claimJSON `json:"claims"`
+	}{j.Experiment, j.Room, []claimJSON{}}
+	for _, c := range j.Claims {
+		cj := claimJSON{Claim: c.Text, Measure: c.Measure, Test: c.Test.String(), N: c.Stat.N, Verdict: c.Verdict(),
+			Room: append([]string{}, c.Room...), Failed: c.Untestable, Notes: c.Notes}
+		if m := c.Stat.Mean; !math.IsNaN(m) {
+			cj.Mean = &m
+		}
+		if ci := c.Stat.CI95; !math.IsNaN(ci[0]) && !math.IsNaN(ci[1]) {
+			cj.CI95 = &ci
+		}
+		out.Claims = append(out.Claims, cj)
+	}
+	return json.Marshal(out)
+}
+
+// RoomTable is the table of room checks every notebook shows beside its claims.
+func RoomTable(room []RoomCheck) (headers []string, rows [][]string) {
+	headers = []string{"room check", "value on this run", "needs", "ok", "why it matters"}
+	for _, r := range room {
+		ok := "yes"
+		if !r.OK {
+			ok = "**no**"
+		}
+		rows = append(rows, []string{r.Name, r.ValueText(), r.Threshold(), ok, r.Why})
+	}
+	return headers, rows
+}
+
+// FailedRoom lists the names of the failed checks.
+func FailedRoom(room []RoomCheck) []string {
+	var out []string
+	for _, r := range room {
+		if !r.OK {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
+
+// TailShare measures whether a learning curve has stopped moving: the change a least-squares line
+// fitted to the last frac of the curve's points makes across that window, divided by the change
+// over the whole run at the run's average rate (the mean of the last frac of points minus the mean
+// of the first frac, per unit x between their centres, times the run's x-span — or half the
+// curve's range when that is larger: a run that never moved is measured against its noise). A
+// curve still moving at its average rate gives about frac (0.2 for the last 20 %), a plateau about
+// 0, a curve that turned back a negative value; falling curves (errors) are measured the same way.
+// NaN for fewer than 4 points; 0 when the curve is constant.
+func TailShare(c Curve, frac float64) float64 {
+	n := len(c.Y)
+	if n < 4 || len(c.X) != n || frac <= 0 || frac > 1 {
+		return math.NaN()
+	}
+	k := max(2, int(math.Ceil(frac*float64(n))))
+	dx := mean(c.X[n-k:]) - mean(c.X[:k])
+	if dx <= 0 {
+		return math.NaN()
+	}
+	total := (mean(c.Y[n-k:]) - mean(c.Y[:k])) / dx * (c.X[n-1] - c.X[0])
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, y := range c.Y {
+		lo, hi = math.Min(lo, y), math.Max(hi, y)
+	}
+	scale := math.Max(math.Abs(total), (hi-lo)/2)
+	if scale < 1e-12 {
+		return 0
+	}
+	if total < 0 {
+		scale = -scale
+	}
+	xs, ys := c.X[n-k:], c.Y[n-k:]
+	mx, my := mean(xs), mean(ys)
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if sxx == 0 {
+		return math.NaN()
+	}
+	return sxy / sxx * (xs[len(xs)-1] - xs[0]) / scale
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// CurveOf is method's curve key on seed (false when absent or empty).
+func (r *Result) CurveOf(method, key string, seed uint64) (Curve, bool) {
+	for _, run := range r.RunsOf(method) {
+		if c, ok := run.Curves[key]; run.Seed == seed && ok && len(c.Y) > 0 {
+			return c, true
+		}
+	}
+	return Curve{}, false
+}
+
+// Plateau is the per-seed TailShare of method's curve key over the last frac of its points.
+func (r *Result) Plateau(method, key string, frac float64) PerSeed {
+	return func(seed uint64) (float64, bool) {
+		c, ok := r.CurveOf(method, key, seed)
+		if !ok {
+			return 0, false
+		}
+		v := TailShare(c, frac)
+		return v, !math.IsNaN(v)
+	}
+}
+
+// VerdictText is the verdict with the failed room checks named: "untestable here (room: a, b)".
+func (c Claim) VerdictText() string {
+	if len(c.Untestable) > 0 {
+		return Untestable + " (fails: " + strings.Join(c.Untestable, ", ") + ")"
+	}
+	return c.Verdict()
+}
+
+// ShowClaims shows a result's room checks and its claims (Judge) in a notebook — the room table,
+// then the claims table with "untestable here" where a room check a claim needs fails — or as text
+// elsewhere. It is the one call a paper notebook makes for its verdicts.
+func ShowClaims(res *Result) error {
+	j, err := JudgeResult(res)
+	if err != nil {
+		return err
+	}
+	failed := FailedRoom(j.Room)
+	head := fmt.Sprintf("**Room checks** (%s, %d seeds): the preconditions a claim needs to be testable on this run. ", res.Experiment, len(res.Seeds))
+	switch {
+	case len(j.Room) == 0:
+		head = fmt.Sprintf("**Room checks** (%s): none defined. ", res.Experiment)
+	case len(failed) == 0:
+		head += "All pass."
+	default:
+		head += fmt.Sprintf("%d of %d fail (%s): a claim needing one reads **untestable here** — this run could not have shown it either way.", len(failed), len(j.Room), strings.Join(failed, ", "))
+	}
+	claimsHead := "**Claims**, paired per seed: mean paired value with its 95 % t-interval; **holds** only when the interval excludes the threshold on the claimed side."
+	if nb.IsNotebook() {
+		nb.Markdown(head)
+		if len(j.Room) > 0 {
+			nb.Table(RoomTable(j.Room))
+		}
+		if len(j.Claims) > 0 {
+			nb.Markdown(claimsHead)
+			nb.Table(ClaimsTable(j.Claims))
+		}
+		return nil
+	}
+	fmt.Println(strings.ReplaceAll(head, "**", ""))
+	if len(j.Room) > 0 {
+		fmt.Print(nb.TableText(RoomTable(j.Room)))
+	}
+	if len(j.Claims) > 0 {
+		fmt.Println(strings.ReplaceAll(claimsHead, "**", ""))
+		fmt.Print(nb.TableText(ClaimsTable(j.Claims)))
+	}
+	return nil
+}

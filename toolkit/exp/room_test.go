@@ -1,0 +1,129 @@
+package exp
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// roomResult is a two-method result whose "gap" metric and "curve" curve a room check can read.
+func roomResult() *Result {
+	res := &Result{Experiment: "roomtest", Seeds: []uint64{1, 2, 3, 4, 5}}
+	for _, s := range res.Seeds {
+		f := float64(s)
+		res.Runs = append(res.Runs,
+			Run{Method: "a", Seed: s, Final: map[string]float64{"score": 1 + 0.01*f, "gap": 0.3 + 0.01*f}},
+			Run{Method: "b", Seed: s, Final: map[string]float64{"score": 0.5 + 0.02*f}})
+	}
+	return res
+}
+
+func TestFailedRoomCheckTurnsTheVerdict(t *testing.T) {
+	res := roomResult()
+	claim := res.Check("a beats b", "score(a) − score(b)", Positive, res.Diff("a", "score", "b", "score")).Needs("gap-small")
+	if v := claim.Verdict(); v != Holds {
+		t.Fatalf("before the room is applied: %q, want %q", v, Holds)
+	}
+	gap := func(s uint64) (float64, bool) { return res.Final("a", "gap", s) }
+	for _, c := range []struct {
+		threshold float64
+		want      string
+	}{{0.5, Holds}, {0.2, Untestable}} {
+		room := []RoomCheck{res.CheckRoom("gap-small", Test{Op: Below, X: c.threshold}, "why", "no gap", gap)}
+		judged, err := ApplyRoom([]Claim{claim}, room)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := judged[0].Verdict(); got != c.want {
+			t.Errorf("gap 0.33 against < %g: verdict %q, want %q", c.threshold, got, c.want)
+		}
+		if c.want == Untestable && !strings.Contains(judged[0].VerdictText(), "gap-small") {
+			t.Errorf("verdict text %q does not name the failed check", judged[0].VerdictText())
+		}
+		if math.Abs(room[0].Value-0.33) > 1e-12 || len(room[0].PerSeed) != 5 {
+			t.Errorf("room value %v over %d seeds, want the mean 0.33 over 5", room[0].Value, len(room[0].PerSeed))
+		}
+	}
+	// A claim that names a check nobody defines is a programming error, not a pass.
+	if _, err := ApplyRoom([]Claim{claim.Needs("nonexistent")}, nil); err == nil || !strings.Contains(err.Error(), "does not define") {
+		t.Errorf("unknown room check: err %v", err)
+	}
+	// Missing data fails the check (not measured) and so makes the claim untestable.
+	room := []RoomCheck{res.CheckRoom("gap-small", Test{Op: Below, X: 1}, "why", "no curve x", func(uint64) (float64, bool) { return 0, false })}
+	if room[0].OK || !strings.Contains(room[0].ValueText(), "no curve x") {
+		t.Errorf("missing data: ok %v, value %q", room[0].OK, room[0].ValueText())
+	}
+	judged, _ := ApplyRoom([]Claim{claim}, room)
+	if judged[0].Verdict() != Untestable {
+		t.Errorf("a claim needing an unmeasured check reads %q", judged[0].Verdict())
+	}
+}
+
+func TestJudgedJSONHasTheIssueFields(t *testing.T) {
+	res := roomResult()
+	c := res.Check("a beats b", "m", Positive, res.Diff("a", "score", "b", "score")).Needs("r")
+	room := []RoomCheck{Room("r", 0.4, Test{Op: Above, X: 0.5}, "needs room"), RoomMissing("s", Positive, "w", "no data")}
+	claims, err := ApplyRoom([]Claim{c}, room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(Judged{Experiment: "roomtest", Room: room, Claims: claims})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Experiment string
+		Room       []map[string]any
+		Claims     []map[string]any
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"name", "value", "threshold", "ok", "why"} {
+		if _, ok := got.Room[0][k]; !ok {
+			t.Errorf("room check JSON lacks %q: %s", k, b)
+		}
+	}
+	if got.Room[1]["value"] != nil {
+		t.Errorf("an unmeasured value must be null, got %v", got.Room[1]["value"])
+	}
+	for _, k := range []string{"claim", "measure", "mean", "ci95", "n", "verdict", "room"} {
+		if _, ok := got.Claims[0][k]; !ok {
+			t.Errorf("claim JSON lacks %q: %s", k, b)
+		}
+	}
+	if got.Claims[0]["verdict"] != Untestable {
+		t.Errorf("verdict %v, want %q", got.Claims[0]["verdict"], Untestable)
+	}
+	// The room list survives metrics.json (UnmarshalJSON reads what MarshalJSON writes).
+	var back []RoomCheck
+	rb, _ := json.Marshal(room)
+	if err := json.Unmarshal(rb, &back); err != nil || back[0].Test != room[0].Test || back[0].Value != 0.4 || !math.IsNaN(back[1].Value) {
+		t.Errorf("round trip: %+v, %v", back, err)
+	}
+}
+
+func TestTailShare(t *testing.T) {
+	line := Curve{}
+	plateau := Curve{}
+	falling := Curve{}
+	for i := 0; i <= 100; i++ {
+		x := float64(i)
+		line.X, line.Y = append(line.X, x), append(line.Y, 2*x)
+		plateau.X, plateau.Y = append(plateau.X, x), append(plateau.Y, 1-math.Exp(-x/10))
+		falling.X, falling.Y = append(falling.X, x), append(falling.Y, 5-0.03*x)
+	}
+	if v := TailShare(line, 0.2); math.Abs(v-0.2) > 0.02 {
+		t.Errorf("straight line: %v, want about 0.2", v)
+	}
+	if v := TailShare(plateau, 0.2); v < 0 || v > 0.01 {
+		t.Errorf("plateau: %v, want about 0", v)
+	}
+	if v := TailShare(falling, 0.2); math.Abs(v-0.2) > 0.02 {
+		t.Errorf("a falling error still falling: %v, want about 0.2", v)
+	}
+	if v := TailShare(Curve{X: []float64{1, 2}, Y: []float64{1, 2}}, 0.2); !math.IsNaN(v) {
+		t.Errorf("two points: %v, want NaN", v)
+	}
+}

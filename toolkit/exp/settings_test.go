@@ -1,0 +1,58 @@
+package exp
+
+import (
+	"strings"
+	"testing"
+)
+
+type innerCfg struct {
+	Tau float64
+	G   int
+}
+
+type settingsCfg struct {
+	RL    innerCfg
+	Steps int
+	Name  string
+}
+
+func settingsExperiment(paper ...Setting) Experiment {
+	return Experiment{Name: "settingstest", Config: func(Scale) any { return settingsCfg{RL: innerCfg{Tau: 0.2, G: 8}, Steps: 500, Name: "x"} }, Paper: paper}
+}
+
+func TestSettingsFlagAPaperValueTheDefaultDoesNotFollow(t *testing.T) {
+	ok := settingsExperiment(
+		Setting{Field: "RL.G", Paper: 8, Source: SourcePaper},
+		Setting{Field: "RL.Tau", Paper: Range{0.5, 0.6}, Source: SourcePaper, Why: "issue 33"},
+		Setting{Field: "Steps", Paper: 500.0, Source: SourceCode})
+	if err := CheckSettings(ok); err != nil {
+		t.Fatalf("consistent settings: %v", err)
+	}
+	rows, err := Settings(ok, Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]SettingRow{}
+	for _, r := range rows {
+		got[r.Field] = r
+	}
+	if len(rows) != 4 || !got["RL.Tau"].Differs || got["RL.G"].Differs || got["Steps"].Differs || got["Name"].Source != SourceOurs {
+		t.Errorf("rows %+v", rows)
+	}
+	// Marked as the paper's value (no Why) while the default differs: the check must fail, naming it.
+	bad := settingsExperiment(Setting{Field: "RL.Tau", Paper: 0.5, Source: SourcePaper})
+	if err := CheckSettings(bad); err == nil || !strings.Contains(err.Error(), "RL.Tau") || !strings.Contains(err.Error(), "0.2") {
+		t.Errorf("undeclared deviation: err %v", err)
+	}
+	// A setting naming no field (a renamed field) is an error too, and so is an unknown source.
+	if err := CheckSettings(settingsExperiment(Setting{Field: "RL.Temperature", Paper: 1.0, Source: SourcePaper})); err == nil {
+		t.Error("a setting for a missing field passed")
+	}
+	if err := CheckSettings(settingsExperiment(Setting{Field: "RL.G", Paper: 8, Source: "blog"})); err == nil {
+		t.Error("an unknown source passed")
+	}
+	dev, err := Deviations(ok)
+	if err != nil || !strings.Contains(dev, "1 of 3") || !strings.Contains(dev, "RL.Tau") {
+		t.Errorf("deviations line %q (%v)", dev, err)
+	}
+}
