@@ -237,7 +237,7 @@ type Result struct {
 	// Room is the experiment's room checks measured on this result (Experiment.Room; recomputed by
 	// redraw and merge).
 	Room    []RoomCheck `json:"room,omitempty"`
-	Started string   `json:"started"`
+	Started string      `json:"started"`
 	// Commit is the source revision that ran (see Commit).
 	Commit string `json:"commit,omitempty"`
 }
