@@ -3,6 +3,7 @@
 #   scripts/notebooks.sh smoke      run at smoke scale into a temporary folder (make test), then open
 #                                   the executed copies in headless Chromium (scripts/browser.sh)
 #   scripts/notebooks.sh inplace    run at $PAPERLAB_SCALE (default: default) and save outputs in place (make reproduce)
+#   scripts/notebooks.sh MODE NOTEBOOK…   only the notebooks named (e.g. after a change to one experiment)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$(go env GOPATH)/bin:${PATH}"
@@ -10,6 +11,9 @@ export PATH="$(go env GOPATH)/bin:${PATH}"
 # 8 s for a browser that will not answer (and no widget script is saved in the outputs).
 export PAPERLAB_HEADLESS=1
 mode="${1:-smoke}"
+shift || true
+notebooks=("$@")
+[ ${#notebooks[@]} -gt 0 ] || notebooks=(notebooks/*.ipynb)
 # A cell's time limit: an hour at default scale; at smoke scale every cell takes seconds, so a stuck
 # cell fails after 10 minutes instead of eating CI's budget.
 if [ "$mode" = inplace ]; then timeout="${NOTEBOOK_TIMEOUT:-3600}"; else timeout="${NOTEBOOK_TIMEOUT:-600}"; fi
@@ -17,7 +21,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 go build -o "$out/nbcheck" ./toolkit/cmd/nbcheck
 status=0
-for nb in notebooks/*.ipynb; do
+for nb in "${notebooks[@]}"; do
   name=$(basename "$nb" .ipynb)
   start=$(date +%s)
   if [ "$mode" = inplace ]; then

@@ -240,6 +240,9 @@ type Result struct {
 	Started string      `json:"started"`
 	// Commit is the source revision that ran (see Commit).
 	Commit string `json:"commit,omitempty"`
+	// Dir is the folder the result was loaded from or written to ("" for one held in memory only):
+	// where a room check finds the files stored beside metrics.json (e.g. labelled traces).
+	Dir string `json:"-"`
 }
 
 // NewResult starts a result for experiment name with the given options and configuration.
@@ -363,6 +366,7 @@ func Load(dir string) (*Result, error) {
 			return nil, fmt.Errorf("%s: not a PaperLab result: no field %q", filepath.Join(dir, MetricsFile), f)
 		}
 	}
+	r.Dir = dir
 	return &r, nil
 }
 

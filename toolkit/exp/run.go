@@ -51,6 +51,9 @@ func Execute(e Experiment, opt Options) (*Result, error) {
 
 // finish measures the room checks, draws the figures and, when write is set, writes metrics.json.
 func finish(e Experiment, res *Result, opt Options, write bool) error {
+	if res.Dir == "" { // a fresh or merged result; a loaded one keeps the folder it came from
+		res.Dir = opt.Out
+	}
 	if e.Room != nil {
 		res.Room = e.Room(res)
 	}

@@ -84,3 +84,22 @@ func TestClaimsAndSettingsJSON(t *testing.T) {
 		t.Errorf("a tour result read as capo: %v", err)
 	}
 }
+
+// README's "deviations from the paper" block is the one the settings tables generate.
+func TestReadmeDeviationsAreGenerated(t *testing.T) {
+	root, err := exp.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := exp.DeviationsMarkdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), block) {
+		t.Errorf("README.md's deviations block differs from the settings tables: run `go run ./toolkit/cmd/paperlab settings -readme`")
+	}
+}

@@ -61,7 +61,7 @@ func usage() {
   paperlab claims [-in DIR] [-json] <experiment>  room checks (the preconditions a claim needs) and the
                                                   paper's claims checked on figures/<name>/metrics.json
                                                   (a claim whose room check fails: untestable here)
-  paperlab settings [-json] [-scale S] [-all=false] <experiment>
+  paperlab settings [-json] [-scale S] [-all=false] <experiment> | -readme
                                                   every field of the configuration: ours, the paper's or
                                                   the authors' code's value, source, differs, why
   paperlab probe -checkpoint DIR [-k 16] [-n N] [-temperature 1] [-scores lpm,rpc,…] [-prompts FILE.jsonl]
@@ -262,8 +262,12 @@ func settings(args []string, w io.Writer) error {
 	scale := fs.String("scale", "default", "smoke or default")
 	asJSON := fs.Bool("json", false, "print [{field, ours, paper, source, differs, why}] as JSON")
 	all := fs.Bool("all", true, "list PaperLab's own choices too, not only fields with a paper value")
+	readme := fs.Bool("readme", false, "rewrite README.md's \"deviations from the paper\" block from every experiment's settings")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *readme {
+		return updateReadme(w)
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("settings: name one experiment")
@@ -298,6 +302,32 @@ func settings(args []string, w io.Writer) error {
 		row[4] = strings.Trim(row[4], "*")
 	}
 	fmt.Fprint(w, nb.TableText(h, r))
+	return nil
+}
+
+// updateReadme rewrites the deviations block of the checkout's README.md (exp.DeviationsMarkdown).
+func updateReadme(w io.Writer) error {
+	root, err := exp.RepoRoot()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(root, "README.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	block, err := exp.DeviationsMarkdown()
+	if err != nil {
+		return err
+	}
+	s, err := exp.ReplaceDeviations(string(b), block)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := fsx.WriteFile(path, []byte(s)); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote the deviations block of %s\n", exp.ShowPath(path))
 	return nil
 }
 
