@@ -2,6 +2,7 @@ package capo
 
 import (
 	"math"
+	"sort"
 
 	"github.com/paperlab/paperlab/toolkit/calib"
 	"github.com/paperlab/paperlab/toolkit/exp"
@@ -51,7 +52,9 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 	}
 	final["entropy"] = nll / float64(tokens)
 	// The two kinds of prompt: accuracy and AUC within solvable ones and within those with a hidden
-	// operand, and the mean lpm of right and of wrong answers (how confident each kind is).
+	// operand, and the mean lpm of right and of wrong answers (how confident each kind is), and the
+	// median |lpm gap| between a prompt's right and wrong samples ("lpm_gap_median", the scale τ
+	// acts on).
 	var solvLPM, hidLPM []float64
 	var solvOK, hidOK []bool
 	var lpR, lpW, nR, nW float64
@@ -87,6 +90,9 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 	}
 	if nW > 0 {
 		final["lpm_wrong"] = lpW / nW
+	}
+	if g, ok := lpmGapMedian(lpm, correct, n); ok {
+		final["lpm_gap_median"] = g
 	}
 	if auc, ok := final["auc"]; ok {
 		final["auc_pooled"] = auc
@@ -161,4 +167,36 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 	final["majority_accuracy_n16"] = maj.Y[len(maj.Y)-1]
 	final["rpc_accuracy_n16"] = rpc.Y[len(rpc.Y)-1]
 	return final, curves, nil
+}
+
+// lpmGapMedian is the median |lpm_i − lpm_j| over the (right i, wrong j) pairs of samples of the same
+// prompt — the gaps CAPO's pairwise advantage σ((lpm_j − lpm_i)/τ) sees within a group, against which
+// τ sets the surrogate's regime (the "tau-vs-lpm-gap" room check). Sample r·n+i answers prompt i
+// (set.Repeat order). ok is false when no prompt has both a right and a wrong sample.
+func lpmGapMedian(lpm []float64, correct []bool, n int) (float64, bool) {
+	var gaps []float64
+	for i := 0; i < n; i++ {
+		var right, wrong []float64
+		for j := i; j < len(lpm); j += n {
+			if correct[j] {
+				right = append(right, lpm[j])
+			} else {
+				wrong = append(wrong, lpm[j])
+			}
+		}
+		for _, a := range right {
+			for _, b := range wrong {
+				gaps = append(gaps, math.Abs(a-b))
+			}
+		}
+	}
+	if len(gaps) == 0 {
+		return 0, false
+	}
+	sort.Float64s(gaps)
+	m := len(gaps) / 2
+	if len(gaps)%2 == 1 {
+		return gaps[m], true
+	}
+	return (gaps[m-1] + gaps[m]) / 2, true
 }

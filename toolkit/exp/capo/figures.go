@@ -11,8 +11,8 @@ import (
 // Figures draws the experiment from a result: training dynamics (held-out accuracy, AUC and ECE
 // against the step; seed bands, the main methods and the ablations in two panels), the training
 // entropy and reward (EMA-smoothed), the final metrics as a dot plot (one panel per metric),
-// precision–coverage curves, accuracy against N for majority and RPC voting, and a reliability
-// diagram per method pooled over seeds.
+// precision–coverage curves, accuracy against N for majority and RPC voting, the AUC–accuracy
+// frontier of the RL methods along training, and a reliability diagram per method pooled over seeds.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
 	all := res.Methods()
@@ -80,6 +80,21 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	} {
 		f, err := plot.Panels(v.title, "N samples", "accuracy", exp.PanelsOf(res, v.key, groups), plot.BandOpts{Prob: true})
 		if err := figs.Add(f, err, v.name); err != nil {
+			return nil, err
+		}
+	}
+	// The frontier: held-out AUC against held-out accuracy along RL (both from the evaluation curves,
+	// mean@4), where the matched-operating-point claims read CAPO's AUC at GRPO's accuracy.
+	var rl []string
+	for _, m := range []string{"grpo", "capo", "capo-gnorm", "capo-tau0.5"} {
+		if slices.Contains(all, m) {
+			rl = append(rl, m)
+		}
+	}
+	if len(rl) > 0 {
+		f, err := exp.Frontier(res, "AUC of lpm against accuracy along RL (held-out, every eval step; ablations: their seeds only)", "held-out accuracy (mean@4)", "held-out AUC of lpm",
+			rl, "train/eval_accuracy", "train/eval_auc")
+		if err := figs.Add(f, err, "frontier_auc_accuracy"); err != nil {
 			return nil, err
 		}
 	}
