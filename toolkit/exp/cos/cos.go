@@ -389,7 +389,9 @@ func body(g lm.Generation) []int32 {
 }
 
 // trainPRM samples the SFT policy's traces on the PRM prompts, labels them by Monte Carlo, writes
-// the first seed's labelled traces as JSONL, trains the PRM and returns its run (curves so far).
+// the first seed's labelled traces as JSONL, trains the PRM and returns its run (curves so far),
+// with what the room checks read from those traces on every seed: right_answer_wrong_step and
+// off_length_share (room.go).
 func (s *setup) trainPRM(set *lmtask.Set) (exp.Run, error) {
 	c := s.cfg
 	gens, vs, err := s.traces(s.sft, set, c.PRMSamples, s.seed+500)
@@ -455,6 +457,18 @@ func (s *setup) trainPRM(set *lmtask.Set) (exp.Run, error) {
 	run := exp.Run{Method: "prm", Seed: s.seed, Final: map[string]float64{
 		"label_traces": float64(len(comps)), "mc_label_gold_agreement": agree / tags, "mc_cutoff_rate": cutOff,
 	}, Curves: map[string]exp.Curve{"train/loss": curves["loss"], "train/tag_accuracy": curves["tag_accuracy"]}}
+	// What the room checks read (room.go): how often a right answer follows a wrong step, and how
+	// often a parsed trace's step count differs from its problem's, on these labelled traces.
+	if v, ok := WrongStepShare(gold); ok {
+		run.Final[metricWrongStep] = v
+	}
+	steps, want := make([]int, len(gold)), make([]int, len(gold))
+	for i := range gold {
+		steps[i], want[i] = len(gold[i])-1, len(probs[i].Steps)
+	}
+	if v, ok := OffLengthShare(steps, want); ok {
+		run.Final[metricOffLength] = v
+	}
 	return run, nil
 }
 
@@ -874,6 +888,8 @@ func init() {
 		Run:         Run,
 		Figures:     Figures,
 		Claims:      Claims,
+		Room:        Room,
+		Paper:       PaperSettings,
 	})
 	exp.Register(exp.Experiment{
 		Name:        "cos-vision",
@@ -883,5 +899,7 @@ func init() {
 		Run:         RunVision,
 		Figures:     Figures,
 		Claims:      Claims,
+		Room:        Room,
+		Paper:       PaperSettings,
 	})
 }
