@@ -561,6 +561,8 @@ func init() {
 		Run:         Run,
 		Figures:     Figures,
 		Claims:      Claims,
+		Room:        Room,
+		Paper:       PaperSettings,
 	})
 }
 

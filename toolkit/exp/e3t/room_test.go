@@ -1,0 +1,218 @@
+package e3t
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/paperlab/paperlab/toolkit/exp"
+)
+
+// committed loads the committed result figures/e3t/metrics.json.
+func committed(t *testing.T) *exp.Result {
+	t.Helper()
+	root, err := exp.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := exp.Load(filepath.Join(root, "figures", "e3t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func judge(t *testing.T, res *exp.Result) exp.Judged {
+	t.Helper()
+	e, err := exp.Lookup("e3t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := exp.Judge(e, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func claimNamed(t *testing.T, j exp.Judged, prefix string) exp.Claim {
+	t.Helper()
+	for _, c := range j.Claims {
+		if strings.HasPrefix(c.Text, prefix) {
+			return c
+		}
+	}
+	t.Fatalf("no claim %q", prefix)
+	return exp.Claim{}
+}
+
+// TestRoomOnCommittedResult: every claim names room checks that exist, and every check has a
+// finite value on the committed run.
+func TestRoomOnCommittedResult(t *testing.T) {
+	res := committed(t)
+	j := judge(t, res)
+	var cfg Config
+	if err := json.Unmarshal(res.Config, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	// Per layout: a plateau per method, two partner-model checks, two partner sets, the BC fit;
+	// and the budget.
+	if want := len(cfg.Layouts)*(len(cfg.Methods)+2+3) + 1; len(j.Room) != want {
+		t.Fatalf("%d room checks, want %d", len(j.Room), want)
+	}
+	for _, r := range j.Room {
+		if math.IsNaN(r.Value) || math.IsInf(r.Value, 0) {
+			t.Errorf("room check %q is not measured on the committed run: %s", r.Name, r.ValueText())
+		}
+		if strings.TrimSpace(r.Why) == "" {
+			t.Errorf("room check %q has no why", r.Name)
+		}
+	}
+	if len(j.Claims) == 0 {
+		t.Fatal("no claims")
+	}
+	for _, c := range j.Claims {
+		if len(c.Room) == 0 {
+			t.Errorf("claim %q needs no room check", c.Text)
+		}
+		// A claim over the mean of the layouts needs the checks of every layout.
+		if strings.HasPrefix(c.Text, "mean over layouts") {
+			for _, l := range cfg.Layouts {
+				if !slices.Contains(c.Room, flatName(l, "e3t")) {
+					t.Errorf("claim %q does not need %q", c.Text, flatName(l, "e3t"))
+				}
+			}
+		}
+	}
+}
+
+// TestRoomPartnerSetsRecomputed recomputes, from the raw final keys, which learned held-out
+// partners each method meets: each method is kept from its own family's agent, so no learned
+// partner is common to all methods and the check reads 0, while the scripted and BC partners are
+// common (1).
+func TestRoomPartnerSetsRecomputed(t *testing.T) {
+	res := committed(t)
+	j := judge(t, res)
+	byName := map[string]exp.RoomCheck{}
+	for _, r := range j.Room {
+		byName[r.Name] = r
+	}
+	var cfg Config
+	_ = json.Unmarshal(res.Config, &cfg)
+	for _, l := range cfg.Layouts {
+		var pool []Partner
+		if err := res.GetExtra("partners_"+l, &pool); err != nil {
+			t.Fatal(err)
+		}
+		learned, commonLearned, fixed, commonFixed := 0, 0, 0, 0
+		for _, p := range pool {
+			met := 0
+			for _, run := range res.Runs {
+				if _, ok := run.Final[l+"/partner/"+p.Name]; ok {
+					met++
+				}
+			}
+			all := met == len(cfg.Methods)*len(res.Seeds) // one run per method, seed and layout
+			if p.Kind == "learned" {
+				learned++
+				if all {
+					commonLearned++
+				}
+			} else {
+				fixed++
+				if all {
+					commonFixed++
+				}
+			}
+		}
+		if got, want := byName[learnedSetName(l)].Value, float64(commonLearned)/float64(learned); got != want {
+			t.Errorf("%s: learned share %v, recomputed %v", l, got, want)
+		}
+		if got, want := byName[fixedSetName(l)].Value, float64(commonFixed)/float64(fixed); got != want {
+			t.Errorf("%s: scripted + BC share %v, recomputed %v", l, got, want)
+		}
+		if byName[learnedSetName(l)].OK || !byName[fixedSetName(l)].OK {
+			t.Errorf("%s: learned set ok %v (each method is kept from its own family), fixed set ok %v", l, byName[learnedSetName(l)].OK, byName[fixedSetName(l)].OK)
+		}
+	}
+}
+
+// TestRoomFanoCeiling: for a distribution that puts 1 − Pe on one action and Pe/5 on each other,
+// Fano's bound is tight, so the bisection must return Pe; a uniform policy leaves 1/6.
+func TestRoomFanoCeiling(t *testing.T) {
+	for _, pe := range []float64{0, 0.05, 0.3, 0.6, 5.0 / 6} {
+		h := 0.0
+		for _, p := range append([]float64{1 - pe}, pe/5, pe/5, pe/5, pe/5, pe/5) {
+			if p > 0 {
+				h -= p * math.Log(p)
+			}
+		}
+		if got := fanoError(h, 6); math.Abs(got-pe) > 1e-9 {
+			t.Errorf("entropy %.4f: Pe %v, want %v", h, got, pe)
+		}
+	}
+	if got := pmCeiling(0.5, 0); math.Abs(got-(0.5+0.5/6)) > 1e-12 {
+		t.Errorf("deterministic partner, ε 0.5: ceiling %v", got)
+	}
+	if got := pmCeiling(0.5, math.Log(6)); math.Abs(got-1.0/6) > 1e-9 {
+		t.Errorf("uniform partner: ceiling %v, want 1/6", got)
+	}
+}
+
+// setCurve replaces method's curve key on every seed (y as a function of the point's index).
+func setCurve(res *exp.Result, method, key string, y func(i, n int) float64) {
+	for ri := range res.Runs {
+		run := &res.Runs[ri]
+		c, ok := run.Curves[key]
+		if run.Method != method || !ok {
+			continue
+		}
+		ys := make([]float64, len(c.Y))
+		for i := range ys {
+			ys[i] = y(i, len(ys))
+		}
+		c.Y = ys
+		run.Curves[key] = c
+	}
+}
+
+// TestRoomPlateauTurnsTheVerdict edits the committed curves: SP's cramped_room return made flat
+// at the end lifts "untestable here" from the cramped_room headline (whose other checks pass),
+// and E3T's return made a straight line makes it untestable again, naming E3T's plateau.
+func TestRoomPlateauTurnsTheVerdict(t *testing.T) {
+	const l, headline = "cramped_room", "cramped_room: E3T beats SP with held-out partners"
+	res := committed(t)
+	before := claimNamed(t, judge(t, res), headline)
+	if before.Verdict() != exp.Untestable || !slices.Contains(before.Untestable, flatName(l, "sp")) {
+		t.Fatalf("committed headline: %s (fails %v), want untestable on SP's plateau", before.Verdict(), before.Untestable)
+	}
+	setCurve(res, "sp", l+"/episodic_return", func(i, n int) float64 { return math.Min(float64(i), float64(n)/2) })
+	after := claimNamed(t, judge(t, res), headline)
+	if after.Verdict() == exp.Untestable {
+		t.Fatalf("SP flat: still %s (fails %v)", after.VerdictText(), after.Untestable)
+	}
+	for _, c := range Claims(res) { // without the room applied: the interval's own verdict
+		if strings.HasPrefix(c.Text, headline) && c.Verdict() != after.Verdict() {
+			t.Errorf("SP flat: verdict %q, the interval's %q", after.Verdict(), c.Verdict())
+		}
+	}
+	setCurve(res, "e3t", l+"/episodic_return", func(i, n int) float64 { return float64(i) })
+	again := claimNamed(t, judge(t, res), headline)
+	if again.Verdict() != exp.Untestable || !slices.Equal(again.Untestable, []string{flatName(l, "e3t")}) {
+		t.Fatalf("E3T rising: %s (fails %v), want untestable on %q alone", again.Verdict(), again.Untestable, flatName(l, "e3t"))
+	}
+}
+
+// TestPaperSettings: every setting names a field of Config, and each that differs says why.
+func TestPaperSettings(t *testing.T) {
+	e, err := exp.Lookup("e3t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exp.CheckSettings(e); err != nil {
+		t.Fatal(err)
+	}
+}
