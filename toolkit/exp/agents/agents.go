@@ -13,6 +13,8 @@
 //
 // success_k<k> is the greedy success rate on the held-out tasks (both embodiments, fresh worlds);
 // pretrain_success the pretrained agent's on fresh worlds of its own pretraining task types;
+// pretrain_noise_ceiling the action accuracy a perfect imitator of the noisy expert reaches on the
+// pretraining data (NoiseCeiling, a room check's reference);
 // success_online that after online fine-tuning for a fixed budget from the pretrained model or from
 // scratch. The pretraining-diversity sweep pretrains on fewer task types (div<D>/success_k0, k5).
 package agents
@@ -136,15 +138,30 @@ func (r *run) demoSeqs(k int, withPrompts bool, rng *rand.Rand) ([]dt.Seq, error
 	return foundation.Seqs(trs, pp, rng)
 }
 
-// pretrain draws d of the training task types and pretrains an agent on their mixed data.
-func (r *run) pretrain(d int, label string) (*dt.Agent, track.Curves, []gw.Task, error) {
-	rng := rand.New(rand.NewPCG(r.seed, uint64(d)))
+// pretrainTypes are the d training task types seed pretrains on (drawn per seed and d).
+func pretrainTypes(seed uint64, d int) ([]gw.Task, *rand.Rand) {
+	rng := rand.New(rand.NewPCG(seed, uint64(d)))
 	types := slices.Clone(gw.TrainTasks())
 	rng.Shuffle(len(types), func(i, j int) { types[i], types[j] = types[j], types[i] })
-	types = types[:d]
-	data, err := gw.Collect(types, embodiments, r.cfg.PerTask, r.cfg.Noises, r.seed*1_000_000+uint64(d))
+	return types[:d], rng
+}
+
+// pretrainData is seed's pretraining data on types (d = len(types)).
+func pretrainData(cfg Config, seed uint64, types []gw.Task) ([]gw.Trajectory, error) {
+	return gw.Collect(types, embodiments, cfg.PerTask, cfg.Noises, seed*1_000_000+uint64(len(types)))
+}
+
+// pretrain draws d of the training task types and pretrains an agent on their mixed data.
+func (r *run) pretrain(d int, label string) (*dt.Agent, track.Curves, []gw.Task, error) {
+	types, rng := pretrainTypes(r.seed, d)
+	data, err := pretrainData(r.cfg, r.seed, types)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if d == r.cfg.Diversity { // the room check's noise ceiling, recorded so it outlives the data's code
+		if c, err := NoiseCeiling(data, r.cfg.PerTask, r.cfg.Noises); err == nil {
+			r.runs["pretrained"].Final["pretrain_noise_ceiling"] = c
+		}
 	}
 	seqs, err := foundation.Seqs(data, r.cfg.PromptProb, rng)
 	if err != nil {
@@ -470,5 +487,7 @@ func init() {
 		Run:         Run,
 		Figures:     Figures,
 		Claims:      Claims,
+		Room:        Room,
+		Paper:       PaperSettings,
 	})
 }
