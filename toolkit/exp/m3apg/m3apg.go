@@ -297,5 +297,7 @@ func init() {
 		Run:         Run,
 		Figures:     Figures,
 		Claims:      Claims,
+		Room:        Room,
+		Paper:       PaperSettings,
 	})
 }

@@ -453,5 +453,7 @@ func init() {
 		Run:         Run,
 		Figures:     Figures,
 		Claims:      Claims,
+		Room:        Room,
+		Paper:       PaperSettings,
 	})
 }
