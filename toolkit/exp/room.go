@@ -239,7 +239,7 @@ func RoomTable(room []RoomCheck) (headers []string, rows [][]string) {
 	for _, r := range room {
 		ok := "yes"
 		if !r.OK {
-			ok = "**no**"
+			ok = "NO"
 		}
 		rows = append(rows, []string{r.Name, r.ValueText(), r.Threshold(), ok, r.Why})
 	}

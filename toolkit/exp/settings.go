@@ -188,7 +188,7 @@ func SettingsTable(rows []SettingRow, all bool) (headers []string, out [][]strin
 		}
 		differs := "no"
 		if r.Differs {
-			differs = "**yes**"
+			differs = "YES"
 		}
 		src := r.Source
 		if r.Ref != "" {

@@ -238,11 +238,7 @@ func writeClaims(w io.Writer, res *exp.Result, e exp.Experiment) error {
 	}
 	if len(j.Room) > 0 {
 		fmt.Fprintf(w, "room checks (%s, %d seeds; a claim needing a failed one is untestable here):\n", res.Experiment, len(res.Seeds))
-		h, rows := exp.RoomTable(j.Room)
-		for _, r := range rows {
-			r[3] = strings.Trim(r[3], "*")
-		}
-		fmt.Fprint(w, nb.TableText(h, rows))
+		fmt.Fprint(w, nb.TableText(exp.RoomTable(j.Room)))
 	} else {
 		fmt.Fprintf(w, "room checks (%s): none defined\n", res.Experiment)
 	}
@@ -297,11 +293,7 @@ func settings(args []string, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "settings of %s at %s scale against the paper (source: paper | code | note | ours)\ndeviations at default scale: %s\n", e.Name, sc, dev)
-	h, r := exp.SettingsTable(rows, *all)
-	for _, row := range r {
-		row[4] = strings.Trim(row[4], "*")
-	}
-	fmt.Fprint(w, nb.TableText(h, r))
+	fmt.Fprint(w, nb.TableText(exp.SettingsTable(rows, *all)))
 	return nil
 }
 

@@ -3,50 +3,24 @@ package agents
 import (
 	"encoding/json"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	gw "github.com/paperlab/paperlab/toolkit/agents/gridworld"
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 )
-
-func committed(t *testing.T) *exp.Result {
-	t.Helper()
-	root, err := exp.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := exp.Load(filepath.Join(root, "figures", "agents"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
-func judge(t *testing.T, res *exp.Result) exp.Judged {
-	t.Helper()
-	e, err := exp.Lookup("agents")
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := exp.Judge(e, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return j
-}
 
 // TestRoomOnCommittedResult: every claim's checks exist and each check has a finite value on the
 // committed run (the noise ceiling regenerated from the configuration: the run predates
 // pretrain_noise_ceiling).
 func TestRoomOnCommittedResult(t *testing.T) {
-	res := committed(t)
+	res, e := exptest.Committed(t, "agents")
 	if _, ok := res.Final("pretrained", "pretrain_noise_ceiling", 1); ok {
 		t.Log("the committed result records pretrain_noise_ceiling; the regeneration path is tested below only")
 	}
-	j := judge(t, res)
+	j := exptest.Judge(t, e, res)
 	if len(j.Room) != len(pretrainNeeds)+1 || len(j.Claims) == 0 {
 		t.Fatalf("%d room checks, %d claims", len(j.Room), len(j.Claims))
 	}
@@ -81,7 +55,7 @@ func TestRoomNoiseCeiling(t *testing.T) {
 	if _, err := NoiseCeiling([]gw.Trajectory{data[1], data[0], data[3], data[2]}, 2, []float64{0, 0.6}); err == nil {
 		t.Error("data out of gw.Collect's order gave a ceiling")
 	}
-	res := committed(t)
+	res, e := exptest.Committed(t, "agents")
 	var cfg Config
 	if err := json.Unmarshal(res.Config, &cfg); err != nil {
 		t.Fatal(err)
@@ -94,16 +68,11 @@ func TestRoomNoiseCeiling(t *testing.T) {
 		}
 		ceils = append(ceils, c)
 	}
-	j := judge(t, res)
-	for _, r := range j.Room {
-		if r.Name != accCeilingName {
-			continue
-		}
-		for i, s := range r.Seeds {
-			c, _ := res.CurveOf("pretrained", "pretrain/action_accuracy", s)
-			if want := c.Y[len(c.Y)-1] / ceils[i]; math.Abs(r.PerSeed[i]-want) > 1e-12 {
-				t.Errorf("seed %d: %v, want %v", s, r.PerSeed[i], want)
-			}
+	r := exptest.RoomCheck(t, exptest.Judge(t, e, res).Room, accCeilingName)
+	for i, s := range r.Seeds {
+		c, _ := res.CurveOf("pretrained", "pretrain/action_accuracy", s)
+		if want := c.Y[len(c.Y)-1] / ceils[i]; math.Abs(r.PerSeed[i]-want) > 1e-12 {
+			t.Errorf("seed %d: %v, want %v", s, r.PerSeed[i], want)
 		}
 	}
 	// A recorded ceiling is read instead of regenerated.
@@ -136,8 +105,8 @@ func TestRoomMDE(t *testing.T) {
 // claims then read their intervals; putting pretrain_success back makes each untestable naming
 // that check alone.
 func TestRoomTurnsTheVerdict(t *testing.T) {
-	res := committed(t)
-	for _, c := range judge(t, res).Claims {
+	res, e := exptest.Committed(t, "agents")
+	for _, c := range exptest.Judge(t, e, res).Claims {
 		if c.Verdict() != exp.Untestable {
 			t.Fatalf("committed claim %q reads %q", c.Text, c.Verdict())
 		}
@@ -162,7 +131,7 @@ func TestRoomTurnsTheVerdict(t *testing.T) {
 		saved[run.Seed] = run.Final["pretrain_success"]
 		run.Final["pretrain_success"] = 0.6
 	}
-	j := judge(t, res)
+	j := exptest.Judge(t, e, res)
 	if failed := exp.FailedRoom(j.Room); len(failed) > 0 {
 		t.Fatalf("edited result still fails %v", failed)
 	}
@@ -176,20 +145,18 @@ func TestRoomTurnsTheVerdict(t *testing.T) {
 			res.Runs[i].Final["pretrain_success"] = saved[res.Runs[i].Seed]
 		}
 	}
-	for _, c := range judge(t, res).Claims {
+	for _, c := range exptest.Judge(t, e, res).Claims {
 		if c.Verdict() != exp.Untestable || !slices.Equal(c.Untestable, []string{colourName}) || !strings.Contains(c.VerdictText(), colourName) {
 			t.Errorf("claim %q: %s, want untestable on %q alone", c.Text, c.VerdictText(), colourName)
 		}
 	}
 }
 
-// TestPaperSettings: the position paper states no settings, so none are recorded.
+// TestPaperSettings: the position paper states no settings, so none are recorded (the settings
+// themselves are checked for all experiments in toolkit/exp/all).
 func TestPaperSettings(t *testing.T) {
 	e, err := exp.Lookup("agents")
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := exp.CheckSettings(e); err != nil {
 		t.Fatal(err)
 	}
 	if len(e.Paper) != 0 {

@@ -2,53 +2,20 @@ package capo
 
 import (
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 )
-
-func committed(t *testing.T) *exp.Result {
-	t.Helper()
-	root, err := exp.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := exp.Load(filepath.Join(root, "figures", "capo"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
-func experiment(t *testing.T) exp.Experiment {
-	t.Helper()
-	e, err := exp.Lookup("capo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-func roomByName(room []exp.RoomCheck) map[string]exp.RoomCheck {
-	out := map[string]exp.RoomCheck{}
-	for _, r := range room {
-		out[r.Name] = r
-	}
-	return out
-}
 
 // TestRoomOnTheCommittedResult: every claim's needed checks exist (Judge returns no error), every
 // claim needs at least one check or is one of the two that need none, and each room check has a
 // finite value on the committed run.
 func TestRoomOnTheCommittedResult(t *testing.T) {
-	res := committed(t)
-	j, err := exp.Judge(experiment(t), res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, e := exptest.Committed(t, "capo")
+	j := exptest.Judge(t, e, res)
 	if len(j.Room) == 0 || len(j.Claims) != len(Claims(res)) {
 		t.Fatalf("%d room checks, %d claims", len(j.Room), len(j.Claims))
 	}
@@ -75,9 +42,9 @@ func TestRoomOnTheCommittedResult(t *testing.T) {
 // TestRoomTauCheckRecomputed recomputes the τ check from the raw stored finals (the committed run
 // predates lpm_gap_median, so the mean gap stands in) and the configuration's τ.
 func TestRoomTauCheckRecomputed(t *testing.T) {
-	res := committed(t)
-	room := roomByName(Room(res))
-	tau := room[roomTau]
+	res, _ := exptest.Committed(t, "capo")
+	room := Room(res)
+	tau := exptest.RoomCheck(t, room, roomTau)
 	var sum float64
 	for _, run := range res.RunsOf("sft") {
 		sum += ConfigFor(exp.Default).RL.Adv.Tau / (run.Final["lpm_correct"] - run.Final["lpm_wrong"])
@@ -90,7 +57,7 @@ func TestRoomTauCheckRecomputed(t *testing.T) {
 		t.Errorf("the committed run has no lpm_gap_median: the why should say the mean gap stands in: %s", tau.Why)
 	}
 	// The τ ablation runs on its 3 seeds.
-	if abl := room[roomTauAblation]; len(abl.Seeds) != 3 || !slices.Equal(abl.Seeds, []uint64{1, 2, 3}) {
+	if abl := exptest.RoomCheck(t, room, roomTauAblation); len(abl.Seeds) != 3 || !slices.Equal(abl.Seeds, []uint64{1, 2, 3}) {
 		t.Errorf("tau ablation check on seeds %v", abl.Seeds)
 	}
 	// With the median recorded (from this revision on) the check reads it instead.
@@ -107,7 +74,7 @@ func TestRoomTauCheckRecomputed(t *testing.T) {
 		}
 		withMedian.Runs = append(withMedian.Runs, run)
 	}
-	if got := roomByName(Room(&withMedian))[roomTau]; math.Abs(got.Value-0.2/0.4) > 1e-12 || !strings.Contains(got.Why, "lpm_gap_median") {
+	if got := exptest.RoomCheck(t, Room(&withMedian), roomTau); math.Abs(got.Value-0.2/0.4) > 1e-12 || !strings.Contains(got.Why, "lpm_gap_median") {
 		t.Errorf("with lpm_gap_median 0.4: value %v, why %s", got.Value, got.Why)
 	}
 }
@@ -115,13 +82,13 @@ func TestRoomTauCheckRecomputed(t *testing.T) {
 // TestRoomBudgetAndReachRecomputed: the budget check equals TailShare of the raw curves, and the
 // reach count equals a direct count of the seeds whose path brackets the other's final accuracy.
 func TestRoomBudgetAndReachRecomputed(t *testing.T) {
-	res := committed(t)
-	room := roomByName(Room(res))
+	res, _ := exptest.Committed(t, "capo")
+	room := Room(res)
 	var sum float64
 	for _, run := range res.RunsOf("grpo") {
 		sum += exp.TailShare(run.Curves[accCurve], TailFrac)
 	}
-	if got := room[budgetCheck("grpo")]; math.Abs(got.Value-sum/5) > 1e-12 {
+	if got := exptest.RoomCheck(t, room, budgetCheck("grpo")); math.Abs(got.Value-sum/5) > 1e-12 {
 		t.Errorf("budget-grpo %v, recomputed %v", got.Value, sum/5)
 	}
 	for _, p := range matchedPairs {
@@ -137,7 +104,7 @@ func TestRoomBudgetAndReachRecomputed(t *testing.T) {
 				n++
 			}
 		}
-		if got := room[reachCheck(p[0], p[1])]; got.Value != float64(n) {
+		if got := exptest.RoomCheck(t, room, reachCheck(p[0], p[1])); got.Value != float64(n) {
 			t.Errorf("%s: %v seeds, counted %d", got.Name, got.Value, n)
 		}
 	}
@@ -147,11 +114,8 @@ func TestRoomBudgetAndReachRecomputed(t *testing.T) {
 // 0.95 (above the ceiling), the claims needing sft-auc-below-ceiling read "untestable here" naming
 // it, and GRPO's mean@16 gain (which needs nothing) keeps its verdict.
 func TestRoomFailedCheckMakesClaimsUntestable(t *testing.T) {
-	res := committed(t)
-	before, err := exp.Judge(experiment(t), res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, e := exptest.Committed(t, "capo")
+	before := exptest.Judge(t, e, res)
 	high := *res
 	high.Runs = nil
 	for _, run := range res.Runs {
@@ -165,11 +129,8 @@ func TestRoomFailedCheckMakesClaimsUntestable(t *testing.T) {
 		}
 		high.Runs = append(high.Runs, run)
 	}
-	after, err := exp.Judge(experiment(t), &high)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := roomByName(after.Room)[roomSFTCeiling]; r.OK || math.Abs(r.Value-0.95) > 1e-12 {
+	after := exptest.Judge(t, e, &high)
+	if r := exptest.RoomCheck(t, after.Room, roomSFTCeiling); r.OK || math.Abs(r.Value-0.95) > 1e-12 {
 		t.Fatalf("ceiling check at SFT AUC 0.95: %+v", r)
 	}
 	n := 0
@@ -192,8 +153,8 @@ func TestRoomFailedCheckMakesClaimsUntestable(t *testing.T) {
 // TestRoomMatchedClaimsAndFrontier: the matched claims measure the seeds the reach checks count,
 // noting the others, and the frontier figure draws from the committed result.
 func TestRoomMatchedClaimsAndFrontier(t *testing.T) {
-	res := committed(t)
-	room := roomByName(Room(res))
+	res, _ := exptest.Committed(t, "capo")
+	room := Room(res)
 	for _, c := range Claims(res) {
 		if !strings.Contains(c.Text, "matched") {
 			continue
@@ -201,7 +162,7 @@ func TestRoomMatchedClaimsAndFrontier(t *testing.T) {
 		var reach exp.RoomCheck
 		for _, n := range c.Room {
 			if strings.Contains(n, "-reaches-") {
-				reach = room[n]
+				reach = exptest.RoomCheck(t, room, n)
 			}
 		}
 		if float64(len(c.Diffs)) != reach.Value {
@@ -217,11 +178,12 @@ func TestRoomMatchedClaimsAndFrontier(t *testing.T) {
 	}
 }
 
-// TestSettingsFollowOrSayWhy: every paper setting names a field, and each that differs says why
-// (τ pointing at issue 33).
+// TestSettingsFollowOrSayWhy: τ differs from the paper's and says why, pointing at issue 33 (that
+// every setting names a field and says why where it differs is checked for all experiments in
+// toolkit/exp/all).
 func TestSettingsFollowOrSayWhy(t *testing.T) {
-	e := experiment(t)
-	if err := exp.CheckSettings(e); err != nil {
+	e, err := exp.Lookup("capo")
+	if err != nil {
 		t.Fatal(err)
 	}
 	rows, err := exp.Settings(e, exp.Default)

@@ -10,62 +10,16 @@ import (
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 )
-
-// committed loads figures/<name> (skipping when the checkout has no committed result).
-func committed(t *testing.T, name string) (*exp.Result, string) {
-	t.Helper()
-	root, err := exp.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, "figures", name)
-	if _, err := os.Stat(filepath.Join(dir, exp.MetricsFile)); err != nil {
-		t.Skipf("no committed %s result", name)
-	}
-	res, err := exp.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, dir
-}
-
-func roomByName(t *testing.T, j exp.Judged, name string) exp.RoomCheck {
-	t.Helper()
-	for _, r := range j.Room {
-		if r.Name == name {
-			return r
-		}
-	}
-	t.Fatalf("no room check %q", name)
-	return exp.RoomCheck{}
-}
-
-func claimByText(t *testing.T, j exp.Judged, prefix string) exp.Claim {
-	t.Helper()
-	for _, c := range j.Claims {
-		if len(c.Text) >= len(prefix) && c.Text[:len(prefix)] == prefix {
-			return c
-		}
-	}
-	t.Fatalf("no claim %q…", prefix)
-	return exp.Claim{}
-}
 
 // On both committed results every claim names existing room checks, each check has a finite value,
 // and every claim names at least one.
 func TestRoomCommitted(t *testing.T) {
 	for _, name := range []string{"cos", "cos-vision"} {
 		t.Run(name, func(t *testing.T) {
-			res, _ := committed(t, name)
-			e, err := exp.Lookup(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			j, err := exp.Judge(e, res)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, e := exptest.Committed(t, name)
+			j := exptest.Judge(t, e, res)
 			if len(j.Room) != 6 {
 				t.Fatalf("%d room checks, want 6", len(j.Room))
 			}
@@ -91,11 +45,11 @@ func TestRoomCommitted(t *testing.T) {
 func TestRoomTracesRecomputed(t *testing.T) {
 	for _, name := range []string{"cos", "cos-vision"} {
 		t.Run(name, func(t *testing.T) {
-			res, dir := committed(t, name)
+			res, e := exptest.Committed(t, name)
 			if _, ok := res.Final("prm", metricWrongStep, 1); ok {
 				t.Skip("the result records the metric itself")
 			}
-			f, err := os.Open(filepath.Join(dir, TracesFile))
+			f, err := os.Open(filepath.Join(exptest.CommittedDir(t, name), TracesFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,16 +70,12 @@ func TestRoomTracesRecomputed(t *testing.T) {
 					}
 				}
 			}
-			e, _ := exp.Lookup(name)
-			j, err := exp.Judge(e, res)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := roomByName(t, j, roomWrongStep)
+			j := exptest.Judge(t, e, res)
+			r := exptest.RoomCheck(t, j.Room, roomWrongStep)
 			if want := wrongStep / right; math.Abs(r.Value-want) > 1e-12 || !slices.Equal(r.Seeds, []uint64{1}) {
 				t.Fatalf("%s = %v on seeds %v, recomputed %v on seed 1", roomWrongStep, r.Value, r.Seeds, want)
 			}
-			if l := roomByName(t, j, roomLength); !slices.Equal(l.Seeds, []uint64{1}) {
+			if l := exptest.RoomCheck(t, j.Room, roomLength); !slices.Equal(l.Seeds, []uint64{1}) {
 				t.Fatalf("%s measured on seeds %v, want [1]", roomLength, l.Seeds)
 			}
 		})
@@ -136,8 +86,7 @@ func TestRoomTracesRecomputed(t *testing.T) {
 // claims untestable (naming the check) and leaves the others alone; one with a large share lets
 // them be judged. A stored trace file that does not belong to the result is not read.
 func TestRoomTurnsClaimsUntestable(t *testing.T) {
-	res, _ := committed(t, "cos")
-	e, _ := exp.Lookup("cos")
+	res, e := exptest.Committed(t, "cos")
 	set := func(metric string, v float64) {
 		for i := range res.Runs {
 			if res.Runs[i].Method == "prm" {
@@ -147,23 +96,20 @@ func TestRoomTurnsClaimsUntestable(t *testing.T) {
 	}
 	set(metricWrongStep, 0)
 	set(metricOffLength, 0.5)
-	j, err := exp.Judge(e, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := roomByName(t, j, roomWrongStep); r.OK || len(r.Seeds) != len(res.Seeds) {
+	j := exptest.Judge(t, e, res)
+	if r := exptest.RoomCheck(t, j.Room, roomWrongStep); r.OK || len(r.Seeds) != len(res.Seeds) {
 		t.Fatalf("recorded share 0 on every seed: %+v", r)
 	}
-	c := claimByText(t, j, "step&answer PRM pairs beat outcome pairs (one-sample")
+	c := exptest.ClaimWithPrefix(t, j.Claims, "step&answer PRM pairs beat outcome pairs (one-sample")
 	if c.Verdict() != exp.Untestable || !slices.Contains(c.Untestable, roomWrongStep) {
 		t.Fatalf("%q reads %q (fails %v)", c.Text, c.Verdict(), c.Untestable)
 	}
-	if c := claimByText(t, j, "PRM-DPO (step&answer) shortens"); len(c.Untestable) != 0 {
+	if c := exptest.ClaimWithPrefix(t, j.Claims, "PRM-DPO (step&answer) shortens"); len(c.Untestable) != 0 {
 		t.Fatalf("chain claim fails %v with chains free to change", c.Untestable)
 	}
 	set(metricWrongStep, 0.5)
-	j, _ = exp.Judge(e, res)
-	if c := claimByText(t, j, "step&answer PRM pairs beat outcome pairs (one-sample"); len(c.Untestable) != 0 {
+	j = exptest.Judge(t, e, res)
+	if c := exptest.ClaimWithPrefix(t, j.Claims, "step&answer PRM pairs beat outcome pairs (one-sample"); len(c.Untestable) != 0 {
 		t.Fatalf("fails %v with half the right answers after a wrong step", c.Untestable)
 	}
 	// Without the recorded metrics, a trace file that disagrees with seed 1's prm run is ignored.
@@ -176,8 +122,8 @@ func TestRoomTurnsClaimsUntestable(t *testing.T) {
 			}
 		}
 	}
-	j, _ = exp.Judge(e, res)
-	if r := roomByName(t, j, roomWrongStep); r.OK || !math.IsNaN(r.Value) || r.Missing == "" {
+	j = exptest.Judge(t, e, res)
+	if r := exptest.RoomCheck(t, j.Room, roomWrongStep); r.OK || !math.IsNaN(r.Value) || r.Missing == "" {
 		t.Fatalf("traces of another run were read: %+v", r)
 	}
 }

@@ -3,57 +3,19 @@ package e3t
 import (
 	"encoding/json"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 )
-
-// committed loads the committed result figures/e3t/metrics.json.
-func committed(t *testing.T) *exp.Result {
-	t.Helper()
-	root, err := exp.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := exp.Load(filepath.Join(root, "figures", "e3t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
-func judge(t *testing.T, res *exp.Result) exp.Judged {
-	t.Helper()
-	e, err := exp.Lookup("e3t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := exp.Judge(e, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return j
-}
-
-func claimNamed(t *testing.T, j exp.Judged, prefix string) exp.Claim {
-	t.Helper()
-	for _, c := range j.Claims {
-		if strings.HasPrefix(c.Text, prefix) {
-			return c
-		}
-	}
-	t.Fatalf("no claim %q", prefix)
-	return exp.Claim{}
-}
 
 // TestRoomOnCommittedResult: every claim names room checks that exist, and every check has a
 // finite value on the committed run.
 func TestRoomOnCommittedResult(t *testing.T) {
-	res := committed(t)
-	j := judge(t, res)
+	res, e := exptest.Committed(t, "e3t")
+	j := exptest.Judge(t, e, res)
 	var cfg Config
 	if err := json.Unmarshal(res.Config, &cfg); err != nil {
 		t.Fatal(err)
@@ -94,12 +56,8 @@ func TestRoomOnCommittedResult(t *testing.T) {
 // partner is common to all methods and the check reads 0, while the scripted and BC partners are
 // common (1).
 func TestRoomPartnerSetsRecomputed(t *testing.T) {
-	res := committed(t)
-	j := judge(t, res)
-	byName := map[string]exp.RoomCheck{}
-	for _, r := range j.Room {
-		byName[r.Name] = r
-	}
+	res, e := exptest.Committed(t, "e3t")
+	j := exptest.Judge(t, e, res)
 	var cfg Config
 	_ = json.Unmarshal(res.Config, &cfg)
 	for _, l := range cfg.Layouts {
@@ -128,14 +86,15 @@ func TestRoomPartnerSetsRecomputed(t *testing.T) {
 				}
 			}
 		}
-		if got, want := byName[learnedSetName(l)].Value, float64(commonLearned)/float64(learned); got != want {
+		learnedSet, fixedSet := exptest.RoomCheck(t, j.Room, learnedSetName(l)), exptest.RoomCheck(t, j.Room, fixedSetName(l))
+		if got, want := learnedSet.Value, float64(commonLearned)/float64(learned); got != want {
 			t.Errorf("%s: learned share %v, recomputed %v", l, got, want)
 		}
-		if got, want := byName[fixedSetName(l)].Value, float64(commonFixed)/float64(fixed); got != want {
+		if got, want := fixedSet.Value, float64(commonFixed)/float64(fixed); got != want {
 			t.Errorf("%s: scripted + BC share %v, recomputed %v", l, got, want)
 		}
-		if byName[learnedSetName(l)].OK || !byName[fixedSetName(l)].OK {
-			t.Errorf("%s: learned set ok %v (each method is kept from its own family), fixed set ok %v", l, byName[learnedSetName(l)].OK, byName[fixedSetName(l)].OK)
+		if learnedSet.OK || !fixedSet.OK {
+			t.Errorf("%s: learned set ok %v (each method is kept from its own family), fixed set ok %v", l, learnedSet.OK, fixedSet.OK)
 		}
 	}
 }
@@ -184,13 +143,13 @@ func setCurve(res *exp.Result, method, key string, y func(i, n int) float64) {
 // and E3T's return made a straight line makes it untestable again, naming E3T's plateau.
 func TestRoomPlateauTurnsTheVerdict(t *testing.T) {
 	const l, headline = "cramped_room", "cramped_room: E3T beats SP with held-out partners"
-	res := committed(t)
-	before := claimNamed(t, judge(t, res), headline)
+	res, e := exptest.Committed(t, "e3t")
+	before := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, res).Claims, headline)
 	if before.Verdict() != exp.Untestable || !slices.Contains(before.Untestable, flatName(l, "sp")) {
 		t.Fatalf("committed headline: %s (fails %v), want untestable on SP's plateau", before.Verdict(), before.Untestable)
 	}
 	setCurve(res, "sp", l+"/episodic_return", func(i, n int) float64 { return math.Min(float64(i), float64(n)/2) })
-	after := claimNamed(t, judge(t, res), headline)
+	after := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, res).Claims, headline)
 	if after.Verdict() == exp.Untestable {
 		t.Fatalf("SP flat: still %s (fails %v)", after.VerdictText(), after.Untestable)
 	}
@@ -200,19 +159,8 @@ func TestRoomPlateauTurnsTheVerdict(t *testing.T) {
 		}
 	}
 	setCurve(res, "e3t", l+"/episodic_return", func(i, n int) float64 { return float64(i) })
-	again := claimNamed(t, judge(t, res), headline)
+	again := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, res).Claims, headline)
 	if again.Verdict() != exp.Untestable || !slices.Equal(again.Untestable, []string{flatName(l, "e3t")}) {
 		t.Fatalf("E3T rising: %s (fails %v), want untestable on %q alone", again.Verdict(), again.Untestable, flatName(l, "e3t"))
-	}
-}
-
-// TestPaperSettings: every setting names a field of Config, and each that differs says why.
-func TestPaperSettings(t *testing.T) {
-	e, err := exp.Lookup("e3t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := exp.CheckSettings(e); err != nil {
-		t.Fatal(err)
 	}
 }

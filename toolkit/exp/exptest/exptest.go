@@ -10,7 +10,8 @@ import (
 
 // Smoke runs experiment name at smoke scale into a temporary folder, reloads its metrics.json and
 // returns both the in-memory and the reloaded result and the folder. It fails the test when the run
-// fails or the file's header (experiment, scale, backend, seeds, figures) is incomplete.
+// fails, the file's header (experiment, scale, backend, seeds, figures) is incomplete, or its room
+// checks and claims cannot be judged (exp.Judge).
 func Smoke(t *testing.T, name string) (res, back *exp.Result, dir string) {
 	t.Helper()
 	e, err := exp.Lookup(name)
@@ -29,6 +30,14 @@ func Smoke(t *testing.T, name string) (res, back *exp.Result, dir string) {
 	if back.Experiment != name || back.Scale != exp.Smoke || back.Backend == "" || len(back.Seeds) != e.Seeds[exp.Smoke] || len(back.Figures) == 0 {
 		t.Fatalf("metrics.json header incomplete: experiment %q scale %q backend %q seeds %v figures %d",
 			back.Experiment, back.Scale, back.Backend, back.Seeds, len(back.Figures))
+	}
+	// The notebooks' verdict cell (exp.ShowClaims) must work on a smoke result too: every claim's
+	// room checks defined, and the room recorded in metrics.json.
+	if _, err := exp.Judge(e, back); err != nil {
+		t.Fatalf("room checks and claims on the smoke result: %v", err)
+	}
+	if e.Room != nil && len(back.Room) == 0 {
+		t.Fatalf("metrics.json holds no room checks")
 	}
 	return res, back, dir
 }

@@ -2,64 +2,20 @@ package m3apg
 
 import (
 	"math"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/marl/m3apg"
 )
 
-// committed loads figures/m3apg (a fresh copy each call: tests may edit it).
-func committed(t *testing.T) (*exp.Result, exp.Experiment) {
-	t.Helper()
-	root, err := exp.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := exp.Load(filepath.Join(root, "figures", "m3apg"))
-	if err != nil {
-		t.Skipf("no committed result: %v", err)
-	}
-	e, err := exp.Lookup("m3apg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, e
-}
-
-func roomByName(t *testing.T, room []exp.RoomCheck, name string) exp.RoomCheck {
-	t.Helper()
-	for _, r := range room {
-		if r.Name == name {
-			return r
-		}
-	}
-	t.Fatalf("no room check %q", name)
-	return exp.RoomCheck{}
-}
-
-func claimByPrefix(t *testing.T, claims []exp.Claim, prefix string) exp.Claim {
-	t.Helper()
-	for _, c := range claims {
-		if strings.HasPrefix(c.Text, prefix) {
-			return c
-		}
-	}
-	t.Fatalf("no claim %q…", prefix)
-	return exp.Claim{}
-}
-
 // On the committed result every claim's needed checks exist, every check has a finite value and a
 // reason, and every claim needs at least one check.
 func TestRoomOnCommittedResult(t *testing.T) {
-	res, e := committed(t)
-	j, err := exp.Judge(e, res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, e := exptest.Committed(t, "m3apg")
+	j := exptest.Judge(t, e, res)
 	if len(j.Room) == 0 || len(j.Claims) != 11 {
 		t.Fatalf("%d room checks, %d claims", len(j.Room), len(j.Claims))
 	}
@@ -75,10 +31,10 @@ func TestRoomOnCommittedResult(t *testing.T) {
 	}
 	// The audit's numbers: Central-Q at the constant's error at N = 6 (1.215 vs 1.205), so every claim
 	// against it is untestable here.
-	if r := roomByName(t, j.Room, "central-q-learns-n6"); r.OK || math.Abs(r.Value-1.215/1.205) > 0.01 {
+	if r := exptest.RoomCheck(t, j.Room, "central-q-learns-n6"); r.OK || math.Abs(r.Value-1.215/1.205) > 0.01 {
 		t.Errorf("central-q-learns-n6 = %v (ok %v), want ≈ %.3f, failing", r.Value, r.OK, 1.215/1.205)
 	}
-	c := claimByPrefix(t, j.Claims, "M3APG's critic error on unseen joint actions is below Central-Q's")
+	c := exptest.ClaimWithPrefix(t, j.Claims, "M3APG's critic error on unseen joint actions is below Central-Q's")
 	if c.Verdict() != exp.Untestable || !slices.Contains(c.Untestable, "central-q-learns-n6") {
 		t.Errorf("%q: %s", c.Text, c.VerdictText())
 	}
@@ -86,7 +42,7 @@ func TestRoomOnCommittedResult(t *testing.T) {
 
 // The checks' values equal recomputations from the raw finals and curves.
 func TestRoomRecomputed(t *testing.T) {
-	res, e := committed(t)
+	res, e := exptest.Committed(t, "m3apg")
 	room := e.Room(res)
 	var ratio, tail []float64
 	for _, s := range res.Seeds {
@@ -110,10 +66,10 @@ func TestRoomRecomputed(t *testing.T) {
 		}
 		return s
 	}
-	if got, want := roomByName(t, room, "central-q-learns-n6").Value, mean(ratio); math.Abs(got-want) > 1e-12 {
+	if got, want := exptest.RoomCheck(t, room, "central-q-learns-n6").Value, mean(ratio); math.Abs(got-want) > 1e-12 {
 		t.Errorf("central-q-learns-n6 %v, recomputed %v", got, want)
 	}
-	if got, want := roomByName(t, room, "converged-m3apg-n6").Value, mean(tail); math.Abs(got-want) > 1e-12 {
+	if got, want := exptest.RoomCheck(t, room, "converged-m3apg-n6").Value, mean(tail); math.Abs(got-want) > 1e-12 {
 		t.Errorf("converged-m3apg-n6 %v, recomputed %v", got, want)
 	}
 	// q_total_spread is the best constant predictor's error: the RMS of Q about its mean over the
@@ -172,7 +128,7 @@ func TestRoomRewardHiddenShare(t *testing.T) {
 // A synthetic result in which Central-Q learns and the compared critics have converged makes the
 // claim against Central-Q testable; the committed one leaves it untestable.
 func TestRoomFlipsClaim(t *testing.T) {
-	res, e := committed(t)
+	res, e := exptest.Committed(t, "m3apg")
 	flat := func(method, key string) {
 		for i := range res.Runs {
 			r := &res.Runs[i]
@@ -194,33 +150,19 @@ func TestRoomFlipsClaim(t *testing.T) {
 	}
 	flat(m3apg.CentralQ, "n6/eval/critic_error_unseen")
 	flat(m3apg.M3APG, "n6/eval/critic_error_unseen")
-	j, err := exp.Judge(e, res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := exptest.Judge(t, e, res)
 	for _, n := range []string{"central-q-learns-n6", "converged-central-q-n6", "converged-m3apg-n6"} {
-		if r := roomByName(t, j.Room, n); !r.OK {
+		if r := exptest.RoomCheck(t, j.Room, n); !r.OK {
 			t.Errorf("%s = %v fails on the synthetic result", n, r.Value)
 		}
 	}
-	c := claimByPrefix(t, j.Claims, "M3APG's critic error on unseen joint actions is below Central-Q's")
+	c := exptest.ClaimWithPrefix(t, j.Claims, "M3APG's critic error on unseen joint actions is below Central-Q's")
 	if c.Verdict() == exp.Untestable {
 		t.Errorf("%q still untestable: %s", c.Text, c.VerdictText())
 	}
 	// Its MI counterpart still needs a game whose reward hides the effect.
-	c = claimByPrefix(t, j.Claims, "the MI term lowers the critic error on unseen joint actions")
+	c = exptest.ClaimWithPrefix(t, j.Claims, "the MI term lowers the critic error on unseen joint actions")
 	if !slices.Contains(c.Untestable, "reward-hides-effect-n6") {
 		t.Errorf("%q: %s", c.Text, c.VerdictText())
-	}
-}
-
-// The paper settings name real fields and say why where ours differ.
-func TestSettingsFollowedOrExplained(t *testing.T) {
-	e, err := exp.Lookup("m3apg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := exp.CheckSettings(e); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -7,72 +7,18 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 	"github.com/paperlab/paperlab/toolkit/pref"
 )
-
-// committedSPO loads figures/spo and its raw JSON (skipping when the checkout has no committed result).
-func committedSPO(t *testing.T) (*exp.Result, []byte) {
-	t.Helper()
-	root, err := exp.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, "figures", "spo")
-	raw, err := os.ReadFile(filepath.Join(dir, exp.MetricsFile))
-	if err != nil {
-		t.Skip("no committed spo result")
-	}
-	res, err := exp.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, raw
-}
-
-func judge(t *testing.T, res *exp.Result) exp.Judged {
-	t.Helper()
-	e, err := exp.Lookup("spo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := exp.Judge(e, res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return j
-}
-
-func check(t *testing.T, j exp.Judged, name string) exp.RoomCheck {
-	t.Helper()
-	for _, r := range j.Room {
-		if r.Name == name {
-			return r
-		}
-	}
-	t.Fatalf("no room check %q", name)
-	return exp.RoomCheck{}
-}
-
-func claim(t *testing.T, j exp.Judged, prefix string) exp.Claim {
-	t.Helper()
-	for _, c := range j.Claims {
-		if strings.HasPrefix(c.Text, prefix) {
-			return c
-		}
-	}
-	t.Fatalf("no claim %q…", prefix)
-	return exp.Claim{}
-}
 
 // On the committed result every claim's checks exist, every check has a finite value on every
 // seed, and every claim but the first two names at least one.
 func TestRoomCommitted(t *testing.T) {
-	res, _ := committedSPO(t)
-	j := judge(t, res)
+	res, e := exptest.Committed(t, "spo")
+	j := exptest.Judge(t, e, res)
 	for _, r := range j.Room {
 		if math.IsNaN(r.Value) || math.IsInf(r.Value, 0) || len(r.Seeds) != len(res.Seeds) {
 			t.Errorf("room check %q: value %v on seeds %v (%s)", r.Name, r.Value, r.Seeds, r.Missing)
@@ -87,7 +33,11 @@ func TestRoomCommitted(t *testing.T) {
 
 // The forgetting share and the offset bound equal a recomputation from the raw metrics.json.
 func TestRoomRecomputedFromRaw(t *testing.T) {
-	res, raw := committedSPO(t)
+	res, e := exptest.Committed(t, "spo")
+	raw, err := os.ReadFile(filepath.Join(exptest.CommittedDir(t, "spo"), exp.MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var doc struct {
 		Runs []struct {
 			Method string                              `json:"method"`
@@ -119,8 +69,8 @@ func TestRoomRecomputedFromRaw(t *testing.T) {
 			margin[r.Seed] = s / float64(len(tail))
 		}
 	}
-	j := judge(t, res)
-	forget, offset := check(t, j, roomForget), check(t, j, roomOffset)
+	j := exptest.Judge(t, e, res)
+	forget, offset := exptest.RoomCheck(t, j.Room, roomForget), exptest.RoomCheck(t, j.Room, roomOffset)
 	for i, seed := range forget.Seeds {
 		want := 1 - (hs["seq-dpo"][seed]-hs["sft"][seed])/(hs["dpo-1"][seed]-hs["sft"][seed])
 		if math.Abs(forget.PerSeed[i]-want) > 1e-12 {
@@ -139,13 +89,13 @@ func TestRoomRecomputedFromRaw(t *testing.T) {
 // result where naive DPO forgets all of round 1's safe gain and the offset is small makes them
 // testable again, and the recorded offset is read in place of the bound.
 func TestRoomTurnsClaimsUntestable(t *testing.T) {
-	res, _ := committedSPO(t)
-	j := judge(t, res)
-	c := claim(t, j, "SPO keeps more of dimension 1")
+	res, e := exptest.Committed(t, "spo")
+	j := exptest.Judge(t, e, res)
+	c := exptest.ClaimWithPrefix(t, j.Claims, "SPO keeps more of dimension 1")
 	if c.Verdict() != exp.Untestable || !slices.Contains(c.Untestable, roomForget) {
 		t.Fatalf("committed: %q reads %q (fails %v)", c.Text, c.Verdict(), c.Untestable)
 	}
-	if c := claim(t, j, "sign diagnostic"); len(c.Untestable) != 0 {
+	if c := exptest.ClaimWithPrefix(t, j.Claims, "sign diagnostic"); len(c.Untestable) != 0 {
 		t.Fatalf("sign diagnostic fails %v", c.Untestable)
 	}
 	for i := range res.Runs {
@@ -159,14 +109,14 @@ func TestRoomTurnsClaimsUntestable(t *testing.T) {
 			r.Final[metricOffset] = 0.25 * m
 		}
 	}
-	j = judge(t, res)
-	if f := check(t, j, roomForget); !f.OK || math.Abs(f.Value-1) > 1e-12 {
+	j = exptest.Judge(t, e, res)
+	if f := exptest.RoomCheck(t, j.Room, roomForget); !f.OK || math.Abs(f.Value-1) > 1e-12 {
 		t.Fatalf("full forgetting: %+v", f)
 	}
-	if o := check(t, j, roomOffset); !o.OK || math.Abs(o.Value-0.25) > 1e-12 {
+	if o := exptest.RoomCheck(t, j.Room, roomOffset); !o.OK || math.Abs(o.Value-0.25) > 1e-12 {
 		t.Fatalf("recorded offset a quarter of the margin: %+v", o)
 	}
-	if c := claim(t, j, "SPO keeps more of dimension 1"); len(c.Untestable) != 0 {
+	if c := exptest.ClaimWithPrefix(t, j.Claims, "SPO keeps more of dimension 1"); len(c.Untestable) != 0 {
 		t.Fatalf("still fails %v", c.Untestable)
 	}
 }

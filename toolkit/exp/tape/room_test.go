@@ -4,54 +4,22 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 	tp "github.com/paperlab/paperlab/toolkit/marl/tape"
 	"github.com/paperlab/paperlab/toolkit/marl/topology"
 )
-
-// committed loads figures/tape (a fresh copy each call: tests may edit it).
-func committed(t *testing.T) (*exp.Result, exp.Experiment) {
-	t.Helper()
-	root, err := exp.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := exp.Load(filepath.Join(root, "figures", "tape"))
-	if err != nil {
-		t.Skipf("no committed result: %v", err)
-	}
-	e, err := exp.Lookup("tape")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, e
-}
-
-func roomByName(t *testing.T, room []exp.RoomCheck, name string) exp.RoomCheck {
-	t.Helper()
-	for _, r := range room {
-		if r.Name == name {
-			return r
-		}
-	}
-	t.Fatalf("no room check %q", name)
-	return exp.RoomCheck{}
-}
 
 // On the committed result every claim's needed checks exist and every check has a finite value and
 // a reason; the inverted-U claims with the stochastic estimator read "untestable here", the
 // variance claims (which need no check) keep their verdicts.
 func TestRoomOnCommittedResult(t *testing.T) {
-	res, e := committed(t)
-	j, err := exp.Judge(e, res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, e := exptest.Committed(t, "tape")
+	j := exptest.Judge(t, e, res)
 	if len(j.Room) == 0 || len(j.Claims) == 0 {
 		t.Fatalf("%d room checks, %d claims", len(j.Room), len(j.Claims))
 	}
@@ -73,7 +41,7 @@ func TestRoomOnCommittedResult(t *testing.T) {
 
 // The LBF3 prerequisite checks equal the prerequisite claims' measure recomputed from the raw finals.
 func TestRoomRecomputed(t *testing.T) {
-	res, e := committed(t)
+	res, e := exptest.Committed(t, "tape")
 	room := e.Room(res)
 	for _, c := range []struct{ name, a, b, metric string }{
 		{lbf3Room("0", "success_rate"), "lbf3-p0", "lbf3-ippo", "success_rate"},
@@ -94,7 +62,7 @@ func TestRoomRecomputed(t *testing.T) {
 				}
 			}
 		}
-		if got := roomByName(t, room, c.name).Value; n != len(res.Seeds) || math.Abs(got-sum/float64(n)) > 1e-12 {
+		if got := exptest.RoomCheck(t, room, c.name).Value; n != len(res.Seeds) || math.Abs(got-sum/float64(n)) > 1e-12 {
 			t.Errorf("%s = %v, recomputed %v over %d seeds", c.name, got, sum/float64(n), n)
 		}
 	}
@@ -151,18 +119,15 @@ func TestRoomAnalyticFacts(t *testing.T) {
 // untestable naming that check, and an estimator whose mean in p is unknown leaves the stochastic
 // check not measured.
 func TestRoomFlipsClaim(t *testing.T) {
-	res, e := committed(t)
+	res, e := exptest.Committed(t, "tape")
 	for i := range res.Runs {
 		if res.Runs[i].Method == "lbf3-p0" {
 			res.Runs[i].Final["success_rate"] = 0
 		}
 	}
-	j, err := exp.Judge(e, res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := exptest.Judge(t, e, res)
 	name := lbf3Room("0", "success_rate")
-	if r := roomByName(t, j.Room, name); r.OK {
+	if r := exptest.RoomCheck(t, j.Room, name); r.OK {
 		t.Fatalf("%s = %v passes with lbf3-p0 never succeeding", name, r.Value)
 	}
 	found := false
@@ -186,18 +151,7 @@ func TestRoomFlipsClaim(t *testing.T) {
 	}
 	cfg["lbf3_tape"].(map[string]any)["advantage"] = "something-else"
 	res.Config, _ = json.Marshal(cfg)
-	if r := roomByName(t, e.Room(res), roomStochastic); r.OK || r.Missing == "" || !math.IsNaN(r.Value) {
+	if r := exptest.RoomCheck(t, e.Room(res), roomStochastic); r.OK || r.Missing == "" || !math.IsNaN(r.Value) {
 		t.Errorf("unknown estimator: %+v", r)
-	}
-}
-
-// The paper settings name real fields and say why where ours differ.
-func TestSettingsFollowedOrExplained(t *testing.T) {
-	e, err := exp.Lookup("tape")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := exp.CheckSettings(e); err != nil {
-		t.Fatal(err)
 	}
 }
