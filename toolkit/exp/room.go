@@ -318,7 +318,10 @@ func (r *Result) CurveOf(method, key string, seed uint64) (Curve, bool) {
 	return Curve{}, false
 }
 
-// Plateau is the per-seed TailShare of method's curve key over the last frac of its points.
+// Plateau is, per seed, the size |TailShare| of method's curve key over the last frac of its
+// points: how far the curve still moves at the end in either direction. A seed still climbing and
+// one that turned back (a collapse, a diverging critic) have both not settled, so their signed
+// shares must not cancel in the mean over seeds that a room check judges.
 func (r *Result) Plateau(method, key string, frac float64) PerSeed {
 	return func(seed uint64) (float64, bool) {
 		c, ok := r.CurveOf(method, key, seed)
@@ -326,11 +329,11 @@ func (r *Result) Plateau(method, key string, frac float64) PerSeed {
 			return 0, false
 		}
 		v := TailShare(c, frac)
-		return v, !math.IsNaN(v)
+		return math.Abs(v), !math.IsNaN(v)
 	}
 }
 
-// VerdictText is the verdict with the failed room checks named: "untestable here (room: a, b)".
+// VerdictText is the verdict with the failed room checks named: "untestable here (fails: a, b)".
 func (c Claim) VerdictText() string {
 	if len(c.Untestable) > 0 {
 		return Untestable + " (fails: " + strings.Join(c.Untestable, ", ") + ")"

@@ -83,7 +83,7 @@ func Claims(res *exp.Result) []exp.Claim {
 				return x - y, ok1 && ok2
 			}).Needs(roomTau, roomAblSeeds),
 		diff("the mask alone (GRPO + mask) does not improve AUC (3 seeds)", "AUC(grpo-mask) − AUC(grpo)", exp.AtMost(0.01), pair("grpo-mask", "auc", "grpo", "auc")).
-			Needs(roomMaskDrops, roomAblSeeds, budgetCheck("grpo")),
+			Needs(roomMaskDrops, roomAblSeeds, budgetCheck("grpo"), budgetCheck("grpo-mask")),
 		diff("τ changes AUC by less than 1 point (3 seeds; paper: τ ∈ {0.4, 0.6, 1.0})", "AUC(capo, τ=0.2) − AUC(capo, τ=0.5)",
 			exp.Within(0.01), pair("capo", "auc", "capo-tau0.5", "auc")).
 			Needs(roomTau, roomTauAblation, roomAblSeeds, budgetCheck("capo"), budgetCheck("capo-tau0.5")),

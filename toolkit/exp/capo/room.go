@@ -72,7 +72,7 @@ func budgetCheck(method string) string { return "budget-" + method }
 func reachCheck(a, b string) string { return a + "-reaches-" + b + "-accuracy" }
 
 // budgetMethods are the methods whose budget a claim may need.
-var budgetMethods = []string{"grpo", "capo", "capo-gnorm", "capo-tau0.5"}
+var budgetMethods = []string{"grpo", "capo", "capo-gnorm", "capo-tau0.5", "grpo-mask"}
 
 // matchedPairs are the (A, B) pairs of the matched-operating-point claims: A's AUC at B's final
 // accuracy (see Claims).
@@ -113,8 +113,8 @@ func Room(res *exp.Result) []exp.RoomCheck {
 	room = append(room, tauChecks(res)...)
 	for _, m := range budgetMethods {
 		room = append(room, res.CheckRoom(budgetCheck(m), exp.Test{Op: exp.Below, X: MaxTailShare},
-			fmt.Sprintf("%s's held-out accuracy (%s) must have stopped improving for a comparison at the last step to be one between trained methods: the change a line fitted to the last %.0f %% of the evaluations makes across them, over the whole run's change at its average rate (exp.TailShare; a curve still moving at its average rate gives %.1f, a plateau ~0, a curve that turned back < 0), below %g, i.e. its rate at least halved. "+
-				"With evaluations every 100 of 500 steps the tail is the last 2 checkpoints, a noisy estimate (judged on the mean over seeds). [UNVERIFIED] PaperLab's choice", m, accCurve, 100*TailFrac, TailFrac, MaxTailShare),
+			fmt.Sprintf("%s's held-out accuracy (%s) must have stopped improving for a comparison at the last step to be one between trained methods: the change a line fitted to the last %.0f %% of the evaluations makes across them, over the whole run's change at its average rate (exp.TailShare; a curve still moving at its average rate gives %.1f, a plateau ~0), in size — a seed that turned back (a collapse) has not settled either, and must not cancel one still climbing — below %g on the mean over seeds, i.e. its rate at least halved. "+
+				"With evaluations every 100 of 500 steps the tail is the last 2 checkpoints, a noisy estimate. [UNVERIFIED] PaperLab's choice", m, accCurve, 100*TailFrac, TailFrac, MaxTailShare),
 			fmt.Sprintf("no %s curve for %s", accCurve, m), res.Plateau(m, accCurve, TailFrac)))
 	}
 	room = append(room,
@@ -168,7 +168,8 @@ func reach(res *exp.Result, a, b string) exp.RoomCheck {
 		ax, ok1 := res.CurveOf(a, accCurve, s)
 		ay, ok2 := res.CurveOf(a, aucCurve, s)
 		bx, ok3 := res.CurveOf(b, accCurve, s)
-		if !ok1 || !ok2 || !ok3 {
+		_, ok4 := res.CurveOf(b, aucCurve, s) // as exp.MatchedOn needs both of b's curves
+		if !ok1 || !ok2 || !ok3 || !ok4 {
 			continue
 		}
 		if _, ok := exp.InterpAt(ax.Y, ay.Y, bx.Y[len(bx.Y)-1]); ok {

@@ -20,7 +20,7 @@ const (
 var PaperSettings = []exp.Setting{
 	{Field: "Rounds", Paper: 3, Source: exp.SourceNote, Ref: refNote},
 	{Field: "DPOSamples", Paper: 16, Source: exp.SourceCode, Ref: refCode + "; " + refAudit},
-	{Field: "DPOPrompts", Paper: 20000, Source: exp.SourceNote, Ref: refNote + " (about 20k pairs per round; ~19k + 8.8k in the v3 config)",
+	{Field: "DPOPrompts", Paper: "≈20k pairs per round (pairs, not prompts)", Source: exp.SourceNote, Ref: refNote + " (about 20k pairs per round; ~19k + 8.8k in the v3 config)",
 		Why: "400 prompts a round (at most 400 pairs): sampling 16 traces of each, scoring them with the PRM and three DPO variants × 3 rounds × 5 seeds fit PaperLab's 2-core CPU budget. The paper's scale is issue 35."},
 	{Field: "Ref", Paper: "sft", Source: exp.SourceCode, Ref: refCode + " (policy and reference initialised from the SFT model)"},
 	{Field: "Round.Beta", Paper: 0.1, Source: exp.SourceNote, Ref: refNote},

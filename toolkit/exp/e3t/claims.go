@@ -67,19 +67,19 @@ func Claims(res *exp.Result) []exp.Claim {
 		vsSP, vsFCP, vsNoPM := []string{"e3t", "sp"}, []string{"e3t", "fcp"}, []string{"e3t", "e3t-nopm"}
 		out = append(out,
 			res.Check(name+": E3T beats SP with held-out partners (scripted + human BC)", "return(e3t) − return(sp)", exp.Positive, diff("e3t", "sp", "heldout_return")).
-				Needs(needs(vsSP, fixedSetName)...),
+				Needs(needs(vsSP, fixedSetName, bcName)...),
 			res.Check(name+": … with the human-data BC partner", "human BC return(e3t) − (sp)", exp.Positive, diff("e3t", "sp", "human_bc_return")).
 				Needs(needs(vsSP, fixedSetName, bcName)...),
 			res.Check(name+": … with held-out agents of the other families", "learned return(e3t) − (sp)", exp.Positive, diff("e3t", "sp", "learned_return")).
 				Needs(needs(vsSP, learnedSetName)...),
 			res.Check(name+": E3T matches FCP (at least 90% of its return)", "return(e3t) / return(fcp)", exp.AtLeast(0.9), ratio("e3t", "fcp", "heldout_return")).
-				Needs(needs(vsFCP, fixedSetName)...),
+				Needs(needs(vsFCP, fixedSetName, bcName)...),
 			// The cost ratio is fixed by the configuration; it says something about the methods only
 			// when both were trained to their plateau within the budget.
 			res.Check(name+": … at a fraction of its training cost", "env steps(e3t) / env steps(fcp)", exp.AtMost(0.5), ratio("e3t", "fcp", "env_steps")).
 				Needs(needs(vsFCP)...),
 			res.Check(name+": the partner model helps", "return(e3t) − return(e3t-nopm)", exp.Positive, diff("e3t", "e3t-nopm", "heldout_return")).
-				Needs(needs(vsNoPM, fixedSetName, pmFlat, pmCeiling)...),
+				Needs(needs(vsNoPM, fixedSetName, bcName, pmFlat, pmCeiling)...),
 		)
 	}
 	return out

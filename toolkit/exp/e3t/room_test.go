@@ -139,7 +139,8 @@ func setCurve(res *exp.Result, method, key string, y func(i, n int) float64) {
 }
 
 // TestRoomPlateauTurnsTheVerdict edits the committed curves: SP's cramped_room return made flat
-// at the end lifts "untestable here" from the cramped_room headline (whose other checks pass),
+// at the end (and the human-BC partner made better than the commonest action) lifts "untestable
+// here" from the cramped_room headline (whose other checks pass),
 // and E3T's return made a straight line makes it untestable again, naming E3T's plateau.
 func TestRoomPlateauTurnsTheVerdict(t *testing.T) {
 	const l, headline = "cramped_room", "cramped_room: E3T beats SP with held-out partners"
@@ -149,6 +150,15 @@ func TestRoomPlateauTurnsTheVerdict(t *testing.T) {
 		t.Fatalf("committed headline: %s (fails %v), want untestable on SP's plateau", before.Verdict(), before.Untestable)
 	}
 	setCurve(res, "sp", l+"/episodic_return", func(i, n int) float64 { return math.Min(float64(i), float64(n)/2) })
+	// The headline's score is half the human-BC partner's: make that partner imitate humans too.
+	var fits map[string]map[string]float64
+	if err := res.GetExtra("bc", &fits); err != nil {
+		t.Fatal(err)
+	}
+	fits[l]["heldout_accuracy"] = fits[l]["majority_accuracy"] + 2*BCMargin
+	if err := res.SetExtra("bc", fits); err != nil {
+		t.Fatal(err)
+	}
 	after := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, res).Claims, headline)
 	if after.Verdict() == exp.Untestable {
 		t.Fatalf("SP flat: still %s (fails %v)", after.VerdictText(), after.Untestable)

@@ -59,7 +59,7 @@ func Claims(res *exp.Result) []exp.Claim {
 		res.Check("… and on its safe part (helpful_safe)", "gain(spo) − ½·gain(dpo-1), helpful_safe", exp.AtLeast(0), keptHalf("spo", "helpful_safe")).Needs(roomForget, roomOffset),
 		res.Check(fmt.Sprintf("SPO matches naive sequential DPO on dimension 2 (within %g)", MatchMargin), "reward_2(spo) − reward_2(seq-dpo)",
 			exp.Within(MatchMargin), res.Diff("spo", "reward_2", "seq-dpo", "reward_2")).Needs(roomHeadroom2),
-		res.Check("larger λ keeps more of dimension 1", fmt.Sprintf("reward_1(λ=%g) − reward_1(λ=%g)", hi, lo), exp.Positive, res.Diff(name(hi), "reward_1", name(lo), "reward_1")).Needs(roomGain, roomForget),
+		res.Check("larger λ keeps more of dimension 1", fmt.Sprintf("reward_1(λ=%g) − reward_1(λ=%g)", hi, lo), exp.Positive, res.Diff(name(hi), "reward_1", name(lo), "reward_1")).Needs(roomGain, roomForget, roomOffset),
 		res.Check("… and gains less on dimension 2", fmt.Sprintf("reward_2(λ=%g) − reward_2(λ=%g)", hi, lo), exp.Negative, res.Diff(name(hi), "reward_2", name(lo), "reward_2")).Needs(roomHeadroom2),
 	}
 	if _, ok := res.Summary["spo-flip"]; ok {

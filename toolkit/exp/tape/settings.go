@@ -7,7 +7,6 @@ const (
 	refStoch = "LxzGordon/TAPE stochastic/…/offpg_smac.yaml (shared/papers §4.2)"
 	refDet   = "LxzGordon/TAPE deterministic/…/ow_qmix.yaml (shared/papers §4.3)"
 	refProto = "the paper's protocol as the ri.k117 reproducibility page quotes it (shared/papers §4.3): 5×10⁶ environment steps per run"
-	refPlan  = "shared/papers §4.5 (a), the tiny reproduction's plan"
 	// issue37 is the follow-up issue that plans TAPE's protocol changes.
 	issue37 = "follow-up issue 37"
 )
@@ -56,8 +55,6 @@ var PaperSettings = []exp.Setting{
 		Why: "0.5: plain SGD on tabular logits of a one-step game (the code's rate is Adam's on neural actors over 5×10⁶ SMAC steps; 1500 updates here) — scale, " + issue37},
 	{Field: "Matrix.LRCritic", Paper: 1e-4, Source: exp.SourceCode, Ref: refStoch + ": critic 1e-4",
 		Why: "0.2: plain SGD on the tabular decomposed critic of a one-step game — scale, " + issue37},
-	{Field: "MatrixScenario", Paper: "matrix:coord5", Source: exp.SourceNote, Ref: refPlan + ": N = 5, 3 actions, +10 / −5 / +2"},
-	{Field: "MatrixSeeds", Paper: 20, Source: exp.SourceNote, Ref: refPlan + ": 20 seeds"},
 
 	// Deterministic TAPE (PAC / OW-QMIX base).
 	{Field: "Det.Topology", Paper: "er:0.5", Source: exp.SourceCode, Ref: refDet + ": p = 0.5"},
@@ -67,8 +64,6 @@ var PaperSettings = []exp.Setting{
 		Why: "0.05: plain SGD on the tabular utilities and mixer of a one-step game — scale, " + issue37},
 	{Field: "Det.W", Paper: 0.5, Source: exp.SourceCode, Ref: refDet + ": OW-QMIX w = 0.5",
 		Why: "0.75 ([UNVERIFIED] PaperLab's): with 0.5 the critic finds the optimum in nearly every run whatever the topology (the det-ow0.5 methods measure that ceiling: 0.96–0.98), leaving p no room — " + issue37},
-	{Field: "Det.Hidden", Paper: 32, Source: exp.SourceCode, Ref: refDet + ": QMIX mixing_embed_dim 32",
-		Why: "8 hidden units: PaperLab's choice for a one-state game, whose mixer has no state input (its hypernetworks are plain parameters); 32 not tried — " + issue37},
 	{Field: "Det.Batch", Paper: 128, Source: exp.SourceCode, Ref: refDet + ": batch 128 episodes",
 		Why: "16 joint actions per update of a one-step game (1500 updates) — scale, " + issue37},
 	{Field: "Det.EpsStart", Paper: 0.995, Source: exp.SourceCode, Ref: refDet + ": ε 0.995 → 0.05",
@@ -76,5 +71,4 @@ var PaperSettings = []exp.Setting{
 	{Field: "Det.EpsEnd", Paper: 0.05, Source: exp.SourceCode, Ref: refDet + ": ε 0.995 → 0.05"},
 	{Field: "Det.Alpha", Paper: "auto-tuned", Source: exp.SourceCode, Ref: refDet + ": PAC's α, auto-tuned",
 		Why: "α fixed at 0.2 (tape.DetConfig: [UNVERIFIED] in effect) — a PaperLab simplification for a one-state game, " + issue37},
-	{Field: "Det.MaxGradNorm", Paper: 10, Source: exp.SourceCode, Ref: "LxzGordon/TAPE deterministic tree: grad_norm_clip 10 (as tape.DetConfig records it)"},
 }
