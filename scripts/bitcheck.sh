@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Same seed, same engine ⇒ the same bits, across a refactor: run every experiment at smoke scale and
 # one default-scale seed of m3apg and tape on the pure-Go engine into DIR, from a checkout; then
-# compare two such folders run by run (wall time aside) with bench/same_result.py.
-#   scripts/bitcheck.sh run DIR [EXPERIMENT…]     (from the checkout to measure; ~15 min on 2 cores)
+# compare two such folders run by run (wall time aside) with bench/same_result.py. cos and
+# cos-vision run on ONNX Runtime (as repeatable on one machine): their PRM graph compares booleans,
+# which GoMLX v0.28.2's pure-Go engine does not execute ("Equal: unsupported data type Bool").
+#   scripts/bitcheck.sh run DIR [EXPERIMENT…]     (from the checkout to measure; ~20 min on 2 cores)
 #   scripts/bitcheck.sh compare BEFORE AFTER
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,9 +19,11 @@ run)
   for x in "${exps[@]}"; do
     if [[ $x == default:* ]]; then name=${x#default:}; args=(-scale default -seeds 1-1 -save none); leaf=$name-default-seed1
     else name=$x; args=(-scale smoke -save none); leaf=$name-smoke; fi
+    engine=$GOMLX_BACKEND
+    case $name in cos|cos-vision) engine=onnx:cpu ;; esac
     start=$(date +%s)
-    "$dir/paperlab" "$name" "${args[@]}" -out "$dir/$leaf" >"$dir/$leaf.log" 2>&1 || { echo "$leaf: FAILED (log $dir/$leaf.log)"; exit 1; }
-    echo "$leaf: $(( $(date +%s) - start )) s"
+    GOMLX_BACKEND=$engine "$dir/paperlab" "$name" "${args[@]}" -out "$dir/$leaf" >"$dir/$leaf.log" 2>&1 || { echo "$leaf: FAILED (log $dir/$leaf.log)"; exit 1; }
+    echo "$leaf: $engine, $(( $(date +%s) - start )) s"
   done
   git rev-parse HEAD >"$dir/commit"; git status --porcelain | wc -l >>"$dir/commit"
   ;;
