@@ -21,6 +21,7 @@ import (
 
 	"github.com/gomlx/compute"
 	_ "github.com/gomlx/compute/gobackend" // registers "go"
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 const (
@@ -76,21 +77,9 @@ type Info struct {
 func (i Info) String() string {
 	s := fmt.Sprintf("engine: %s — %s (%s)", i.Config, i.Description, i.Reason)
 	if i.ORTLibrary != "" {
-		s += "; library " + HomeRelative(i.ORTLibrary)
+		s += "; library " + repo.HomeRelative(i.ORTLibrary)
 	}
 	return s
-}
-
-// HomeRelative writes a path under the home folder as "~/…" (other paths unchanged).
-func HomeRelative(p string) string {
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" || home == "/" {
-		return p
-	}
-	if rel, err := filepath.Rel(home, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-		return filepath.Join("~", rel)
-	}
-	return p
 }
 
 // ORTLibraryCandidates lists, in order, the places searched for ONNX Runtime's shared library when

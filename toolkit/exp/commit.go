@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 // Commit is the source revision of this process: the VCS revision stamped into the binary (go
@@ -29,7 +31,7 @@ var Commit = sync.OnceValue(func() string {
 			return rev
 		}
 	}
-	root, err := RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return "unknown"
 	}

@@ -21,39 +21,29 @@ import (
 	"github.com/paperlab/paperlab/toolkit/fsx"
 	"github.com/paperlab/paperlab/toolkit/nb"
 	reg "github.com/paperlab/paperlab/toolkit/registry"
+	"github.com/paperlab/paperlab/toolkit/repo"
 	"github.com/paperlab/paperlab/toolkit/stats"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
 // Scale is the size of a run: "smoke" (seconds to a minute, for tests and CI) or "default" (the
-// reproduction, minutes on 2 CPU cores).
-type Scale string
+// reproduction, minutes on 2 CPU cores). It is repo.Scale, defined there so that packages which
+// only need the scale and the checkout (toolkit/probe) do not import exp.
+type Scale = repo.Scale
 
 const (
-	Smoke   Scale = "smoke"
-	Default Scale = "default"
+	Smoke   = repo.Smoke
+	Default = repo.Default
 )
 
-// ParseScale accepts "smoke" and "default".
-func ParseScale(s string) (Scale, error) {
-	switch Scale(s) {
-	case Smoke, Default:
-		return Scale(s), nil
-	}
-	return "", fmt.Errorf("unknown scale %q (want smoke or default)", s)
-}
+// ParseScale accepts "smoke" and "default" (repo.ParseScale).
+func ParseScale(s string) (Scale, error) { return repo.ParseScale(s) }
 
 // EnvScale is the environment variable notebooks read their scale from.
-const EnvScale = "PAPERLAB_SCALE"
+const EnvScale = repo.EnvScale
 
-// ScaleFromEnv returns $PAPERLAB_SCALE, or Default when it is unset.
-func ScaleFromEnv() (Scale, error) {
-	s := os.Getenv(EnvScale)
-	if s == "" {
-		return Default, nil
-	}
-	return ParseScale(s)
-}
+// ScaleFromEnv returns $PAPERLAB_SCALE, or Default when it is unset (repo.ScaleFromEnv).
+func ScaleFromEnv() (Scale, error) { return repo.ScaleFromEnv() }
 
 // Options control one run of an experiment.
 type Options struct {

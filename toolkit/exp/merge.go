@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 // ParseSeeds reads a -seeds value: "N" (seeds 1..N; 0 the experiment's default), "A-B" (seeds A to
@@ -144,6 +146,6 @@ func MergeDirs(dirs []string, out string, log io.Writer) (*Result, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(log, "merged %d shards of %s (seeds %v) into %s\n", len(dirs), res.Experiment, res.Seeds, ShowPath(filepath.Join(out, MetricsFile)))
+	fmt.Fprintf(log, "merged %d shards of %s (seeds %v) into %s\n", len(dirs), res.Experiment, res.Seeds, repo.ShowPath(filepath.Join(out, MetricsFile)))
 	return res, finish(e, res, Options{Scale: res.Scale, Seeds: len(res.Seeds), Out: out, Log: log}, true)
 }

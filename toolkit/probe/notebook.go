@@ -9,16 +9,16 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 // ScaleOptions are the probe settings of notebook 02 at a scale: at smoke scale the first 60 held-out
 // questions × 8 samples with 200 bootstrap resamples (seconds); at default scale every held-out
 // question × 16 samples with 1000 resamples.
-func ScaleOptions(s exp.Scale) Options {
+func ScaleOptions(s repo.Scale) Options {
 	o := DefaultOptions()
 	o.Boot = 1000
-	if s == exp.Smoke {
+	if s == repo.Smoke {
 		o.N, o.K, o.Boot = 60, 8, 200
 	}
 	return o
@@ -85,11 +85,11 @@ func sameOptions(a, b Options) bool {
 // notebook's scale ($PAPERLAB_SCALE, ScaleOptions) through Cached: into figures/probe/<experiment>-<method>
 // at default scale, into a temporary folder at smoke scale.
 func Notebook(checkpoints ...string) ([]*Report, error) {
-	scale, err := exp.ScaleFromEnv()
+	scale, err := repo.ScaleFromEnv()
 	if err != nil {
 		return nil, err
 	}
-	root, err := exp.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func Notebook(checkpoints ...string) ([]*Report, error) {
 		}
 		pol.Close()
 		out := filepath.Join(root, "figures", "probe", name)
-		if scale == exp.Smoke {
+		if scale == repo.Smoke {
 			out = filepath.Join(os.TempDir(), "paperlab-probe-smoke", name)
 		}
 		rep, err := Cached(dir, out, ScaleOptions(scale))

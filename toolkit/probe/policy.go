@@ -10,9 +10,9 @@ import (
 
 	"github.com/paperlab/paperlab/datasets/arith"
 	"github.com/paperlab/paperlab/datasets/prefs"
-	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/lmtask"
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 // ProvenanceFormat versions the provenance a saved policy carries; Open rejects any other.
@@ -142,7 +142,7 @@ func resolve(dir string) string {
 	if _, err := os.Stat(dir); err == nil || filepath.IsAbs(dir) {
 		return dir
 	}
-	if root, err := exp.RepoRoot(); err == nil {
+	if root, err := repo.Root(); err == nil {
 		if _, err := os.Stat(filepath.Join(root, dir)); err == nil {
 			return filepath.Join(root, dir)
 		}

@@ -15,11 +15,12 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/lmtask"
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 func repoPath(t *testing.T, rel ...string) string {
 	t.Helper()
-	root, err := exp.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 // `paperlab claims -json` and `paperlab settings -json` print the machine-readable forms of the
@@ -87,7 +88,7 @@ func TestClaimsAndSettingsJSON(t *testing.T) {
 
 // README's "deviations from the paper" block is the one the settings tables generate.
 func TestReadmeDeviationsAreGenerated(t *testing.T) {
-	root, err := exp.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp/sweep"
 	"github.com/paperlab/paperlab/toolkit/fsx"
 	"github.com/paperlab/paperlab/toolkit/nb"
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 func usage() {
@@ -299,7 +300,7 @@ func settings(args []string, w io.Writer) error {
 
 // updateReadme rewrites the deviations block of the checkout's README.md (exp.DeviationsMarkdown).
 func updateReadme(w io.Writer) error {
-	root, err := exp.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return err
 	}
@@ -319,7 +320,7 @@ func updateReadme(w io.Writer) error {
 	if err := fsx.WriteFile(path, []byte(s)); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote the deviations block of %s\n", exp.ShowPath(path))
+	fmt.Fprintf(w, "wrote the deviations block of %s\n", repo.ShowPath(path))
 	return nil
 }
 
@@ -353,14 +354,14 @@ func redraw(args []string) error {
 			}
 		}
 		if _, err := os.Stat(filepath.Join(dir, exp.MetricsFile)); err != nil && all {
-			fmt.Printf("%s: no stored result in %s, skipped\n", name, exp.ShowPath(dir))
+			fmt.Printf("%s: no stored result in %s, skipped\n", name, repo.ShowPath(dir))
 			continue
 		}
 		res, err := exp.Redraw(name, dir, *out, os.Stderr)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s: %d figure files drawn from %s\n", name, len(res.Figures), exp.ShowPath(filepath.Join(dir, exp.MetricsFile)))
+		fmt.Printf("%s: %d figure files drawn from %s\n", name, len(res.Figures), repo.ShowPath(filepath.Join(dir, exp.MetricsFile)))
 	}
 	return nil
 }
@@ -412,7 +413,7 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 		}
 		if scratch {
 			fmt.Fprintf(os.Stderr, "%s: seeds or configuration differ from the committed figures/%s/metrics.json: writing to %s (-overwrite to replace the committed results)\n",
-				e.Name, e.Name, exp.ShowPath(out))
+				e.Name, e.Name, repo.ShowPath(out))
 		}
 		opt.Out = out
 	}
@@ -500,7 +501,7 @@ func data(args []string) error {
 		return err
 	}
 	if *out == "" {
-		root, err := exp.RepoRoot()
+		root, err := repo.Root()
 		if err != nil {
 			return err
 		}

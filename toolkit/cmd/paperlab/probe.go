@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
-	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/probe"
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 // probeCmd is `paperlab probe`: the calibration of a saved policy on its held-out set or a prompts
@@ -63,7 +63,7 @@ func probeCmd(args []string, w io.Writer) error {
 		rep.Source = *prompts
 	}
 	if *out == "" {
-		root, err := exp.RepoRoot()
+		root, err := repo.Root()
 		if err != nil {
 			return fmt.Errorf("probe: no -out and %w", err)
 		}
@@ -74,6 +74,6 @@ func probeCmd(args []string, w io.Writer) error {
 		return err
 	}
 	fmt.Fprint(w, rep.Text())
-	fmt.Fprintf(w, "wrote %s and %d figure files (%.1fs)\n", exp.ShowPath(filepath.Join(*out, probe.File)), len(files)-1, rep.Seconds)
+	fmt.Fprintf(w, "wrote %s and %d figure files (%.1fs)\n", repo.ShowPath(filepath.Join(*out, probe.File)), len(files)-1, rep.Seconds)
 	return nil
 }

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 // Every committed policy (figures/<exp>/checkpoints/<method>) opens and is probed by the CLI from a
 // fresh clone: probe.json has the documented shape and the figures are written.
 func TestProbeEveryCommittedCheckpoint(t *testing.T) {
-	root, err := exp.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 	"github.com/paperlab/paperlab/toolkit/marl/fcp"
+	"github.com/paperlab/paperlab/toolkit/repo"
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
@@ -223,7 +224,7 @@ func humanPartner(c Config, layout string) (_ *e3.Policy, fit map[string]float64
 	if c.HumanData == "" {
 		return nil, nil, false, nil
 	}
-	root, err := exp.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return nil, nil, false, err
 	}

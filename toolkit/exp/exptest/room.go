@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 // CommittedDir is the folder of experiment name's committed result in this checkout,
 // figures/<name>. It fails the test when the checkout's root cannot be found.
 func CommittedDir(t testing.TB, name string) string {
 	t.Helper()
-	root, err := exp.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}
