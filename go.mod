@@ -9,6 +9,7 @@ require (
 	github.com/gomlx/go-xla v0.4.1
 	github.com/gomlx/gomlx v0.28.2
 	github.com/janpfeifer/gonb v0.11.4
+	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
 )
 

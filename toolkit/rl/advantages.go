@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
 // Group is one prompt's G sampled responses as the advantage estimators see them.
@@ -67,25 +69,16 @@ func EstimatorByName(name string) (Estimator, error) {
 	return nil, fmt.Errorf("rl: unknown advantage estimator %q (known: %v)", name, names)
 }
 
-func mean(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
-}
+// mean is the mean of x (stats.Mean).
+func mean(x []float64) float64 { return stats.Mean(x) }
 
-// meanStdUnbiased is the mean and the (n−1) standard deviation of x (0 for fewer than 2 values).
+// meanStdUnbiased is the mean and the (n−1) standard deviation of x (stats.MeanStd), with a
+// deviation of 0 rather than NaN for fewer than 2 values (a lone response is not scaled).
 func meanStdUnbiased(x []float64) (m, std float64) {
-	m = mean(x)
-	var ss float64
-	for _, v := range x {
-		ss += (v - m) * (v - m)
+	if len(x) < 2 {
+		return stats.Mean(x), 0
 	}
-	if len(x) > 1 {
-		std = math.Sqrt(ss / float64(len(x)-1))
-	}
-	return m, std
+	return stats.MeanStd(x)
 }
 
 // GRPO is (R_i − mean R)/(std R + eps), with the unbiased (G−1) standard deviation as TRL and verl

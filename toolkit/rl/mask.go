@@ -2,8 +2,8 @@ package rl
 
 import (
 	"fmt"
-	"math"
-	"sort"
+
+	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
 // MaskThresholds are CAPO's reference-perplexity thresholds (§1.2): a correct response is kept when
@@ -28,21 +28,9 @@ func NoiseMask(correct []bool, refPPL []float64, th MaskThresholds) []float64 {
 	return m
 }
 
-// Quantile is the q-quantile (0..1) of xs by linear interpolation between order statistics.
-func Quantile(xs []float64, q float64) (float64, error) {
-	if len(xs) == 0 {
-		return 0, fmt.Errorf("rl: quantile of no values")
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	pos := q * float64(len(s)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(s)-1)
-	return s[lo] + (pos-float64(lo))*(s[hi]-s[lo]), nil
-}
-
 // ThresholdsFromQuantiles derives the mask thresholds from the reference (SFT) model's perplexities
-// on its own samples. The paper says only that its 2.5 / 1.05 come "from the interquartile range of
+// on its own samples, each a quantile by linear interpolation between order statistics
+// (stats.Percentile). The paper says only that its 2.5 / 1.05 come "from the interquartile range of
 // the reference model's PPL on correct and incorrect answers" [UNVERIFIED]; two readings:
 //
 //   - rule "cross" (default here): High = the qHigh quantile of PPL on *incorrect* samples (a correct
@@ -63,15 +51,14 @@ func ThresholdsFromQuantiles(rule string, correct []bool, ppl []float64, qHigh, 
 	if len(pc) == 0 || len(pi) == 0 {
 		return MaskThresholds{}, fmt.Errorf("rl: mask thresholds need both correct (%d) and incorrect (%d) samples", len(pc), len(pi))
 	}
+	if !(qHigh >= 0 && qHigh <= 1 && qLow >= 0 && qLow <= 1) {
+		return MaskThresholds{}, fmt.Errorf("rl: mask quantiles %v and %v, want both in [0, 1]", qHigh, qLow)
+	}
 	switch rule {
 	case "cross":
-		h, _ := Quantile(pi, qHigh)
-		l, _ := Quantile(pc, qLow)
-		return MaskThresholds{High: h, Low: l}, nil
+		return MaskThresholds{High: stats.Percentile(pi, qHigh), Low: stats.Percentile(pc, qLow)}, nil
 	case "same":
-		h, _ := Quantile(pc, qHigh)
-		l, _ := Quantile(pi, qLow)
-		return MaskThresholds{High: h, Low: l}, nil
+		return MaskThresholds{High: stats.Percentile(pc, qHigh), Low: stats.Percentile(pi, qLow)}, nil
 	}
 	return MaskThresholds{}, fmt.Errorf("rl: mask threshold rule %q, want cross or same", rule)
 }

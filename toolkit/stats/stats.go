@@ -1,7 +1,8 @@
 // Package stats holds the small statistics PaperLab reports over seeds: the sample mean and
 // standard deviation (n − 1), the standard error, Student-t 95 % intervals of a mean (also of a
-// paired difference), Wilson intervals for a fraction, and curve smoothing. Pure functions, no
-// dependencies beyond the standard library, so the figures, the summaries and the claims share them.
+// paired difference), Wilson intervals for a fraction, and curve smoothing. Pure functions, with no
+// dependency beyond the standard library but gonum's Student-t distribution, so the figures, the
+// summaries, the claims and the training code share them.
 package stats
 
 import (
@@ -9,6 +10,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Summary is a sample's mean, sample standard deviation (n − 1 in the denominator), standard error
@@ -26,27 +29,61 @@ type Summary struct {
 func Summarize(xs []float64) Summary {
 	n := len(xs)
 	nan := math.NaN()
-	s := Summary{Mean: nan, Std: nan, N: n, SE: nan, CI95: [2]float64{nan, nan}}
-	if n == 0 {
-		return s
-	}
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	s.Mean = sum / float64(n)
+	s := Summary{N: n, SE: nan, CI95: [2]float64{nan, nan}}
+	s.Mean, s.Std = MeanStd(xs)
 	if n < 2 {
 		return s
 	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - s.Mean) * (x - s.Mean)
-	}
-	s.Std = math.Sqrt(ss / float64(n-1))
 	s.SE = s.Std / math.Sqrt(float64(n))
 	h := TQuantile(0.975, n-1) * s.SE
 	s.CI95 = [2]float64{s.Mean - h, s.Mean + h}
 	return s
+}
+
+// Mean is the arithmetic mean of xs, summed in order and divided once (NaN for no values).
+func Mean(xs []float64) float64 {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// MeanTermwise is the mean of xs as Σ x/n, each value divided by n before it is added (0 for no
+// values). It equals Mean up to rounding only; the TAPE experiment's curve means (AUCs) are
+// computed this way.
+func MeanTermwise(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x / float64(len(xs))
+	}
+	return s
+}
+
+// MeanStd is the mean and the sample standard deviation (n − 1 in the denominator) of xs, as
+// Summarize reports them: the deviation is NaN for fewer than two values (the mean too for none).
+func MeanStd(xs []float64) (mean, std float64) {
+	mean = Mean(xs)
+	if len(xs) < 2 {
+		return mean, math.NaN()
+	}
+	return mean, math.Sqrt(sumSquares(xs, mean) / float64(len(xs)-1))
+}
+
+// MeanStdPop is the mean and the population standard deviation (n in the denominator) of xs, as
+// advantage normalisation uses them: 0 for one value, NaN for none.
+func MeanStdPop(xs []float64) (mean, std float64) {
+	mean = Mean(xs)
+	return mean, math.Sqrt(sumSquares(xs, mean) / float64(len(xs)))
+}
+
+// sumSquares is Σ (x − mean)², summed in order.
+func sumSquares(xs []float64, mean float64) float64 {
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return ss
 }
 
 // String is "mean ± half-width of the 95 % interval (n=…)", or "mean (n=1)" where no interval exists.
@@ -61,92 +98,22 @@ func (s Summary) String() string {
 func (s Summary) HalfWidth() float64 { return (s.CI95[1] - s.CI95[0]) / 2 }
 
 // TQuantile returns the p-quantile of Student's t distribution with df degrees of freedom
-// (df ≥ 1, 0 < p < 1), by bisection on the CDF; accurate to about 1e-10.
+// (df ≥ 1, 0 < p < 1; NaN outside), from gonum's inverse regularized incomplete beta function.
 func TQuantile(p float64, df int) float64 { return TQuantileF(p, float64(df)) }
 
 // TQuantileF is TQuantile for real degrees of freedom (df ≥ 1; Welch's interval has fractional ones).
 func TQuantileF(p, df float64) float64 {
-	if !(df >= 1) || p <= 0 || p >= 1 {
+	if !(df >= 1) || !(p > 0 && p < 1) {
 		return math.NaN()
 	}
-	if p == 0.5 {
-		return 0
-	}
-	if p < 0.5 {
-		return -TQuantileF(1-p, df)
-	}
-	lo, hi := 0.0, 1.0
-	for TCDFF(hi, df) < p {
-		hi *= 2
-	}
-	for i := 0; i < 200 && hi-lo > 1e-12*math.Max(1, hi); i++ {
-		mid := (lo + hi) / 2
-		if TCDFF(mid, df) < p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(p)
 }
 
 // TCDF is the cumulative distribution function of Student's t with df degrees of freedom.
 func TCDF(t float64, df int) float64 { return TCDFF(t, float64(df)) }
 
 // TCDFF is TCDF for real degrees of freedom.
-func TCDFF(t, v float64) float64 {
-	x := v / (v + t*t)
-	tail := 0.5 * regIncBeta(v/2, 0.5, x) // P(T > |t|)
-	if t >= 0 {
-		return 1 - tail
-	}
-	return tail
-}
-
-// regIncBeta is the regularized incomplete beta function I_x(a, b) (continued fraction, Lentz).
-func regIncBeta(a, b, x float64) float64 {
-	if x <= 0 {
-		return 0
-	}
-	if x >= 1 {
-		return 1
-	}
-	la, _ := math.Lgamma(a)
-	lb, _ := math.Lgamma(b)
-	lab, _ := math.Lgamma(a + b)
-	front := math.Exp(lab - la - lb + a*math.Log(x) + b*math.Log1p(-x))
-	if x > (a+1)/(a+b+2) {
-		return 1 - regIncBeta(b, a, 1-x)
-	}
-	const tiny = 1e-300
-	f, c, d := 1.0, 1.0, 0.0
-	for i := 0; i <= 400; i++ {
-		m := float64(i / 2)
-		var num float64
-		switch {
-		case i == 0:
-			num = 1
-		case i%2 == 0:
-			num = m * (b - m) * x / ((a + 2*m - 1) * (a + 2*m))
-		default:
-			num = -((a + m) * (a + b + m) * x) / ((a + 2*m) * (a + 2*m + 1))
-		}
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		d = 1 / d
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		f *= c * d
-		if math.Abs(1-c*d) < 1e-15 {
-			break
-		}
-	}
-	return front * (f - 1) / a
-}
+func TCDFF(t, df float64) float64 { return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(t) }
 
 // Welch is the 95 % Welch t-interval of mean(b) − mean(a) for two independent samples: the
 // difference, its interval and the Welch–Satterthwaite degrees of freedom. With fewer than two
@@ -247,7 +214,8 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 }
 
 // Percentile is the p-quantile (p in [0,1]) of xs by linear interpolation between order statistics
-// (NumPy's default, "linear"); NaN for an empty sample. xs is not modified.
+// (NumPy's default, "linear": position p·(n−1) in the sorted sample); NaN for an empty sample or
+// a p outside [0,1]. xs is not modified.
 func Percentile(xs []float64, p float64) float64 {
 	if len(xs) == 0 || p < 0 || p > 1 || math.IsNaN(p) {
 		return math.NaN()

@@ -6,8 +6,9 @@ import (
 	"image/color"
 	"image/color/palette"
 	"image/draw"
-	"image/gif"
 	"image/png"
+
+	"github.com/paperlab/paperlab/toolkit/plot/anim"
 )
 
 // cellColors are the picture's colours of each cell kind (the agent is drawn on top in black, with
@@ -68,24 +69,18 @@ func Replay(task Task, seed uint64, e Embodiment, actions []int) ([]*World, erro
 	return frames, nil
 }
 
-// GIF animates frames (delay in hundredths of a second per frame; the last frame held 4× longer).
+// GIF animates frames (delay in hundredths of a second per frame; the last frame held 4× longer),
+// each frame whole in Plan 9's palette (anim.GIF).
 func GIF(frames []*World, cell, delay int) ([]byte, error) {
-	anim := &gif.GIF{}
+	imgs := make([]image.Image, len(frames))
+	delays := make([]int, len(frames))
 	for i, w := range frames {
-		src := Image(w, cell)
-		p := image.NewPaletted(src.Bounds(), palette.Plan9)
-		draw.Draw(p, p.Bounds(), src, image.Point{}, draw.Src)
-		d := delay
-		if i == len(frames)-1 {
-			d *= 4
-		}
-		anim.Image, anim.Delay = append(anim.Image, p), append(anim.Delay, d)
+		imgs[i], delays[i] = Image(w, cell), delay
 	}
-	var b bytes.Buffer
-	if err := gif.EncodeAll(&b, anim); err != nil {
-		return nil, err
+	if len(delays) > 0 {
+		delays[len(delays)-1] *= 4
 	}
-	return b.Bytes(), nil
+	return anim.GIF(imgs, delays, anim.Options{Palette: palette.Plan9, Whole: true})
 }
 
 // PNG encodes Image(w, cell).

@@ -115,22 +115,10 @@ func ConfigFor(s exp.Scale) Config {
 
 // Run is the experiment.
 func Run(opt exp.Options) (*exp.Result, error) {
-	cfg, err := exp.ConfigOf(opt, ConfigFor)
-	if err != nil {
-		return nil, err
-	}
-	seeds := opt.SeedList()
-	res, err := exp.NewResult("capo", opt, seeds, cfg)
-	if err != nil {
-		return nil, err
-	}
 	tok := lmtask.Tokenizer()
-	for _, seed := range seeds {
-		if err := runSeed(cfg, seed, tok, opt, res); err != nil {
-			return nil, fmt.Errorf("seed %d: %w", seed, err)
-		}
-	}
-	return res, nil
+	return exp.RunSeeds("capo", opt, ConfigFor, nil, func(cfg Config, seed uint64, res *exp.Result) error {
+		return runSeed(cfg, seed, tok, opt, res)
+	})
 }
 
 func runSeed(cfg Config, seed uint64, tok *lm.Tokenizer, opt exp.Options, res *exp.Result) error {

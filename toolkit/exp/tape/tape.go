@@ -27,6 +27,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/marl/ppo"
 	tp "github.com/paperlab/paperlab/toolkit/marl/tape"
 	"github.com/paperlab/paperlab/toolkit/marl/topology"
+	"github.com/paperlab/paperlab/toolkit/stats"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
@@ -248,9 +249,9 @@ func matrixMethod(res *exp.Result, opt exp.Options, game *env.Matrix, part, name
 			switch key {
 			case "greedy_return":
 			case "p_optimal":
-				run.Final["p_optimal_auc"] = meanOf(curves[key].Y)
+				run.Final["p_optimal_auc"] = stats.MeanTermwise(curves[key].Y)
 			default:
-				run.Final[key] = meanOf(curves[key].Y)
+				run.Final[key] = stats.MeanTermwise(curves[key].Y)
 			}
 		}
 		run.Seconds = time.Since(start).Seconds()
@@ -287,14 +288,10 @@ func runLBF(scenario, prefix string, tc tp.Config, pc ppo.Config, finalFrac floa
 	defer actor.Close()
 	ret := curves["episodic_return"]
 	k := max(1, int(math.Ceil(finalFrac*float64(len(ret.Y)))))
-	final := 0.0
-	for _, v := range ret.Y[len(ret.Y)-k:] {
-		final += v
-	}
-	final /= float64(k)
+	final := stats.Mean(ret.Y[len(ret.Y)-k:])
 	sps, _ := curves.Last("SPS")
 	run := exp.Run{Method: m.Name, Seed: seed,
-		Final:  map[string]float64{"return": final, "return_auc": meanOf(ret.Y), "sps": sps, "env_steps": ret.X[len(ret.X)-1]},
+		Final:  map[string]float64{"return": final, "return_auc": stats.MeanTermwise(ret.Y), "sps": sps, "env_steps": ret.X[len(ret.X)-1]},
 		Curves: map[string]exp.Curve{}}
 	if evalEpisodes > 0 {
 		run.Final["train_return"] = final
@@ -412,14 +409,6 @@ func runDet(cfg Config, res *exp.Result, opt exp.Options) error {
 		}
 	}
 	return nil
-}
-
-func meanOf(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v / float64(len(x))
-	}
-	return s
 }
 
 func matrixGame(scenario string) (*env.Matrix, error) {

@@ -123,21 +123,11 @@ func Metrics(conf []float64, correct []bool, bins int) (map[string]float64, map[
 
 // Run is the experiment.
 func Run(opt exp.Options) (*exp.Result, error) {
-	cfg, err := exp.ConfigOf(opt, ConfigFor)
-	if err != nil {
-		return nil, err
-	}
-	seeds := opt.SeedList()
-	res, err := exp.NewResult("tour", opt, seeds, cfg)
-	if err != nil {
-		return nil, err
-	}
-	t0 := time.Now()
-	for _, seed := range seeds {
+	return exp.RunSeeds("tour", opt, ConfigFor, nil, func(cfg Config, seed uint64, res *exp.Result) error {
 		start := time.Now()
 		problems, err := arith.Generate(cfg.Data, seed, cfg.Problems, 0)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		answers := Simulate(problems, cfg.StepError, seed)
 		correct := make([]bool, len(answers))
@@ -151,14 +141,14 @@ func Run(opt exp.Options) (*exp.Result, error) {
 			}
 			final, curves, err := Metrics(conf, correct, cfg.Bins)
 			if err != nil {
-				return nil, fmt.Errorf("seed %d, method %s: %w", seed, m, err)
+				return fmt.Errorf("method %s: %w", m, err)
 			}
 			res.Runs = append(res.Runs, exp.Run{Method: m, Seed: seed, Final: final, Curves: curves, Seconds: time.Since(start).Seconds()})
 		}
 		fmt.Fprintf(opt.Log, "seed %d: %d problems scored\n", seed, len(problems))
-	}
-	res.Timing["score"] = time.Since(t0).Seconds()
-	return res, nil
+		res.Timing["score"] += time.Since(start).Seconds()
+		return nil
+	})
 }
 
 func init() {

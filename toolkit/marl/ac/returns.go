@@ -1,6 +1,6 @@
 package ac
 
-import "math"
+import "github.com/paperlab/paperlab/toolkit/stats"
 
 // GAE computes generalized advantage estimates for one trajectory stream: rewards[t], values[t]
 // (V(s_t)), dones[t] (episode ended after step t, so no bootstrap across it), and lastValue (V of the
@@ -44,25 +44,15 @@ func TDLambda(rewards, q []float64, dones []bool, lastQ, gamma, lambda float64) 
 	return g
 }
 
-// MeanStd is the mean and the population standard deviation of x (x non-empty).
-func MeanStd(x []float64) (mean, std float64) {
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	s := 0.0
-	for _, v := range x {
-		s += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(s / float64(len(x)))
-}
+// MeanStd is the mean and the population standard deviation of x (x non-empty): stats.MeanStdPop.
+func MeanStd(x []float64) (mean, std float64) { return stats.MeanStdPop(x) }
 
 // Normalize returns (x − mean)/(std + 1e-8).
 func Normalize(x []float64) []float64 {
 	if len(x) == 0 {
 		return nil
 	}
-	m, std := MeanStd(x)
+	m, std := stats.MeanStdPop(x)
 	out := make([]float64, len(x))
 	for i, v := range x {
 		out[i] = (v - m) / (std + 1e-8)

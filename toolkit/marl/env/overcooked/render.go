@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/color/palette"
 	"image/draw"
-	"image/gif"
 	"image/png"
 	"strings"
+
+	"github.com/paperlab/paperlab/toolkit/plot/anim"
 )
 
 var heldChar = map[Object]byte{Nothing: ' ', OnionObj: 'o', DishObj: 'd', SoupObj: 's', TomatoObj: 't'}
@@ -153,24 +153,6 @@ func (s *State) Image(r Rules) *image.RGBA {
 	return img
 }
 
-// changed is the smallest rectangle holding every pixel that differs between a and b (same bounds);
-// one pixel when nothing changed (a GIF frame cannot be empty).
-func changed(a, b *image.Paletted) image.Rectangle {
-	r := b.Bounds()
-	minX, minY, maxX, maxY := r.Max.X, r.Max.Y, r.Min.X, r.Min.Y
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			if a.ColorIndexAt(x, y) != b.ColorIndexAt(x, y) {
-				minX, minY, maxX, maxY = min(minX, x), min(minY, y), max(maxX, x+1), max(maxY, y+1)
-			}
-		}
-	}
-	if minX >= maxX {
-		return image.Rect(r.Min.X, r.Min.Y, r.Min.X+1, r.Min.Y+1)
-	}
-	return image.Rect(minX, minY, maxX, maxY)
-}
-
 // Upscale enlarges an image by an integer factor, nearest neighbour (tiles stay crisp).
 func Upscale(src image.Image, k int) image.Image {
 	if k <= 1 {
@@ -194,9 +176,8 @@ func (s *State) PNG(r Rules) ([]byte, error) {
 }
 
 // GIF encodes a sequence of states as an animated GIF (delay in hundredths of a second per frame),
-// each pixel drawn as a scale × scale block (scale ≥ 1; 3 makes cramped_room 480 × 384). The
-// pictures are flat colours, so the palette is exactly the colours used (no dithering, which
-// would scatter noise that LZW cannot compress); Plan 9's palette serves if there are over 256.
+// each pixel drawn as a scale × scale block (scale ≥ 1; 3 makes cramped_room 480 × 384), with the
+// exact colours used and each frame after the first only the rectangle that changed (anim.GIF).
 func GIF(states []*State, r Rules, delay, scale int) ([]byte, error) {
 	if len(states) == 0 {
 		return nil, fmt.Errorf("overcooked: no frames")
@@ -205,39 +186,9 @@ func GIF(states []*State, r Rules, delay, scale int) ([]byte, error) {
 		return nil, fmt.Errorf("overcooked: GIF scale %d, want ≥ 1", scale)
 	}
 	frames := make([]image.Image, len(states))
-	seen := map[color.RGBA]bool{}
-	var pal color.Palette
+	delays := make([]int, len(states))
 	for k, s := range states {
-		frames[k] = Upscale(s.Image(r), scale)
-		b := frames[k].Bounds()
-		for y := b.Min.Y; y < b.Max.Y && len(pal) <= 256; y++ {
-			for x := b.Min.X; x < b.Max.X; x++ {
-				c := color.RGBAModel.Convert(frames[k].At(x, y)).(color.RGBA)
-				if !seen[c] {
-					seen[c] = true
-					pal = append(pal, c)
-				}
-			}
-		}
+		frames[k], delays[k] = Upscale(s.Image(r), scale), delay
 	}
-	if len(pal) > 256 {
-		pal = palette.Plan9
-	}
-	anim := &gif.GIF{}
-	var prev *image.Paletted
-	for _, src := range frames {
-		p := image.NewPaletted(src.Bounds(), pal)
-		draw.Draw(p, src.Bounds(), src, image.Point{}, draw.Src)
-		frame := p
-		if prev != nil { // only the rectangle that changed; the rest stays from the frame before
-			frame = p.SubImage(changed(prev, p)).(*image.Paletted)
-		}
-		anim.Image = append(anim.Image, frame)
-		anim.Delay = append(anim.Delay, delay)
-		anim.Disposal = append(anim.Disposal, gif.DisposalNone)
-		prev = p
-	}
-	var buf bytes.Buffer
-	err := gif.EncodeAll(&buf, anim)
-	return buf.Bytes(), err
+	return anim.GIF(frames, delays, anim.Options{})
 }
