@@ -75,7 +75,7 @@ func benchModel(b *testing.B) (*Model, []Example) {
 // context 24 (or $PAPERLAB_BENCH_BATCH).
 func BenchmarkTrainStep(b *testing.B) {
 	m, data := benchModel(b)
-	tr, err := NewTrainer(m, DefaultOpt(3e-3), "sft", nil, SFTLoss)
+	tr, err := NewTrainer(m, DefaultOpt(3e-3), nil, SFTLoss)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func BenchmarkSample(b *testing.B) {
 // $PAPERLAB_BENCH_BATCH when set.
 func BenchmarkRLLoop(b *testing.B) {
 	m, data := benchModel(b)
-	tr, err := NewTrainer(m, DefaultOpt(3e-3), "sft", nil, SFTLoss)
+	tr, err := NewTrainer(m, DefaultOpt(3e-3), nil, SFTLoss)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -87,11 +87,11 @@ func LoadCheckpointOn(be compute.Backend, dir string) (*Checkpoint, error) {
 
 // Trainer rebuilds the trainer saved in the checkpoint (optimizer state and step restored) for the
 // given loss, so that training resumes where it stopped.
-func (ck *Checkpoint) Trainer(name string, metricNames []string, lossFn Loss) (*Trainer, error) {
+func (ck *Checkpoint) Trainer(metricNames []string, loss Loss) (*Trainer, error) {
 	if ck.Opt == nil {
 		return nil, fmt.Errorf("checkpoint holds no optimizer state (saved without a trainer)")
 	}
-	tr, err := NewTrainer(ck.Model, *ck.Opt, name, metricNames, lossFn)
+	tr, err := NewTrainer(ck.Model, *ck.Opt, metricNames, loss)
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func resumeCheck(t *testing.T, be compute.Backend, tol float64) {
 	if math.Abs(l1-l2) > tol*math.Max(1, math.Abs(l1)) {
 		t.Fatalf("loaded model loss %v ≠ saved model loss %v", l2, l1)
 	}
-	tr2, err := ck.Trainer("sft", nil, SFTLoss)
+	tr2, err := ck.Trainer(nil, SFTLoss)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestCheckpointErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ck.Trainer("sft", nil, SFTLoss); err == nil {
+	if _, err := ck.Trainer(nil, SFTLoss); err == nil {
 		t.Fatal("a weights-only checkpoint gave a trainer")
 	}
 	os.WriteFile(filepath.Join(dir, "params.f32"), []byte{1, 2, 3}, 0o644)

@@ -127,12 +127,12 @@ func TestInputPatches(t *testing.T) {
 	if _, _, err := m.Render([]int32{BOS, 4}, 1, 2); err == nil {
 		t.Fatal("rendered for InputPatches")
 	}
-	loss := Loss{Inputs: []string{"tokens", "positions", "key_mask"}, Fn: func(c Config, w *Views, in In) (*Node, []*Node) {
+	loss := Loss{Name: "input-patches-test", Inputs: []string{"tokens", "positions", "key_mask"}, Fn: func(c Config, w *Views, in In) (*Node, []*Node) {
 		logits, _, _ := Forward(c, w, in)
 		l := ReduceAllMean(Square(logits))
 		return l, []*Node{l}
 	}}
-	tr, err := NewTrainer(m, DefaultOpt(1e-3), "input-patches-test", []string{"l"}, loss)
+	tr, err := NewTrainer(m, DefaultOpt(1e-3), []string{"l"}, loss)
 	if err != nil {
 		t.Fatal(err)
 	}

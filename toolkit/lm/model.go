@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/gomlx/compute"
-	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/nn"
@@ -70,9 +69,10 @@ func (m *Model) Clone() (*Model, error) {
 	return &Model{Config: m.Config, Tok: m.Tok, Model: nm}, nil
 }
 
-// call runs a compiled graph and converts GoMLX's panics into errors.
-func (m *Model) call(e *Exec, args ...any) ([]*tensors.Tensor, error) {
-	out, err := m.Model.Call(e, args...)
+// call runs a graph on the model's weights and named inputs (nn.Model.Call) and converts GoMLX's
+// panics into errors.
+func (m *Model) call(f nn.Func, in Inputs) ([]*tensors.Tensor, error) {
+	out, err := m.Model.Call(f, in)
 	if err != nil {
 		return nil, fmt.Errorf("lm: %w", err)
 	}

@@ -2,7 +2,6 @@ package lm
 
 import (
 	"fmt"
-	"github.com/gomlx/compute"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/paperlab/paperlab/toolkit/nn"
 )
 
 // SampleBatch is the largest number of prompts generated in one batch; smaller batches are padded
@@ -53,14 +53,14 @@ type Generation struct {
 // Text decodes the completion (without EOS).
 func (g Generation) Text(tok *Tokenizer) string { return tok.Decode(g.Tokens) }
 
-func (m *Model) prefillExec() *Exec {
-	c, l := m.Config, m.Layout
-	names := append([]string{"tokens", "positions", "key_mask"}, c.EmbedInputs()...)
-	return m.Exec("lm-prefill", func(b compute.Backend) *Exec {
-		return MustNewExec(b, func(g *Graph, x []*Node) []*Node {
-			w := NewViews(l, x[0])
-			in := NamedIn(names, x[1:])
+// prefillFunc runs the left-padded prompts through the model: the last position's logits and the
+// KV cache, with room for the generated tokens.
+func (m *Model) prefillFunc() nn.Func {
+	c := m.Config
+	return nn.Func{Name: "lm-prefill", Inputs: append([]string{"tokens", "positions", "key_mask"}, c.EmbedInputs()...),
+		Fn: func(w *Views, in In) []*Node {
 			tokens, keyMaskFull := in.Get("tokens"), in.Get("key_mask")
+			g := tokens.Graph()
 			b, p := tokens.Shape().Dimensions[0], tokens.Shape().Dimensions[1]
 			tmax := keyMaskFull.Shape().Dimensions[1]
 			in["key_mask"] = SliceAxis(keyMaskFull, 1, AxisRange(0, p))
@@ -79,19 +79,18 @@ func (m *Model) prefillExec() *Exec {
 				return cache
 			}
 			return []*Node{last, stack(ks), stack(vs)}
-		}).WithName("lm-prefill")
-	})
+		}}
 }
 
-func (m *Model) decodeExec() *Exec {
-	c, l := m.Config, m.Layout
-	return m.Exec("lm-decode", func(b compute.Backend) *Exec {
-		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
-			w := NewViews(l, in[0])
-			logits, k, v := DecodeStep(c, w, in[1], in[2], in[3], in[4], in[5], in[6])
+// decodeFunc is one KV-cache decode step (DecodeStep): new tokens and positions [B], the cache
+// column they are written to (scalar), the key mask [B,Tmax] and the caches.
+func (m *Model) decodeFunc() nn.Func {
+	c := m.Config
+	return nn.Func{Name: "lm-decode", Inputs: []string{"tokens", "positions", "col", "key_mask", "cache_k", "cache_v"},
+		Fn: func(w *Views, in In) []*Node {
+			logits, k, v := DecodeStep(c, w, in.Get("tokens"), in.Get("positions"), in.Get("col"), in.Get("key_mask"), in.Get("cache_k"), in.Get("cache_v"))
 			return []*Node{logits, k, v}
-		}).WithName("lm-decode")
-	})
+		}}
 }
 
 // Sample generates completions for prompts (token ids without BOS) with a KV cache: one prefill
@@ -117,7 +116,9 @@ func (m *Model) Sample(prompts [][]int32, sc SampleConfig) ([]Generation, error)
 	return out, nil
 }
 
-func bucket(n int) int {
+// Bucket is the batch size a batch of n rows is padded to: the smallest power of two from 8 that
+// holds n. Padding to it bounds the number of compiled shapes while the batch size varies.
+func Bucket(n int) int {
 	b := 8
 	for b < n {
 		b *= 2
@@ -128,7 +129,7 @@ func bucket(n int) int {
 func (m *Model) sampleChunk(prompts [][]int32, sc SampleConfig, r *rand.Rand) ([]Generation, error) {
 	c := m.Config
 	n := len(prompts)
-	b := bucket(n)
+	b := Bucket(n)
 	plen := make([]int, b) // prompt length with BOS
 	p := 0
 	for i, pr := range prompts {
@@ -168,7 +169,7 @@ func (m *Model) sampleChunk(prompts [][]int32, sc SampleConfig, r *rand.Rand) ([
 	if err := m.AddEmbedInputs(&in); err != nil {
 		return nil, err
 	}
-	res, err := m.call(m.prefillExec(), append([]any{m.Params}, in.Values...)...)
+	res, err := m.call(m.prefillFunc(), in)
 	if err != nil {
 		return nil, err
 	}
@@ -215,12 +216,14 @@ func (m *Model) sampleChunk(prompts [][]int32, sc SampleConfig, r *rand.Rand) ([
 				next[i], nextPos[i] = PAD, 0
 			}
 		}
-		res, err = m.call(m.decodeExec(), m.Params,
-			tensors.FromFlatDataAndDimensions(append([]int32(nil), next...), b),
-			tensors.FromFlatDataAndDimensions(append([]int32(nil), nextPos...), b),
-			int32(col),
-			tensors.FromFlatDataAndDimensions(append([]float32(nil), keyMask...), b, tmax),
-			cacheK, cacheV)
+		var step Inputs
+		step.Add("tokens", tensors.FromFlatDataAndDimensions(append([]int32(nil), next...), b))
+		step.Add("positions", tensors.FromFlatDataAndDimensions(append([]int32(nil), nextPos...), b))
+		step.Add("col", int32(col))
+		step.Add("key_mask", tensors.FromFlatDataAndDimensions(append([]float32(nil), keyMask...), b, tmax))
+		step.Add("cache_k", cacheK)
+		step.Add("cache_v", cacheV)
+		res, err = m.call(m.decodeFunc(), step)
 		cacheK.FinalizeAll()
 		cacheV.FinalizeAll()
 		if err != nil {

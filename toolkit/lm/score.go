@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gomlx/compute"
 	"github.com/paperlab/paperlab/toolkit/nn"
 
 	. "github.com/gomlx/gomlx/core/graph"
@@ -28,17 +27,14 @@ type Scored struct {
 // PPL is the perplexity exp(−LPM).
 func (s Scored) PPL() float64 { return math.Exp(-s.LPM) }
 
-func (m *Model) scoreExec() *Exec {
-	c, l := m.Config, m.Layout
-	names := append([]string{"tokens", "positions", "key_mask", "targets"}, c.EmbedInputs()...)
-	return m.Exec("lm-score", func(b compute.Backend) *Exec {
-		return MustNewExec(b, func(g *Graph, x []*Node) []*Node {
-			w := NewViews(l, x[0])
-			in := NamedIn(names, x[1:])
+// scoreFunc is the graph of per-token log-probabilities and entropies of a packed batch.
+func (m *Model) scoreFunc() nn.Func {
+	c := m.Config
+	return nn.Func{Name: "lm-score", Inputs: append([]string{"tokens", "positions", "key_mask", "targets"}, c.EmbedInputs()...),
+		Fn: func(w *Views, in In) []*Node {
 			logits, _, _ := Forward(c, w, in)
 			return []*Node{TokenLogProbs(logits, in.Get("targets")), TokenEntropy(logits)}
-		}).WithName("lm-score")
-	})
+		}}
 }
 
 // Score returns, for each example, the log-probabilities of its completion tokens given its prompt
@@ -68,7 +64,7 @@ func (m *Model) Score(examples []Example, withEOS bool) ([]Scored, error) {
 		if err := m.AddEmbedInputs(&in); err != nil {
 			return nil, err
 		}
-		res, err := m.call(m.scoreExec(), append([]any{m.Params}, in.Values...)...)
+		res, err := m.call(m.scoreFunc(), in)
 		if err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@ import (
 
 // SFTLoss is the next-token cross-entropy averaged over completion tokens (token-level mean), over a
 // packed batch (BatchInputs, each [B,T]).
-var SFTLoss = Loss{Inputs: BatchInputs, Fn: func(c Config, w *Views, in In) (*Node, []*Node) {
+var SFTLoss = Loss{Name: "sft", Inputs: BatchInputs, Fn: func(c Config, w *Views, in In) (*Node, []*Node) {
 	logits, _, _ := Forward(c, w, in)
 	lp := TokenLogProbs(logits, in.Get("targets"))
 	return Neg(MaskedMean(lp, in.Get("loss_mask"))), nil
@@ -57,7 +57,7 @@ func TrainSFT(m *Model, cfg SFTConfig, train, eval []Example, hooks SFTHooks) (*
 	if len(train) == 0 {
 		return nil, nil, fmt.Errorf("sft: no training examples")
 	}
-	tr, err := NewTrainer(m, cfg.Opt, "sft", nil, SFTLoss)
+	tr, err := NewTrainer(m, cfg.Opt, nil, SFTLoss)
 	if err != nil {
 		return nil, nil, err
 	}

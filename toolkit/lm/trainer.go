@@ -3,65 +3,42 @@ package lm
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/paperlab/paperlab/toolkit/nn"
 )
 
-// In is a loss's batch inputs by name, as graph nodes.
-type In map[string]*Node
-
-// Get returns the named input. A name the batch does not carry is a programming error: it panics
-// while the graph is built, naming the input and the names the batch carries.
-func (in In) Get(name string) *Node {
-	x, ok := in[name]
-	if !ok {
-		var have []string
-		for k := range in {
-			have = append(have, k)
-		}
-		slices.Sort(have)
-		panic(fmt.Sprintf("lm: loss reads input %q, the batch carries %s", name, strings.Join(have, ", ")))
-	}
-	return x
-}
+// In, Inputs and NamedIn are toolkit/nn's named graph inputs, re-exported for the LM's users: a
+// batch is fed as named values (Inputs) and a graph reads its nodes by name (In.Get).
+type (
+	In     = nn.In
+	Inputs = nn.Inputs
+)
 
 // NamedIn pairs names with nodes (in order).
-func NamedIn(names []string, nodes []*Node) In {
-	in := make(In, len(names))
-	for i, n := range names {
-		in[n] = nodes[i]
-	}
-	return in
-}
+var NamedIn = nn.NamedIn
 
-// Inputs is a batch as it is fed to a loss: named values (tensors or Go slices) in a fixed order.
-type Inputs struct {
-	Names  []string
-	Values []any
-}
-
-// Add appends a named value.
-func (in *Inputs) Add(name string, v any) {
-	in.Names = append(in.Names, name)
-	in.Values = append(in.Values, v)
-}
-
-// Value returns the named value (nil when the batch does not carry it).
-func (in Inputs) Value(name string) any {
-	if i := slices.Index(in.Names, name); i >= 0 {
-		return in.Values[i]
-	}
-	return nil
-}
-
-// Loss is a scalar loss (and named scalar metrics) over named batch inputs: Inputs lists the names a
-// batch must carry, in the order the packer declares them; Fn reads them by name. SFT, PPO/GRPO and
-// DPO are Losses over the same model and optimizer.
+// Loss is a scalar loss (and named scalar metrics) over named batch inputs: nn.Loss with the model's
+// Config passed to Fn and the embedder's inputs (Config.EmbedInputs) added to those it declares.
+// Inputs lists the names a batch must carry, in the order the packer declares them; Fn reads them by
+// name. Name and the JSON of Params identify the compiled update step (nn.Loss): Params holds every
+// value Fn closes over beyond the model's configuration. SFT, PPO/GRPO and DPO are Losses over the
+// same model and optimizer.
 type Loss struct {
+	Name   string
+	Params any
 	Inputs []string
 	Fn     func(c Config, w *Views, in In) (loss *Node, metrics []*Node)
+}
+
+// NN is the loss as toolkit/nn trains it on a model of configuration c.
+func (l Loss) NN(c Config) nn.Loss {
+	fn := l.Fn
+	var f func(w *nn.Views, in nn.In) (*Node, []*Node)
+	if fn != nil {
+		f = func(w *nn.Views, in nn.In) (*Node, []*Node) { return fn(c, w, in) }
+	}
+	return nn.Loss{Name: l.Name, Params: l.Params, Inputs: append(slices.Clone(l.Inputs), c.EmbedInputs()...), Fn: f}
 }
 
 // Trainer is toolkit/nn's optimizer state and update step bound to an LM and one Loss.
@@ -71,14 +48,10 @@ type Trainer struct {
 	Loss  Loss
 }
 
-// NewTrainer prepares Adam(W) for m with the given loss; name identifies the compiled graph (one per
-// loss kind and configuration), metricNames name the loss's metrics in order.
-func NewTrainer(m *Model, opt OptConfig, name string, metricNames []string, loss Loss) (*Trainer, error) {
-	c := m.Config
-	names := append(slices.Clone(loss.Inputs), c.EmbedInputs()...)
-	t, err := nn.NewTrainer(&m.Model, opt, "lm-"+name, metricNames, func(w *nn.Views, batch []*Node) (*Node, []*Node) {
-		return loss.Fn(c, w, NamedIn(names, batch))
-	})
+// NewTrainer prepares Adam(W) for m with the given loss; metricNames name the loss's metrics in
+// order. The compiled update step is identified by the loss itself (nn.NewTrainer).
+func NewTrainer(m *Model, opt OptConfig, metricNames []string, loss Loss) (*Trainer, error) {
+	t, err := nn.NewTrainer(&m.Model, opt, metricNames, loss.NN(m.Config))
 	if err != nil {
 		return nil, err
 	}
@@ -99,5 +72,5 @@ func (t *Trainer) Update(in Inputs) (StepStats, error) {
 	if err := t.Model.AddEmbedInputs(&in); err != nil { // a patch embedder's pixels, drawn from the tokens
 		return StepStats{}, err
 	}
-	return t.Trainer.Update(in.Values...)
+	return t.Trainer.Update(in)
 }

@@ -95,7 +95,8 @@ func NewViews(l Layout, flat *Node) *Views {
 	return v
 }
 
-// W returns the named weight; it panics (a programming error) when the name is unknown.
+// W returns the named weight; it panics (a programming error, with an error value that GoMLX reports
+// as a failed graph build) when the name is unknown.
 func (v *Views) W(name string) *Node {
 	i, ok := v.layout.byName[name]
 	if !ok {
@@ -104,7 +105,7 @@ func (v *Views) W(name string) *Node {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		panic(fmt.Sprintf("nn: no weight %q (have %v)", name, names))
+		panic(fmt.Errorf("nn: no weight %q (have %v)", name, names))
 	}
 	return v.nodes[i]
 }
@@ -153,8 +154,9 @@ func NewModel(b compute.Backend, l Layout, flat []float32) (Model, error) {
 // Backend is the engine the model runs on.
 func (m *Model) Backend() compute.Backend { return m.rt.backend }
 
-// Exec returns the compiled graph cached under key, building it on first use.
-func (m *Model) Exec(key string, build func(b compute.Backend) *Exec) *Exec {
+// exec returns the compiled graph cached under key, building it on first use. Keys are derived
+// from the graph's description (Func.Key, Loss.Key), never written by callers.
+func (m *Model) exec(key string, build func(b compute.Backend) *Exec) *Exec {
 	r := m.rt
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -227,7 +229,8 @@ func (m *Model) SetWeights(flat []float32) error {
 	return nil
 }
 
-// Call runs a compiled graph of m and converts GoMLX's panics into errors.
+// call runs a compiled graph of m on positional arguments and converts GoMLX's panics into errors
+// (Call and Trainer.Update feed it named inputs in their graph's declared order).
 //
 // Tensors are never freed by the garbage collector on engines with native memory (ONNX Runtime,
 // XLA): a host tensor passed as an argument gets a device copy that lives until it is finalized
@@ -236,7 +239,7 @@ func (m *Model) SetWeights(flat []float32) error {
 // the host — the run consumes it, and the tensor's host data stay valid for reuse. Tensors already
 // on the device (weights, outputs of earlier calls) are passed as they are; the caller owns the
 // output tensors and finalizes them.
-func (m *Model) Call(e *Exec, args ...any) (out []*tensors.Tensor, err error) {
+func (m *Model) call(e *Exec, args ...any) (out []*tensors.Tensor, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
@@ -250,21 +253,6 @@ func (m *Model) Call(e *Exec, args ...any) (out []*tensors.Tensor, err error) {
 		}
 	}
 	return e.Call(args...)
-}
-
-// CallFloats runs a compiled graph of m whose first output is float32 and returns that output's
-// values on the host, freeing every output.
-func (m *Model) CallFloats(e *Exec, args ...any) ([]float32, error) {
-	out, err := m.Call(e, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		for _, o := range out {
-			o.FinalizeAll()
-		}
-	}()
-	return tensors.CopyFlatData[float32](out[0])
 }
 
 // onDevice returns a tensor of the flat values already placed on engine b (so repeated calls do not

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/backend"
@@ -32,12 +31,15 @@ func quadModel(t *testing.T) *Model {
 	return &m
 }
 
-func quadLoss(w *Views, in []*Node) (*Node, []*Node) {
+var quadLoss = Loss{Name: "quad", Inputs: []string{"x"}, Fn: func(w *Views, in In) (*Node, []*Node) {
 	d := AddScalar(w.W("w"), -1)
 	bb := w.W("b")
-	loss := Add(ReduceAllSum(Square(d)), Mul(ReduceAllSum(Square(bb)), in[0]))
+	loss := Add(ReduceAllSum(Square(d)), Mul(ReduceAllSum(Square(bb)), in.Get("x")))
 	return loss, []*Node{ReduceAllSum(bb)}
-}
+}}
+
+// quadX is quadLoss's batch.
+func quadX(x float64) Inputs { return Inputs{Names: []string{"x"}, Values: []any{float32(x)}} }
 
 // hostAdam is PyTorch's Adam(W) with global-norm clipping, written out on the host.
 func hostAdam(o OptConfig, p, m, v []float64, decay []float32, x float64, steps int) {
@@ -70,13 +72,13 @@ func hostAdam(o OptConfig, p, m, v []float64, decay []float32, x float64, steps 
 func TestAdamMatchesHostReference(t *testing.T) {
 	m := quadModel(t)
 	o := OptConfig{LR: 0.1, Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, WeightDecay: 0.05, ClipNorm: 2, WarmupSteps: 2, TotalSteps: 6, MinLRFrac: 0.1}
-	tr, err := NewTrainer(m, o, "quad", []string{"sum_b"}, quadLoss)
+	tr, err := NewTrainer(m, o, []string{"sum_b"}, quadLoss)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const x, steps = 0.7, 5
 	for s := 0; s < steps; s++ {
-		st, err := tr.Update(float32(x))
+		st, err := tr.Update(quadX(x))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,15 +105,15 @@ func TestAdamMatchesHostReference(t *testing.T) {
 
 func TestNonFiniteLossStopsAndKeepsWeights(t *testing.T) {
 	m := quadModel(t)
-	tr, err := NewTrainer(m, DefaultOpt(0.1), "quad", []string{"sum_b"}, quadLoss)
+	tr, err := NewTrainer(m, DefaultOpt(0.1), []string{"sum_b"}, quadLoss)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tr.Update(float32(1)); err != nil {
+	if _, err := tr.Update(quadX(1)); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := m.Weights()
-	_, err = tr.Update(float32(math.NaN()))
+	_, err = tr.Update(quadX(math.NaN()))
 	if err == nil || !strings.Contains(err.Error(), "quad step 2") || !strings.Contains(err.Error(), "not finite") {
 		t.Fatalf("want an error naming step 2 and the non-finite loss, got %v", err)
 	}
@@ -128,12 +130,12 @@ func TestNonFiniteLossStopsAndKeepsWeights(t *testing.T) {
 
 func TestCheckpointRoundTripAndErrors(t *testing.T) {
 	m := quadModel(t)
-	tr, err := NewTrainer(m, DefaultOpt(0.05), "quad", []string{"sum_b"}, quadLoss)
+	tr, err := NewTrainer(m, DefaultOpt(0.05), []string{"sum_b"}, quadLoss)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
-		if _, err := tr.Update(float32(1)); err != nil {
+		if _, err := tr.Update(quadX(1)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,14 +161,14 @@ func TestCheckpointRoundTripAndErrors(t *testing.T) {
 	if err := m2.SetWeights(s.Weights); err != nil {
 		t.Fatal(err)
 	}
-	tr2, _ := NewTrainer(m2, *s.Manifest.Opt, "quad", []string{"sum_b"}, quadLoss)
+	tr2, _ := NewTrainer(m2, *s.Manifest.Opt, []string{"sum_b"}, quadLoss)
 	if err := tr2.SetState(s.M, s.V, s.Manifest.Step); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tr.Update(float32(1)); err != nil {
+	if _, err := tr.Update(quadX(1)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tr2.Update(float32(1)); err != nil {
+	if _, err := tr2.Update(quadX(1)); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := m.Weights()
@@ -253,15 +255,13 @@ func TestCallLeavesNoDeviceCopies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := m.Exec("matmul", func(b compute.Backend) *Exec {
-			return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
-				return []*Node{MatMul(in[1], NewViews(l, in[0]).W("w"))}
-			})
-		})
+		f := Func{Name: "matmul", Inputs: []string{"x"}, Fn: func(w *Views, in In) []*Node {
+			return []*Node{MatMul(in.Get("x"), w.W("w"))}
+		}}
 		x := tensors.FromFlatDataAndDimensions([]float32{1, 0, 2, 0, 1, 1}, 2, 3)
 		var first []float32
 		for i := 0; i < 3; i++ {
-			out, err := m.Call(e, m.Params, x)
+			out, err := m.Call(f, Inputs{Names: []string{"x"}, Values: []any{x}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -302,9 +302,12 @@ func TestCloseFreesWeightsAndSharedGraphs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := m.Exec("double", func(b compute.Backend) *Exec {
-		return MustNewExec(b, func(g *Graph, in []*Node) []*Node { return []*Node{MulScalar(in[0], 2)} })
-	})
+	double := Func{Name: "double", Fn: func(w *Views, in In) []*Node { return []*Node{MulScalar(w.W("w"), 2)} }}
+	if _, err := m.CallFloats(double, Inputs{}); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := double.Key()
+	e := m.rt.execs[key]
 	c, err := m.CloneWeights()
 	if err != nil {
 		t.Fatal(err)
@@ -319,7 +322,7 @@ func TestCloseFreesWeightsAndSharedGraphs(t *testing.T) {
 	if len(rt.execs) != 1 {
 		t.Fatalf("closing the original with a live clone dropped the shared graphs (%d left)", len(rt.execs))
 	}
-	out, err := c.Call(c.Exec("double", nil), c.Params)
+	out, err := c.Call(double, Inputs{})
 	if err != nil {
 		t.Fatalf("the clone cannot run after the original was closed: %v", err)
 	}
@@ -342,5 +345,124 @@ func TestCloseFreesWeightsAndSharedGraphs(t *testing.T) {
 	}
 	if err := ran(); err == nil {
 		t.Fatal("a finalized graph still ran")
+	}
+}
+
+// shiftedLoss is Σ(w−k)² + Σ b²·x: the target k is a parameter the Fn closes over.
+func shiftedLoss(k float64) Loss {
+	return Loss{Name: "shifted", Params: map[string]float64{"k": k}, Inputs: []string{"x"}, Fn: func(w *Views, in In) (*Node, []*Node) {
+		d := AddScalar(w.W("w"), -k)
+		return Add(ReduceAllSum(Square(d)), Mul(ReduceAllSum(Square(w.W("b"))), in.Get("x"))), nil
+	}}
+}
+
+// Two losses under one name that differ only in a parameter get two compiled graphs (and train
+// differently), even on clones that share their graph cache.
+func TestLossIdentityComesFromItsParameters(t *testing.T) {
+	m := quadModel(t)
+	c, err := m.CloneWeights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	train := func(m *Model, k float64) []float32 {
+		tr, err := NewTrainer(m, DefaultOpt(0.1), nil, shiftedLoss(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		for i := 0; i < 3; i++ {
+			if _, err := tr.Update(quadX(1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w, _ := m.Weights()
+		return w
+	}
+	a, b := train(m, 1), train(&c, 3)
+	if n := len(m.rt.execs); n != 2 {
+		t.Fatalf("two losses differing in a parameter compiled %d graphs, want 2", n)
+	}
+	if a[0] == b[0] {
+		t.Fatalf("targets 1 and 3 trained the same weights %v", a)
+	}
+	// A third model trained towards 3 on its own agrees with the clone: the clone ran that loss's graph.
+	fresh := quadModel(t)
+	defer fresh.Close()
+	if f := train(fresh, 3); f[0] != b[0] {
+		t.Fatalf("target 3 on a clone gave %v, on a fresh model %v", b, f)
+	}
+	ka, _ := shiftedLoss(1).Key()
+	kb, _ := shiftedLoss(3).Key()
+	if ka == kb {
+		t.Fatalf("keys %q and %q", ka, kb)
+	}
+	// Parameters encoding/json cannot marshal are an error, not a silently shared graph.
+	bad := shiftedLoss(1)
+	bad.Params = func() {}
+	if _, err := NewTrainer(m, DefaultOpt(0.1), nil, bad); err == nil || !strings.Contains(err.Error(), "shifted") {
+		t.Fatalf("unmarshalable parameters: err = %v", err)
+	}
+	bad.Params, bad.Name = nil, ""
+	if _, err := NewTrainer(m, DefaultOpt(0.1), nil, bad); err == nil {
+		t.Fatal("an unnamed loss was accepted")
+	}
+}
+
+// A batch that does not carry the loss's inputs in order is an error naming the first difference;
+// a loss that reads an input it does not declare panics with the input's name.
+func TestNamedInputsAreChecked(t *testing.T) {
+	m := quadModel(t)
+	defer m.Close()
+	tr, err := NewTrainer(m, DefaultOpt(0.1), []string{"sum_b"}, quadLoss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for _, in := range []Inputs{{}, {Names: []string{"y"}, Values: []any{float32(1)}}, {Names: []string{"x", "y"}, Values: []any{float32(1), float32(1)}}} {
+		_, err := tr.Update(in)
+		if err == nil || !strings.Contains(err.Error(), `"x"`) && !strings.Contains(err.Error(), `"y"`) {
+			t.Fatalf("batch %v: err = %v", in.Names, err)
+		}
+		if len(in.Names) == 0 && !strings.Contains(err.Error(), `lacks input "x"`) {
+			t.Fatalf("empty batch: err = %v, want it to name the missing input x", err)
+		}
+	}
+	if tr.Step != 0 {
+		t.Fatalf("a rejected batch counted as step %d", tr.Step)
+	}
+	func() {
+		defer func() {
+			r := recover()
+			if r == nil || !strings.Contains(fmt.Sprint(r), `"y"`) || !strings.Contains(fmt.Sprint(r), "x") {
+				t.Fatalf("reading an undeclared input: recovered %v, want a panic naming y and the carried x", r)
+			}
+		}()
+		In{"x": nil}.Get("y")
+	}()
+	sneaky := quadLoss
+	sneaky.Name = "sneaky"
+	sneaky.Fn = func(w *Views, in In) (*Node, []*Node) {
+		l, _ := quadLoss.Fn(w, in)
+		return Add(l, in.Get("y")), nil
+	}
+	tr2, err := NewTrainer(m, DefaultOpt(0.1), nil, sneaky)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr2.Close()
+	if _, err := tr2.Update(quadX(1)); err == nil || !strings.Contains(err.Error(), `reads input "y"`) {
+		t.Fatalf("undeclared input: err = %v", err)
+	}
+	// An inference graph picks its declared inputs by name and names one the batch lacks.
+	sum := Func{Name: "sum", Inputs: []string{"x"}, Fn: func(w *Views, in In) []*Node {
+		return []*Node{Add(ReduceAllSum(w.W("b")), in.Get("x"))}
+	}}
+	got, err := m.CallFloats(sum, Inputs{Names: []string{"other", "x"}, Values: []any{float32(9), float32(2)}})
+	if err != nil || got[0] != 6 {
+		t.Fatalf("sum = %v (%v), want 6", got, err)
+	}
+	if _, err := m.CallFloats(sum, Inputs{Names: []string{"other"}, Values: []any{float32(9)}}); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Fatalf("missing graph input: err = %v", err)
 	}
 }

@@ -3,17 +3,34 @@ package nn
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 )
 
-// LossFn builds a scalar loss (and named scalar metrics) from the weights' views and a batch of input
-// nodes. SFT, PPO, DPO, actor and critic losses are LossFns over the same optimizer.
-type LossFn func(w *Views, batch []*Node) (loss *Node, metrics []*Node)
+// Loss is a scalar loss (and named scalar metrics) over a model's weights and named batch inputs.
+// SFT, PPO, DPO, actor and critic losses are Losses over the same optimizer.
+//
+// A Trainer's compiled update step is cached per model (and shared by its clones) under an identity
+// derived from the loss itself — Name, the JSON of Params and Inputs — with the optimizer settings:
+// Params holds every value Fn closes over that the model does not fix (coefficients, modes), so two
+// losses that compute differently never share a graph, whatever they are called.
+type Loss struct {
+	Name   string
+	Params any
+	// Inputs are the batch inputs Fn reads, in the order a batch carries them; Fn reads them by name
+	// (an undeclared name panics while the graph is built).
+	Inputs []string
+	Fn     func(w *Views, in In) (loss *Node, metrics []*Node)
+}
 
-// Trainer owns the optimizer state of a model and one compiled update step for one LossFn.
+// Key is the compiled update step's identity, without the optimizer settings (an error for an
+// unnamed Loss, a Loss without Fn, duplicate inputs, or Params that encoding/json cannot marshal).
+func (l Loss) Key() (string, error) { return graphKey("loss", l.Name, l.Params, l.Inputs, l.Fn == nil) }
+
+// Trainer owns the optimizer state of a model and one compiled update step for one Loss.
 type Trainer struct {
 	Net *Model
 	Opt OptConfig
@@ -21,9 +38,9 @@ type Trainer struct {
 	M, V *tensors.Tensor
 	Step int
 
-	name        string
+	key         string
 	metricNames []string
-	lossFn      LossFn
+	loss        Loss
 	decay       *tensors.Tensor
 }
 
@@ -36,14 +53,17 @@ type StepStats struct {
 	Metrics  map[string]float64
 }
 
-// NewTrainer prepares Adam(W) for m with the given loss; name identifies the compiled graph, which is
-// cached per model and shared by its clones: it must spell out every parameter the LossFn closes
-// over (two losses under one name silently train with whichever graph was compiled first).
-// metricNames name the LossFn's metrics in order.
-func NewTrainer(m *Model, opt OptConfig, name string, metricNames []string, lossFn LossFn) (*Trainer, error) {
+// NewTrainer prepares Adam(W) for m with the given loss; metricNames name the loss's metrics in
+// order. The compiled update step's identity is derived from the loss (Loss.Key) and opt.
+func NewTrainer(m *Model, opt OptConfig, metricNames []string, loss Loss) (*Trainer, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
+	key, err := loss.Key()
+	if err != nil {
+		return nil, err
+	}
+	loss.Inputs = slices.Clone(loss.Inputs)
 	b := m.Backend()
 	mom, err := onDevice(b, make([]float32, m.Layout.Size))
 	if err != nil {
@@ -57,7 +77,7 @@ func NewTrainer(m *Model, opt OptConfig, name string, metricNames []string, loss
 	if err != nil {
 		return nil, err
 	}
-	return &Trainer{Net: m, Opt: opt, name: name, metricNames: metricNames, lossFn: lossFn, M: mom, V: vel, decay: decay}, nil
+	return &Trainer{Net: m, Opt: opt, key: key, metricNames: metricNames, loss: loss, M: mom, V: vel, decay: decay}, nil
 }
 
 // SetState restores Adam's moments and the step count (from a checkpoint).
@@ -80,33 +100,37 @@ func (t *Trainer) SetState(m, v []float32, step int) error {
 }
 
 func (t *Trainer) exec() *Exec {
-	key := fmt.Sprintf("train:%s:%+v", t.name, t.Opt)
-	l, opt, lossFn := t.Net.Layout, t.Opt, t.lossFn
-	return t.Net.Exec(key, func(b compute.Backend) *Exec {
+	key := fmt.Sprintf("train/%s/%+v", t.key, t.Opt)
+	l, opt, loss := t.Net.Layout, t.Opt, t.loss
+	return t.Net.exec(key, func(b compute.Backend) *Exec {
 		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
+			defer panicAsError()
 			flat, m, v, lr, bc1, bc2, decay := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
 			w := NewViews(l, flat)
-			loss, metrics := lossFn(w, in[7:])
-			grad := w.FlatGradient(loss)
+			lossNode, metrics := loss.Fn(w, NamedIn(loss.Inputs, in[7:]))
+			grad := w.FlatGradient(lossNode)
 			np, nm, nv, gnorm := AdamUpdate(opt, flat, m, v, grad, lr, bc1, bc2, decay)
-			return append([]*Node{np, nm, nv, loss, gnorm}, metrics...)
-		}).WithName("train-" + t.name)
+			return append([]*Node{np, nm, nv, lossNode, gnorm}, metrics...)
+		}).WithName("train-" + loss.Name)
 	})
 }
 
-// Update runs one optimizer step on a batch (tensors in the order the LossFn reads them). A NaN or
-// infinite loss or gradient norm stops with an error naming the step, and leaves the weights and
-// optimizer state as they were.
-func (t *Trainer) Update(batch ...any) (StepStats, error) {
+// Update runs one optimizer step on a batch whose names are the loss's Inputs, in their order
+// (anything else is an error naming the first difference). A NaN or infinite loss or gradient norm
+// stops with an error naming the step, and leaves the weights and optimizer state as they were.
+func (t *Trainer) Update(in Inputs) (StepStats, error) {
+	if err := checkNames(t.loss.Name, in, t.loss.Inputs); err != nil {
+		return StepStats{}, err
+	}
 	step := t.Step + 1
 	o := t.Opt
 	lr := o.LRAt(step)
 	bc1 := 1 - math.Pow(o.Beta1, float64(step))
 	bc2 := 1 - math.Pow(o.Beta2, float64(step))
-	args := append([]any{t.Net.Params, t.M, t.V, float32(lr), float32(bc1), float32(bc2), t.decay}, batch...)
-	out, err := t.Net.Call(t.exec(), args...)
+	args := append([]any{t.Net.Params, t.M, t.V, float32(lr), float32(bc1), float32(bc2), t.decay}, in.Values...)
+	out, err := t.Net.call(t.exec(), args...)
 	if err != nil {
-		return StepStats{}, fmt.Errorf("%s step %d: %w", t.name, step, err)
+		return StepStats{}, fmt.Errorf("%s step %d: %w", t.loss.Name, step, err)
 	}
 	st := StepStats{Step: step, LR: lr, Loss: Scalar64(out[3]), GradNorm: Scalar64(out[4]), Metrics: map[string]float64{}}
 	for i, name := range t.metricNames {
@@ -117,7 +141,7 @@ func (t *Trainer) Update(batch ...any) (StepStats, error) {
 			o.FinalizeAll()
 		}
 		return st, fmt.Errorf("%s step %d: loss = %v, gradient norm = %v (not finite); weights left as before the step",
-			t.name, step, st.Loss, st.GradNorm)
+			t.loss.Name, step, st.Loss, st.GradNorm)
 	}
 	old := []*tensors.Tensor{t.Net.Params, t.M, t.V}
 	t.Net.Params, t.M, t.V = out[0], out[1], out[2]

@@ -43,7 +43,11 @@ func PairLoss(beta float64) lm.Loss { return PairLossRPO(beta, 0) }
 // With alpha 0 it is PairLoss exactly (the same graph); with alpha > 0 it reports "nll_loss" after
 // Metrics.
 func PairLossRPO(beta, alpha float64) lm.Loss {
-	return lm.Loss{Inputs: PairInputs, Fn: func(c lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
+	params := struct {
+		Beta     float64 `json:"beta"`
+		RPOAlpha float64 `json:"rpo_alpha"`
+	}{beta, alpha}
+	return lm.Loss{Name: "pairs", Params: params, Inputs: PairInputs, Fn: func(c lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
 		tokens, offsets := in.Get("tokens"), in.Get("offsets")
 		g := tokens.Graph()
 		logits, _, _ := lm.Forward(c, w, in)

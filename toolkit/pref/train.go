@@ -59,11 +59,11 @@ func TrainPairs(policy, ref *lm.Model, pairs []PairEx, cfg TrainConfig, hooks Ho
 	if err != nil {
 		return nil, err
 	}
-	name, metrics := fmt.Sprintf("pairs-beta%g", cfg.Beta), Metrics
+	metrics := Metrics
 	if cfg.RPOAlpha > 0 {
-		name, metrics = fmt.Sprintf("%s-rpo%g", name, cfg.RPOAlpha), append(append([]string(nil), Metrics...), "nll_loss")
+		metrics = append(append([]string(nil), Metrics...), "nll_loss")
 	}
-	tr, err := lm.NewTrainer(policy, cfg.Opt, name, metrics, PairLossRPO(cfg.Beta, cfg.RPOAlpha))
+	tr, err := lm.NewTrainer(policy, cfg.Opt, metrics, PairLossRPO(cfg.Beta, cfg.RPOAlpha))
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/lm"
@@ -88,7 +87,7 @@ var FeatureInputs = []string{"step_logp", "min_logp"}
 // Loss is binary cross entropy over tags: −Σ_tags [y·log p + (1−y)·log(1−p)] / #tags, with
 // p = softmax(head)[good] at each tag. Metrics: "tag_accuracy" (p > ½ agrees with y > ½) and
 // "p_good" (mean p).
-var Loss = lm.Loss{Inputs: Inputs, Fn: func(c lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
+var Loss = lm.Loss{Name: "prm", Inputs: Inputs, Fn: func(c lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
 	logGood, logBad := logProbs(c, w, in)
 	n := logGood.Shape().Dimensions[0]
 	mask, y := Reshape(in.Get("tag_mask"), n), Reshape(in.Get("labels"), n)
@@ -100,7 +99,7 @@ var Loss = lm.Loss{Inputs: Inputs, Fn: func(c lm.Config, w *lm.Views, in lm.In) 
 }}
 
 // FeatureLoss is Loss for a PRM that reads its policy (its inputs include FeatureInputs).
-var FeatureLoss = lm.Loss{Inputs: append(slices.Clone(Inputs), FeatureInputs...), Fn: Loss.Fn}
+var FeatureLoss = lm.Loss{Name: "prm-features", Inputs: append(slices.Clone(Inputs), FeatureInputs...), Fn: Loss.Fn}
 
 // Metrics are the names of Loss's metrics.
 var Metrics = []string{"tag_accuracy", "p_good"}
@@ -253,11 +252,11 @@ func (p *PRM) Train(examples []Example, cfg TrainConfig, progress track.Progress
 	if err != nil {
 		return nil, err
 	}
-	loss, name := Loss, "prm"
+	loss := Loss
 	if p.ReadsPolicy() {
-		loss, name = FeatureLoss, "prm-features"
+		loss = FeatureLoss
 	}
-	tr, err := lm.NewTrainer(p.LM, cfg.Opt, name, Metrics, loss)
+	tr, err := lm.NewTrainer(p.LM, cfg.Opt, Metrics, loss)
 	if err != nil {
 		return nil, err
 	}
@@ -290,17 +289,13 @@ func (p *PRM) Train(examples []Example, cfg TrainConfig, progress track.Progress
 	return curves, nil
 }
 
-func (p *PRM) scoreExec() *Exec {
-	m := p.LM
-	c, l := m.Config, m.Layout
-	names := p.scoreInputs()
-	return m.Exec("prm-score", func(b compute.Backend) *Exec {
-		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
-			w := lm.NewViews(l, in[0])
-			logGood, _ := logProbs(c, w, lm.NamedIn(names, in[1:]))
-			return []*Node{Exp(logGood)}
-		}).WithName("prm-score")
-	})
+// scoreFunc is the graph of p(good) at every position.
+func (p *PRM) scoreFunc() nn.Func {
+	c := p.LM.Config
+	return nn.Func{Name: "prm-score", Inputs: p.scoreInputs(), Fn: func(w *nn.Views, in nn.In) []*Node {
+		logGood, _ := logProbs(c, w, in)
+		return []*Node{Exp(logGood)}
+	}}
 }
 
 // scoreInputs are the batch inputs the scoring graph reads, in order.
@@ -345,11 +340,7 @@ func (p *PRM) Score(prompts, completions [][]int32) ([][]float64, error) {
 		if err := m.AddEmbedInputs(&in); err != nil {
 			return nil, err
 		}
-		args := []any{m.Params}
-		for _, name := range p.scoreInputs() {
-			args = append(args, in.Value(name))
-		}
-		res, err := m.Call(p.scoreExec(), args...)
+		res, err := m.Call(p.scoreFunc(), in)
 		if err != nil {
 			return nil, fmt.Errorf("prm: %w", err)
 		}

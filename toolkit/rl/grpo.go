@@ -188,16 +188,11 @@ func Train(policy, ref *lm.Model, task Task, cfg Config, hooks Hooks) (*lm.Train
 }
 
 // NewPPOTrainer is the trainer of PPOLoss(loss) on policy. Compiled update graphs are cached per
-// model (and shared by its clones) under the trainer's name, so the name spells out every loss
-// parameter: two runs from clones of one warm start with different loss settings must not share a
-// graph.
+// model (and shared by its clones) under the loss's identity, which holds every LossConfig field
+// (PPOLoss's Params): two runs from clones of one warm start with different loss settings never
+// share a graph.
 func NewPPOTrainer(policy *lm.Model, opt lm.OptConfig, loss LossConfig) (*lm.Trainer, error) {
-	return lm.NewTrainer(policy, opt, PPOTrainerName(loss), PPOMetrics, PPOLoss(loss))
-}
-
-// PPOTrainerName names PPOLoss(c)'s compiled graph by all of c's fields.
-func PPOTrainerName(c LossConfig) string {
-	return fmt.Sprintf("ppo-clip%g-%g-kl%g%s-ent%g-%s", c.ClipEps, c.ClipEpsHigh, c.KLCoef, c.KLType, c.EntCoef, c.Agg)
+	return lm.NewTrainer(policy, opt, PPOMetrics, PPOLoss(loss))
 }
 
 // promptOrder cycles through the prompt pool in a fresh seeded permutation per epoch.

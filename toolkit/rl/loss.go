@@ -56,7 +56,7 @@ var PPOInputs = append(append([]string(nil), lm.BatchInputs...), "old_logprobs",
 //
 //	loss = agg( max(−A·r, −A·clip(r, 1−ε, 1+ε_high)) + β·KL − c·H ),  r = exp(log π − log π_old)
 func PPOLoss(c LossConfig) lm.Loss {
-	return lm.Loss{Inputs: PPOInputs, Fn: func(mc lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
+	return lm.Loss{Name: "ppo-clip", Params: c, Inputs: PPOInputs, Fn: func(mc lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
 		logits, _, _ := lm.Forward(mc, w, in)
 		mask, old, adv, ref := in.Get("loss_mask"), in.Get("old_logprobs"), in.Get("advantages"), in.Get("ref_logprobs")
 		lp := lm.TokenLogProbs(logits, in.Get("targets"))

@@ -139,7 +139,11 @@ func TestClonesWithDifferentLossesTrainDifferently(t *testing.T) {
 	if slices.Equal(wPlain, wBonus) {
 		t.Fatal("plain and entropy-bonus updates gave the same weights")
 	}
-	if PPOTrainerName(plain) == PPOTrainerName(bonus) {
-		t.Fatal("different losses share a graph name")
+	kp, err := PPOLoss(plain).NN(base.Config).Key()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kb, _ := PPOLoss(bonus).NN(base.Config).Key(); kp == kb {
+		t.Fatalf("different losses share a graph identity %s", kp)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
@@ -43,7 +42,7 @@ func NewBC(cfg Config, hidden []int, seed uint64) (*BC, error) {
 	p := &BC{Cfg: cfg, Sizes: sizes, Model: m}
 	opt := nn.DefaultOpt(cfg.LR)
 	opt.ClipNorm = cfg.ClipNorm
-	if p.tr, err = nn.NewTrainer(&p.Model, opt, "dt-bc", []string{"action_loss"}, p.loss); err != nil {
+	if p.tr, err = nn.NewTrainer(&p.Model, opt, []string{"action_loss"}, p.loss()); err != nil {
 		m.Close()
 		return nil, err
 	}
@@ -56,12 +55,26 @@ func (p *BC) Close() {
 	p.Model.Close()
 }
 
-// loss: batch = inputs [B, Pixels+Prefixes], actions [B] (int32): −mean log π(action | input).
-func (p *BC) loss(w *nn.Views, in []*Node) (*Node, []*Node) {
-	logits := ac.Forward(w, "bc", len(p.Sizes)-1, in[0])
-	lp := ReduceSum(Mul(LogSoftmax(logits, -1), OneHot(in[1], p.Cfg.Actions, dtypes.Float32)), -1)
-	l := Neg(ReduceAllMean(lp))
-	return l, []*Node{l}
+// bcInputs are the names of the BC loss's batch inputs: x [B, Pixels+Prefixes] (what the MLP
+// reads) and actions [B] (int32).
+var bcInputs = []string{"x", "actions"}
+
+// params are the sizes the BC graphs close over.
+func (p *BC) params() any {
+	return struct {
+		Sizes   []int `json:"sizes"`
+		Actions int   `json:"actions"`
+	}{p.Sizes, p.Cfg.Actions}
+}
+
+// loss is −mean log π(action | input) over bcInputs.
+func (p *BC) loss() nn.Loss {
+	return nn.Loss{Name: "dt-bc", Params: p.params(), Inputs: bcInputs, Fn: func(w *nn.Views, in nn.In) (*Node, []*Node) {
+		logits := ac.Forward(w, "bc", len(p.Sizes)-1, in.Get("x"))
+		lp := ReduceSum(Mul(LogSoftmax(logits, -1), OneHot(in.Get("actions"), p.Cfg.Actions, dtypes.Float32)), -1)
+		l := Neg(ReduceAllMean(lp))
+		return l, []*Node{l}
+	}}
 }
 
 // input is one observation and prefix as the MLP reads them.
@@ -108,7 +121,7 @@ func (p *BC) Train(data []Seq, steps int, r *rand.Rand) (float64, error) {
 			q := pairs[r.IntN(len(pairs))]
 			xs, as[i] = append(xs, q.x...), q.a
 		}
-		st, err := p.tr.Update(tensors.FromFlatDataAndDimensions(xs, p.Cfg.Batch, d), tensors.FromFlatDataAndDimensions(as, p.Cfg.Batch))
+		st, err := p.tr.Update(nn.Inputs{Names: bcInputs, Values: []any{tensors.FromFlatDataAndDimensions(xs, p.Cfg.Batch, d), tensors.FromFlatDataAndDimensions(as, p.Cfg.Batch)}})
 		if err != nil {
 			return 0, err
 		}
@@ -131,12 +144,12 @@ func (p *BC) ActionLogits(seqs []Seq) ([][]float32, error) {
 		}
 		xs = append(xs, x...)
 	}
-	e := p.Exec("dt-bc-logits", func(b compute.Backend) *Exec {
-		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
-			return []*Node{ac.Forward(nn.NewViews(p.Layout, in[0]), "bc", len(p.Sizes)-1, in[1])}
-		})
-	})
-	flat, err := p.CallFloats(e, p.Params, tensors.FromFlatDataAndDimensions(xs, len(seqs), d))
+	f := nn.Func{Name: "dt-bc-logits", Params: p.params(), Inputs: []string{"x"}, Fn: func(w *nn.Views, in nn.In) []*Node {
+		return []*Node{ac.Forward(w, "bc", len(p.Sizes)-1, in.Get("x"))}
+	}}
+	var in nn.Inputs
+	in.Add("x", tensors.FromFlatDataAndDimensions(xs, len(seqs), d))
+	flat, err := p.CallFloats(f, in)
 	if err != nil {
 		return nil, err
 	}

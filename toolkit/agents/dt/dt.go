@@ -16,7 +16,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/paperlab/paperlab/toolkit/lm"
@@ -102,6 +101,7 @@ func (a *Agent) Close() {
 // ActionLoss is the behaviour-cloning loss of the stream: −mean log p(action | everything before)
 // over the trajectory's OBS positions ("targets", "target_mask"), with the action accuracy.
 var ActionLoss = lm.Loss{
+	Name:   "dt-action",
 	Inputs: []string{"tokens", "positions", "key_mask", "targets", "target_mask"},
 	Fn: func(c lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
 		logits, _, _ := lm.Forward(c, w, in)
@@ -117,7 +117,7 @@ func (a *Agent) Update(seqs []Seq) (lm.StepStats, error) {
 	if a.tr == nil {
 		opt := lm.DefaultOpt(a.Cfg.LR)
 		opt.ClipNorm = a.Cfg.ClipNorm
-		tr, err := lm.NewTrainer(a.Model, opt, "dt-action", []string{"action_loss", "action_accuracy"}, ActionLoss)
+		tr, err := lm.NewTrainer(a.Model, opt, []string{"action_loss", "action_accuracy"}, ActionLoss)
 		if err != nil {
 			return lm.StepStats{}, err
 		}
@@ -162,26 +162,14 @@ func (a *Agent) Train(data []Seq, steps int, r *rand.Rand, progress track.Progre
 	return curves, nil
 }
 
-func (a *Agent) logitsExec() *Exec {
+// logitsFunc is the stream's logits at every position, read from a packed batch by name.
+func (a *Agent) logitsFunc() nn.Func {
 	c := a.Model.Config
-	return a.Model.Exec("dt-logits", func(b compute.Backend) *Exec {
-		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
-			w := nn.NewViews(a.Model.Layout, in[0])
-			names := append([]string{"tokens", "positions", "key_mask"}, c.EmbedInputs()...)
-			logits, _, _ := lm.Forward(c, w, lm.NamedIn(names, in[1:]))
+	return nn.Func{Name: "dt-logits", Inputs: append([]string{"tokens", "positions", "key_mask"}, c.EmbedInputs()...),
+		Fn: func(w *nn.Views, in nn.In) []*Node {
+			logits, _, _ := lm.Forward(c, w, in)
 			return []*Node{logits}
-		})
-	})
-}
-
-// bucket is the batch size a batch of n rows is padded to (powers of two from 8): with Pack's
-// widths it bounds the number of compiled shapes while episodes end and the batch shrinks.
-func bucket(n int) int {
-	b := 8
-	for b < n {
-		b *= 2
-	}
-	return b
+		}}
 }
 
 // ActionLogits returns, for each sequence (its last step without an action), the logits of the
@@ -189,16 +177,15 @@ func bucket(n int) int {
 func (a *Agent) ActionLogits(seqs []Seq) ([][]float32, error) {
 	v := a.Cfg.Vocab()
 	padded := append([]Seq(nil), seqs...)
-	for len(padded) < bucket(len(seqs)) {
+	// lm.Bucket with Pack's widths bounds the compiled shapes while episodes end and the batch shrinks.
+	for len(padded) < lm.Bucket(len(seqs)) {
 		padded = append(padded, seqs[0]) // padding rows, read by nobody
 	}
 	b, err := v.Pack(padded, a.Cfg.Context, a.Cfg.Pixels)
 	if err != nil {
 		return nil, err
 	}
-	in := b.Inputs()
-	args := []any{a.Model.Params, in.Value("tokens"), in.Value("positions"), in.Value("key_mask"), in.Value("patches"), in.Value("patch_mask")}
-	flat, err := a.Model.CallFloats(a.logitsExec(), args...)
+	flat, err := a.Model.CallFloats(a.logitsFunc(), b.Inputs())
 	if err != nil {
 		return nil, err
 	}

@@ -81,12 +81,13 @@ func (n *Net) Layers() int { return len(n.Sizes) - 1 }
 
 // Apply runs the net on x [B, in] (rows of a host slice) and returns [B, out] on the host.
 func (n *Net) Apply(x []float32, rows int) ([]float32, error) {
-	e := n.Exec("apply", func(b compute.Backend) *Exec {
-		return MustNewExec(b, func(flat, x *Node) *Node {
-			return Forward(nn.NewViews(n.Layout, flat), "mlp", n.Layers(), x)
-		})
-	})
-	return n.CallFloats(e, n.Params, tensors.FromFlatDataAndDimensions(x, rows, n.Sizes[0]))
+	layers := n.Layers()
+	f := nn.Func{Name: "mlp", Params: map[string]int{"layers": layers}, Inputs: []string{"x"}, Fn: func(w *nn.Views, in nn.In) []*Node {
+		return []*Node{Forward(w, "mlp", layers, in.Get("x"))}
+	}}
+	var in nn.Inputs
+	in.Add("x", tensors.FromFlatDataAndDimensions(x, rows, n.Sizes[0]))
+	return n.CallFloats(f, in)
 }
 
 // Policy samples actions on the host from logits [rows, A] with avail masks, and returns the

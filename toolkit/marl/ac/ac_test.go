@@ -193,12 +193,12 @@ func TestActorLossImprovesAdvantagedAction(t *testing.T) {
 		z := math.Log(math.Exp(float64(row[1])) + math.Exp(float64(row[2])))
 		oldLogp[i] = float32(float64(row[acts[i]]) - z)
 	}
-	tr, err := nn.NewTrainer(&net.Model, nn.DefaultOpt(0.05), "actor", ActorMetrics, ActorLoss(net.Layers(), 0.2, 0.01))
+	tr, err := nn.NewTrainer(&net.Model, nn.DefaultOpt(0.05), ActorMetrics, ActorLoss(net.Layers(), 0.2, 0.01))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for step := 0; step < 5; step++ {
-		st, err := tr.Update(Float32(obs, B, 2), Float32(avail, B, 3), acts, oldLogp, adv)
+		st, err := tr.Update(nn.Inputs{Names: ActorInputs, Values: []any{Float32(obs, B, 2), Float32(avail, B, 3), acts, oldLogp, adv}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -72,19 +72,18 @@ func (c *Mixed) qtot(q, k, bias, actOneHot *Node) *Node {
 // Eval returns, for states [B, S] on the host: Q [B·N·A], k [B·N] and Q_tot of the given actions
 // [B] (actions [B·N]).
 func (c *Mixed) Eval(state []float32, acts []int, rows int) (q, k, qt []float32, err error) {
-	e := c.Exec("eval", func(be compute.Backend) *Exec {
-		return MustNewExec(be, func(g *Graph, in []*Node) []*Node {
-			w := nn.NewViews(c.Layout, in[0])
-			q, k, bias := c.graph(w, in[1])
-			return []*Node{q, k, c.qtot(q, k, bias, OneHot(in[2], c.NA, dtypes.Float32))}
-		})
-	})
+	f := nn.Func{Name: "mixed-eval", Params: c.params(), Inputs: []string{"state", "actions"}, Fn: func(w *nn.Views, in nn.In) []*Node {
+		q, k, bias := c.graph(w, in.Get("state"))
+		return []*Node{q, k, c.qtot(q, k, bias, OneHot(in.Get("actions"), c.NA, dtypes.Float32))}
+	}}
 	a32 := make([]int32, len(acts))
 	for i, a := range acts {
 		a32[i] = int32(a)
 	}
-	out, err := c.Call(e, c.Params, tensors.FromFlatDataAndDimensions(state, rows, c.StateDim),
-		tensors.FromFlatDataAndDimensions(a32, rows*c.N))
+	var in nn.Inputs
+	in.Add("state", tensors.FromFlatDataAndDimensions(state, rows, c.StateDim))
+	in.Add("actions", tensors.FromFlatDataAndDimensions(a32, rows*c.N))
+	out, err := c.Call(f, in)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -103,12 +102,29 @@ func (c *Mixed) Eval(state []float32, acts []int, rows int) (q, k, qt []float32,
 	return
 }
 
-// Loss is the critic's TD loss: inputs state [B, S], actions [B·N] (int32), targets [B];
-// (Q_tot(s, a) − y)² averaged.
-func (c *Mixed) Loss() nn.LossFn {
-	return func(w *nn.Views, in []*Node) (*Node, []*Node) {
-		q, k, bias := c.graph(w, in[0])
-		qt := c.qtot(q, k, bias, OneHot(in[1], c.NA, dtypes.Float32))
-		return ReduceAllMean(Square(Sub(qt, in[2]))), nil
-	}
+// MixedInputs are the names of Mixed.Loss's batch inputs: state [B, S], actions [B·N] (int32),
+// targets [B].
+var MixedInputs = []string{"state", "actions", "targets"}
+
+// params are the sizes the critic's graphs close over.
+func (c *Mixed) params() map[string]int {
+	return map[string]int{"agents": c.N, "actions": c.NA, "state": c.StateDim, "hidden": c.Hidden}
+}
+
+// Loss is the critic's TD loss over MixedInputs: (Q_tot(s, a) − y)² averaged.
+func (c *Mixed) Loss() nn.Loss {
+	return nn.Loss{Name: "mixed-td", Params: c.params(), Inputs: MixedInputs, Fn: func(w *nn.Views, in nn.In) (*Node, []*Node) {
+		q, k, bias := c.graph(w, in.Get("state"))
+		qt := c.qtot(q, k, bias, OneHot(in.Get("actions"), c.NA, dtypes.Float32))
+		return ReduceAllMean(Square(Sub(qt, in.Get("targets")))), nil
+	}}
+}
+
+// Batch is the critic's batch (MixedInputs): states [B, S], the agents' actions [B·N] and targets [B].
+func (c *Mixed) Batch(state *tensors.Tensor, actions []int32, targets []float32) nn.Inputs {
+	var in nn.Inputs
+	in.Add("state", state)
+	in.Add("actions", actions)
+	in.Add("targets", targets)
+	return in
 }

@@ -37,9 +37,9 @@ func Minibatches(n, epochs, mb int, r *rand.Rand, update func(idx []int) (nn.Ste
 	return sums, nil
 }
 
-// ActorBatch gathers the actor inputs (obs, avail, actions, old log-probs, advantages) of the
-// per-agent samples idx of a rollout.
-func ActorBatch(ro *Rollout, adv []float64, idx []int) []any {
+// ActorBatch gathers the actor inputs (ActorInputs: obs, avail, actions, old log-probs, advantages)
+// of the per-agent samples idx of a rollout.
+func ActorBatch(ro *Rollout, adv []float64, idx []int) nn.Inputs {
 	b := len(idx)
 	acts := make([]int32, b)
 	logp := make([]float32, b)
@@ -47,16 +47,34 @@ func ActorBatch(ro *Rollout, adv []float64, idx []int) []any {
 	for k, i := range idx {
 		acts[k], logp[k], a[k] = int32(ro.Act[i]), ro.LogP[i], float32(adv[i])
 	}
-	return []any{Rows(ro.Obs, ro.ObsDim, idx), Rows(ro.Avail, ro.NA, idx), acts, logp, a}
+	var in nn.Inputs
+	in.Add("obs", Rows(ro.Obs, ro.ObsDim, idx))
+	in.Add("avail", Rows(ro.Avail, ro.NA, idx))
+	in.Add("actions", acts)
+	in.Add("old_logp", logp)
+	in.Add("advantages", a)
+	return in
 }
 
-// ValueBatch gathers a critic's inputs: rows idx of x (dim values each) and their targets y.
-func ValueBatch(x []float32, dim int, y []float64, idx []int) []any {
+// ValueBatch gathers a critic's inputs (ValueInputs): rows idx of x (dim values each) and their
+// targets y.
+func ValueBatch(x []float32, dim int, y []float64, idx []int) nn.Inputs {
 	t := make([]float32, len(idx))
 	for k, i := range idx {
 		t[k] = float32(y[i])
 	}
-	return []any{Rows(x, dim, idx), t}
+	var in nn.Inputs
+	in.Add("x", Rows(x, dim, idx))
+	in.Add("targets", t)
+	return in
+}
+
+// ClassifierBatch is a classifier's batch (ClassifierInputs): inputs x [B, D] and labels [B].
+func ClassifierBatch(x *tensors.Tensor, labels []int32) nn.Inputs {
+	var in nn.Inputs
+	in.Add("x", x)
+	in.Add("labels", labels)
+	return in
 }
 
 // Rows gathers rows idx of a row-major host matrix x with dim columns as a [len(idx), dim] tensor.
@@ -150,12 +168,12 @@ func FlushReturns(c track.Curves, x float64, recent *[]float64) string {
 func PPOEpochs(actor, critic *nn.Trainer, ro *Rollout, adv, ret []float64, epochs, mb int, r *rand.Rand) (am, cm map[string]float64, err error) {
 	n := len(adv)
 	if am, err = Minibatches(n, epochs, mb, r, func(idx []int) (nn.StepStats, error) {
-		return actor.Update(ActorBatch(ro, adv, idx)...)
+		return actor.Update(ActorBatch(ro, adv, idx))
 	}); err != nil {
 		return nil, nil, fmt.Errorf("actor: %w", err)
 	}
 	if cm, err = Minibatches(n, epochs, mb, r, func(idx []int) (nn.StepStats, error) {
-		return critic.Update(ValueBatch(ro.Obs, ro.ObsDim, ret, idx)...)
+		return critic.Update(ValueBatch(ro.Obs, ro.ObsDim, ret, idx))
 	}); err != nil {
 		return nil, nil, fmt.Errorf("critic: %w", err)
 	}

@@ -111,7 +111,7 @@ func Train(cfg Config, games []Game, seed uint64) (_ *Result, err error) {
 			net.Close()
 		}
 	}()
-	tr, err := ac.NewTrainer(&net.Model, cfg.LR, 1, "bc", []string{"accuracy"}, ac.ClassifierLoss(net.Layers()))
+	tr, err := ac.NewTrainer(&net.Model, cfg.LR, 1, []string{"accuracy"}, ac.ClassifierLoss(net.Layers()))
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func Train(cfg Config, games []Game, seed uint64) (_ *Result, err error) {
 			for k, i := range idx {
 				ys[k] = y[i]
 			}
-			return tr.Update(ac.Rows(x, dim, idx), ys)
+			return tr.Update(ac.ClassifierBatch(ac.Rows(x, dim, idx), ys))
 		})
 		if err != nil {
 			return nil, fmt.Errorf("bc epoch %d: %w", ep, err)

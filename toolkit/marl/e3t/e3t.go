@@ -149,7 +149,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		if ego.PM, err = ac.NewNet(be, []int{pmIn, cfg.Hidden, cfg.Hidden, na}, 0.01, seed+2); err != nil {
 			return nil, err
 		}
-		if trPM, err = ac.NewTrainer(&ego.PM.Model, cfg.PMLR, cfg.MaxGradNorm, "pm", []string{"accuracy"}, ac.ClassifierLoss(ego.PM.Layers())); err != nil {
+		if trPM, err = ac.NewTrainer(&ego.PM.Model, cfg.PMLR, cfg.MaxGradNorm, []string{"accuracy"}, ac.ClassifierLoss(ego.PM.Layers())); err != nil {
 			return nil, err
 		}
 		defer trPM.Close()
@@ -305,7 +305,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 				for k, i := range idx {
 					ys[k] = pmLabels[i]
 				}
-				return trPM.Update(ac.Rows(pmRows, pmIn, idx), ys)
+				return trPM.Update(ac.ClassifierBatch(ac.Rows(pmRows, pmIn, idx), ys))
 			})
 			if err != nil {
 				return nil, fmt.Errorf("iteration %d partner model: %w", it, err)

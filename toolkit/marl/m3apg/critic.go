@@ -162,9 +162,9 @@ func NewCritic(b compute.Backend, cfg CriticConfig, agents, actions, stateSize i
 	c.Model = m
 	metrics := []string{"value_loss", "forward_loss"}
 	if !split {
-		c.tr, err = nn.NewTrainer(&c.Model, cfg.Opt, "m3apg-critic-"+cfg.Kind, metrics, c.loss)
-	} else if c.trEmbed, err = nn.NewTrainer(&c.Model, cfg.Opt, "m3apg-critic-embed-"+cfg.Kind, metrics, c.embedLoss); err == nil {
-		c.trValue, err = nn.NewTrainer(&c.Model, cfg.Opt, "m3apg-critic-value-"+cfg.Kind, metrics, c.valueLoss)
+		c.tr, err = nn.NewTrainer(&c.Model, cfg.Opt, metrics, c.criticLoss("m3apg-critic", c.loss))
+	} else if c.trEmbed, err = nn.NewTrainer(&c.Model, cfg.Opt, metrics, c.criticLoss("m3apg-critic-embed", c.embedLoss)); err == nil {
+		c.trValue, err = nn.NewTrainer(&c.Model, cfg.Opt, metrics, c.criticLoss("m3apg-critic-value", c.valueLoss))
 	}
 	if err != nil {
 		c.Close()
@@ -239,49 +239,64 @@ func gatherRows(table, ids *Node) *Node {
 	return Gather(table, InsertAxes(ConvertDType(ids, dtypes.Int64), -1))
 }
 
-// Batch inputs of the critic's losses, by name.
-const (
-	inStates   = iota // states [B, S]
-	inPerAgent        // per-agent one-hot actions [B, N·A]
-	inJoint           // joint action index [B] (int32; read by central-q only)
-	inTargets         // value targets y [B]
-	inDelta           // state changes s′ − s [B, S]
-	inHasNext         // 1 where s′ is known (not an episode's last transition) [B]
-)
+// CriticInputs are the names of the critic losses' batch inputs: states [B, S], per_agent (one-hot
+// actions [B, N·A]), joint (the joint action's index [B], int32; read by central-q only), targets
+// (value targets y [B]), delta (state changes s′ − s [B, S]) and has_next (1 where s′ is known, not
+// an episode's last transition [B]).
+var CriticInputs = []string{"states", "per_agent", "joint", "targets", "delta", "has_next"}
+
+// QInputs are the names of the Q graph's inputs (the first three of CriticInputs).
+var QInputs = CriticInputs[:3:3]
+
+// params are the configuration and sizes the critic's graphs close over.
+func (c *Critic) params() any {
+	return struct {
+		Cfg     CriticConfig `json:"cfg"`
+		Agents  int          `json:"agents"`
+		Actions int          `json:"actions"`
+		State   int          `json:"state"`
+	}{c.Cfg, c.Agents, c.Actions, c.StateSz}
+}
+
+// criticLoss is one of the critic's losses over CriticInputs.
+func (c *Critic) criticLoss(name string, fn func(w *nn.Views, in nn.In) (*Node, []*Node)) nn.Loss {
+	return nn.Loss{Name: name, Params: c.params(), Inputs: CriticInputs, Fn: fn}
+}
 
 // losses returns value_loss = mean (Q − y)² and forward_loss = Σ_rows has_next·Σ_k (g_k − Δs_k)² /
 // Σ has_next, divided for ForwardRelative by Σ_rows has_next·Σ_k Δs_k² / Σ has_next (0 for
 // central-q).
-func (c *Critic) losses(w *nn.Views, in []*Node, holdEmbed bool) (vl, fl *Node) {
-	q, fwd := c.q(w, in[inStates], in[inPerAgent], in[inJoint], holdEmbed)
-	vl = ReduceAllMean(Square(Sub(q, in[inTargets])))
+func (c *Critic) losses(w *nn.Views, in nn.In, holdEmbed bool) (vl, fl *Node) {
+	q, fwd := c.q(w, in.Get("states"), in.Get("per_agent"), in.Get("joint"), holdEmbed)
+	vl = ReduceAllMean(Square(Sub(q, in.Get("targets"))))
 	if fwd == nil {
 		return vl, ScalarZero(q.Graph(), q.DType())
 	}
-	rows := ReduceSum(Square(Sub(fwd, in[inDelta])), -1)
-	fl = Div(ReduceAllSum(Mul(rows, in[inHasNext])), Max(ReduceAllSum(in[inHasNext]), nn.ScalarLike(rows, 1)))
+	delta, hasNext := in.Get("delta"), in.Get("has_next")
+	rows := ReduceSum(Square(Sub(fwd, delta)), -1)
+	fl = Div(ReduceAllSum(Mul(rows, hasNext)), Max(ReduceAllSum(hasNext), nn.ScalarLike(rows, 1)))
 	if c.Cfg.ForwardLoss == ForwardRelative {
-		scale := ReduceAllSum(Mul(ReduceSum(Square(in[inDelta]), -1), in[inHasNext]))
-		fl = Div(ReduceAllSum(Mul(rows, in[inHasNext])), Max(scale, nn.ScalarLike(rows, 1e-6)))
+		scale := ReduceAllSum(Mul(ReduceSum(Square(delta), -1), hasNext))
+		fl = Div(ReduceAllSum(Mul(rows, hasNext)), Max(scale, nn.ScalarLike(rows, 1e-6)))
 	}
 	return vl, fl
 }
 
 // loss (joint schedule) = value_loss + MICoef·forward_loss over every weight.
-func (c *Critic) loss(w *nn.Views, in []*Node) (*Node, []*Node) {
+func (c *Critic) loss(w *nn.Views, in nn.In) (*Node, []*Node) {
 	vl, fl := c.losses(w, in, false)
 	return Add(vl, MulScalar(fl, c.Cfg.MICoef)), []*Node{vl, fl}
 }
 
 // embedLoss (the embedding step of a split schedule) = MICoef·forward_loss: its gradient reaches the
 // action embeddings, the mixer and the forward model, never the Q head.
-func (c *Critic) embedLoss(w *nn.Views, in []*Node) (*Node, []*Node) {
+func (c *Critic) embedLoss(w *nn.Views, in nn.In) (*Node, []*Node) {
 	vl, fl := c.losses(w, in, false)
 	return MulScalar(fl, c.Cfg.MICoef), []*Node{vl, fl}
 }
 
 // valueLoss (the value step of a split schedule) = value_loss with the embedding held fixed.
-func (c *Critic) valueLoss(w *nn.Views, in []*Node) (*Node, []*Node) {
+func (c *Critic) valueLoss(w *nn.Views, in nn.In) (*Node, []*Node) {
 	vl, fl := c.losses(w, in, true)
 	return vl, []*Node{vl, fl}
 }
@@ -326,28 +341,26 @@ func (c *Critic) Update(states [][]float32, joints [][]int, y []float64, delta [
 			hf[i] = 1
 		}
 	}
-	batch := []any{st, per, joint, tensors.FromFlatDataAndDimensions(yf, b), tensors.FromFlatDataAndDimensions(df, b, s),
-		tensors.FromFlatDataAndDimensions(hf, b)}
+	batch := nn.Inputs{Names: CriticInputs, Values: []any{st, per, joint, tensors.FromFlatDataAndDimensions(yf, b),
+		tensors.FromFlatDataAndDimensions(df, b, s), tensors.FromFlatDataAndDimensions(hf, b)}}
 	c.updates++
 	if c.tr != nil {
-		return c.tr.Update(batch...)
+		return c.tr.Update(batch)
 	}
 	if c.Cfg.schedule() == EmbedAlternate || c.updates <= c.Cfg.EmbedWarmup {
-		if _, err := c.trEmbed.Update(batch...); err != nil {
+		if _, err := c.trEmbed.Update(batch); err != nil {
 			return nn.StepStats{}, err
 		}
 	}
-	return c.trValue.Update(batch...)
+	return c.trValue.Update(batch)
 }
 
-func (c *Critic) qExec() *Exec {
-	return c.Exec("m3apg-q-"+c.Cfg.Kind, func(b compute.Backend) *Exec {
-		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
-			w := nn.NewViews(c.Layout, in[0])
-			q, _ := c.q(w, in[1], in[2], in[3], false)
-			return []*Node{q}
-		})
-	})
+// qFunc is the graph of Q over QInputs.
+func (c *Critic) qFunc() nn.Func {
+	return nn.Func{Name: "m3apg-q", Params: c.params(), Inputs: QInputs, Fn: func(w *nn.Views, in nn.In) []*Node {
+		q, _ := c.q(w, in.Get("states"), in.Get("per_agent"), in.Get("joint"), false)
+		return []*Node{q}
+	}}
 }
 
 // Q evaluates the critic on (state, joint action) rows.
@@ -356,7 +369,7 @@ func (c *Critic) Q(states [][]float32, joints [][]int) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := c.CallFloats(c.qExec(), c.Params, st, per, joint)
+	q, err := c.CallFloats(c.qFunc(), nn.Inputs{Names: QInputs, Values: []any{st, per, joint}})
 	if err != nil {
 		return nil, err
 	}
@@ -382,12 +395,12 @@ func (c *Critic) Embeddings() ([][]float32, error) {
 			x /= a
 		}
 	}
-	ex := c.Exec("m3apg-embed", func(b compute.Backend) *Exec {
-		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
-			return []*Node{c.Embed(nn.NewViews(c.Layout, in[0]), in[1])}
-		})
-	})
-	flat, err := c.CallFloats(ex, c.Params, tensors.FromFlatDataAndDimensions(pf, nj, n*a))
+	f := nn.Func{Name: "m3apg-embed", Params: c.params(), Inputs: []string{"per_agent"}, Fn: func(w *nn.Views, in nn.In) []*Node {
+		return []*Node{c.Embed(w, in.Get("per_agent"))}
+	}}
+	var in nn.Inputs
+	in.Add("per_agent", tensors.FromFlatDataAndDimensions(pf, nj, n*a))
+	flat, err := c.CallFloats(f, in)
 	if err != nil {
 		return nil, err
 	}

@@ -178,7 +178,7 @@ func criticLossByHand(t *testing.T, forwardLoss string) {
 	e := MustNewExec(b, func(g *Graph, in []*Node) []*Node {
 		w := nn.NewViews(c.Layout, in[0])
 		q, fwd := c.q(w, in[1], in[2], in[3], false)
-		l, _ := c.loss(w, in[1:])
+		l, _ := c.loss(w, nn.NamedIn(CriticInputs, in[1:]))
 		return []*Node{q, fwd, l}
 	})
 	out := e.MustCall(c.Params, st, per, joint, yt, dt, ht)

@@ -181,7 +181,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 				return curves, err
 			}
 			if am, err = ac.Minibatches(T*E*n, 1, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
-				return trA.Update(ac.ActorBatch(ro, adv, idx)...)
+				return trA.Update(ac.ActorBatch(ro, adv, idx))
 			}); err != nil {
 				return curves, err
 			}

@@ -182,13 +182,13 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 		}
 		adv = ac.Normalize(adv)
 		am, err := ac.Minibatches(len(adv), cfg.Epochs, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
-			return trA.Update(ac.ActorBatch(ro, adv, idx)...)
+			return trA.Update(ac.ActorBatch(ro, adv, idx))
 		})
 		if err != nil {
 			return curves, actor, fmt.Errorf("iteration %d actor: %w", it, err)
 		}
 		cm, err := ac.Minibatches(len(retS), cfg.Epochs, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
-			return trC.Update(ac.ValueBatch(vin, criticIn, retS, idx)...)
+			return trC.Update(ac.ValueBatch(vin, criticIn, retS, idx))
 		})
 		if err != nil {
 			return curves, actor, fmt.Errorf("iteration %d critic: %w", it, err)

@@ -110,7 +110,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 	if err != nil {
 		return nil, nil, err
 	}
-	trC, err := ac.NewTrainer(&critic.Model, cfg.LRCritic, cfg.MaxGradNorm, "mixed", nil, critic.Loss())
+	trC, err := ac.NewTrainer(&critic.Model, cfg.LRCritic, cfg.MaxGradNorm, nil, critic.Loss())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -189,7 +189,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 				}
 				y[kk] = float32(targets[i])
 			}
-			return trC.Update(ac.Float32(st, len(idx), sd), acts, y)
+			return trC.Update(critic.Batch(ac.Float32(st, len(idx), sd), acts, y))
 		})
 		if err != nil {
 			return curves, actor, fmt.Errorf("iteration %d critic: %w", it, err)
@@ -226,7 +226,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 			adv = scaleUnit(adv)
 		}
 		am, err := ac.Minibatches(len(adv), cfg.Epochs, cfg.MiniBatches, r, func(idx []int) (nn.StepStats, error) {
-			return trA.Update(ac.ActorBatch(ro, adv, idx)...)
+			return trA.Update(ac.ActorBatch(ro, adv, idx))
 		})
 		if err != nil {
 			return curves, actor, fmt.Errorf("iteration %d actor: %w", it, err)
