@@ -61,19 +61,7 @@ func TestRoomTauCheckRecomputed(t *testing.T) {
 		t.Errorf("tau ablation check on seeds %v", abl.Seeds)
 	}
 	// With the median recorded (from this revision on) the check reads it instead.
-	withMedian := *res
-	withMedian.Runs = nil
-	for _, run := range res.Runs {
-		if run.Method == "sft" {
-			f := map[string]float64{}
-			for k, v := range run.Final {
-				f[k] = v
-			}
-			f["lpm_gap_median"] = 0.4
-			run.Final = f
-		}
-		withMedian.Runs = append(withMedian.Runs, run)
-	}
+	withMedian := *withSFTFinal(res, "lpm_gap_median", 0.4)
 	if got := exptest.RoomCheck(t, Room(&withMedian), roomTau); math.Abs(got.Value-0.2/0.4) > 1e-12 || !strings.Contains(got.Why, "lpm_gap_median") {
 		t.Errorf("with lpm_gap_median 0.4: value %v, why %s", got.Value, got.Why)
 	}
@@ -116,19 +104,7 @@ func TestRoomBudgetAndReachRecomputed(t *testing.T) {
 func TestRoomFailedCheckMakesClaimsUntestable(t *testing.T) {
 	res, e := exptest.Committed(t, "capo")
 	before := exptest.Judge(t, e, res)
-	high := *res
-	high.Runs = nil
-	for _, run := range res.Runs {
-		if run.Method == "sft" {
-			f := map[string]float64{}
-			for k, v := range run.Final {
-				f[k] = v
-			}
-			f["auc"] = 0.95
-			run.Final = f
-		}
-		high.Runs = append(high.Runs, run)
-	}
+	high := *withSFTFinal(res, "auc", 0.95)
 	after := exptest.Judge(t, e, &high)
 	if r := exptest.RoomCheck(t, after.Room, roomSFTCeiling); r.OK || math.Abs(r.Value-0.95) > 1e-12 {
 		t.Fatalf("ceiling check at SFT AUC 0.95: %+v", r)
@@ -210,4 +186,22 @@ func TestRoomGapMedian(t *testing.T) {
 	if _, has := lpmGapMedian([]float64{-1, -2}, []bool{true, true}, 1); has {
 		t.Error("a median gap with no wrong answer")
 	}
+}
+
+// withSFTFinal is a copy of res whose sft runs have final metric key set to v (res is unchanged).
+func withSFTFinal(res *exp.Result, key string, v float64) *exp.Result {
+	out := *res
+	out.Runs = nil
+	for _, run := range res.Runs {
+		if run.Method == "sft" {
+			f := map[string]float64{}
+			for k, x := range run.Final {
+				f[k] = x
+			}
+			f[key] = v
+			run.Final = f
+		}
+		out.Runs = append(out.Runs, run)
+	}
+	return &out
 }

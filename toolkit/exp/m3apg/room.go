@@ -185,14 +185,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 // it at all.
 func RewardHiddenShare(p *env.Push, gamma float64) (float64, error) {
 	n := p.NumAgents()
-	uniform := func(int, int) [][]float64 {
-		out := make([][]float64, n)
-		for i := range out {
-			out[i] = []float64{.25, .25, .25, .25}
-		}
-		return out
-	}
-	q, err := p.ExactQ(uniform, gamma)
+	q, err := m3apg.UniformQ(p, gamma)
 	if err != nil {
 		return 0, err
 	}

@@ -65,11 +65,9 @@ func EffectShare(emb [][]float32, class []int, classes int) (float64, error) {
 	return between / total, nil
 }
 
-// QSpread measures how much a push game's exact Q depends on the joint action under the uniform
-// policy: joint is the RMS of Q(s, a) − V(s) over (step, cell ≠ goal, joint action) — the error of a
-// critic that knows V(s) exactly but ignores the joint action — and total the RMS of Q about its
-// mean — the error of a constant.
-func QSpread(p *env.Push, gamma float64) (joint, total float64, err error) {
+// UniformQ is a push game's exact Q under the uniform policy (every agent's 4 actions equally
+// likely), the reference QSpread and the room checks measure against.
+func UniformQ(p *env.Push, gamma float64) (*env.PushQ, error) {
 	n := p.NumAgents()
 	uniform := func(int, int) [][]float64 {
 		out := make([][]float64, n)
@@ -78,7 +76,15 @@ func QSpread(p *env.Push, gamma float64) (joint, total float64, err error) {
 		}
 		return out
 	}
-	q, err := p.ExactQ(uniform, gamma)
+	return p.ExactQ(uniform, gamma)
+}
+
+// QSpread measures how much a push game's exact Q depends on the joint action under the uniform
+// policy: joint is the RMS of Q(s, a) − V(s) over (step, cell ≠ goal, joint action) — the error of a
+// critic that knows V(s) exactly but ignores the joint action — and total the RMS of Q about its
+// mean — the error of a constant.
+func QSpread(p *env.Push, gamma float64) (joint, total float64, err error) {
+	q, err := UniformQ(p, gamma)
 	if err != nil {
 		return 0, 0, err
 	}
