@@ -29,7 +29,7 @@ run)
   ;;
 compare)
   a=$2 b=$3 status=0
-  echo "# bitcheck: $(head -1 "$a/commit") (before) against $(head -1 "$b/commit") (after); engine $GOMLX_BACKEND; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+  echo "# bitcheck: $(head -1 "$a/commit") (before) against $(head -1 "$b/commit") (after); engine $GOMLX_BACKEND (cos, cos-vision: onnx:cpu); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
   for d in "$a"/*/; do
     leaf=$(basename "$d")
     [ -f "$d/metrics.json" ] || continue
