@@ -3,7 +3,9 @@ package exp
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/nb"
@@ -114,7 +116,7 @@ func RoomOn(seeds []uint64, name string, test Test, why, missing string, f PerSe
 	if len(r.PerSeed) == 0 {
 		return RoomMissing(name, test, why, missing)
 	}
-	r.Value = stats.Summarize(r.PerSeed).Mean
+	r.Value = stats.Mean(r.PerSeed)
 	r.OK = test.Agrees(r.Value)
 	return r
 }
@@ -271,11 +273,11 @@ func TailShare(c Curve, frac float64) float64 {
 		return math.NaN()
 	}
 	k := max(2, int(math.Ceil(frac*float64(n))))
-	dx := mean(c.X[n-k:]) - mean(c.X[:k])
+	dx := stats.Mean(c.X[n-k:]) - stats.Mean(c.X[:k])
 	if dx <= 0 {
 		return math.NaN()
 	}
-	total := (mean(c.Y[n-k:]) - mean(c.Y[:k])) / dx * (c.X[n-1] - c.X[0])
+	total := (stats.Mean(c.Y[n-k:]) - stats.Mean(c.Y[:k])) / dx * (c.X[n-1] - c.X[0])
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, y := range c.Y {
 		lo, hi = math.Min(lo, y), math.Max(hi, y)
@@ -288,7 +290,7 @@ func TailShare(c Curve, frac float64) float64 {
 		scale = -scale
 	}
 	xs, ys := c.X[n-k:], c.Y[n-k:]
-	mx, my := mean(xs), mean(ys)
+	mx, my := stats.Mean(xs), stats.Mean(ys)
 	var sxy, sxx float64
 	for i := range xs {
 		sxy += (xs[i] - mx) * (ys[i] - my)
@@ -300,12 +302,16 @@ func TailShare(c Curve, frac float64) float64 {
 	return sxy / sxx * (xs[len(xs)-1] - xs[0]) / scale
 }
 
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
+// LineTailShare is what TailShare gives a straight line of n equally spaced points over the last
+// frac of them: the value of a curve still moving at its average rate, against which a plateau
+// (about 0) is told apart when a curve has few points. Computed on a synthetic line, so it follows
+// TailShare.
+func LineTailShare(n int, frac float64) float64 {
+	c := Curve{}
+	for i := range n {
+		c.X, c.Y = append(c.X, float64(i+1)), append(c.Y, float64(i+1))
 	}
-	return s / float64(len(xs))
+	return TailShare(c, frac)
 }
 
 // CurveOf is method's curve key on seed (false when absent or empty).
@@ -371,13 +377,23 @@ func ShowClaims(res *Result) error {
 		}
 		return nil
 	}
-	fmt.Println(strings.ReplaceAll(head, "**", ""))
+	return WriteClaims(os.Stdout, res, j)
+}
+
+// WriteClaims writes a judged result as text — the room table, then the claims table — as
+// `paperlab claims` prints it (and ShowClaims outside a notebook).
+func WriteClaims(w io.Writer, res *Result, j Judged) error {
 	if len(j.Room) > 0 {
-		fmt.Print(nb.TableText(RoomTable(j.Room)))
+		fmt.Fprintf(w, "room checks (%s, %d seeds; a claim needing a failed one is untestable here):\n", res.Experiment, len(res.Seeds))
+		fmt.Fprint(w, nb.TableText(RoomTable(j.Room)))
+	} else {
+		fmt.Fprintf(w, "room checks (%s): none defined\n", res.Experiment)
 	}
-	if len(j.Claims) > 0 {
-		fmt.Println(strings.ReplaceAll(claimsHead, "**", ""))
-		fmt.Print(nb.TableText(ClaimsTable(j.Claims)))
+	if len(j.Claims) == 0 {
+		_, err := fmt.Fprintf(w, "claims (%s): this experiment checks no paper claims\n", res.Experiment)
+		return err
 	}
-	return nil
+	fmt.Fprintf(w, "claims (%s, %d seeds; paired per seed, mean [95%% t-interval]):\n", res.Experiment, len(res.Seeds))
+	_, err := fmt.Fprint(w, nb.TableText(ClaimsTable(j.Claims)))
+	return err
 }

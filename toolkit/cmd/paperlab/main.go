@@ -237,19 +237,7 @@ func writeClaims(w io.Writer, res *exp.Result, e exp.Experiment) error {
 	if err != nil {
 		return err
 	}
-	if len(j.Room) > 0 {
-		fmt.Fprintf(w, "room checks (%s, %d seeds; a claim needing a failed one is untestable here):\n", res.Experiment, len(res.Seeds))
-		fmt.Fprint(w, nb.TableText(exp.RoomTable(j.Room)))
-	} else {
-		fmt.Fprintf(w, "room checks (%s): none defined\n", res.Experiment)
-	}
-	if e.Claims == nil {
-		fmt.Fprintf(w, "claims (%s): this experiment checks no paper claims\n", res.Experiment)
-		return nil
-	}
-	fmt.Fprintf(w, "claims (%s, %d seeds; paired per seed, mean [95%% t-interval]):\n", res.Experiment, len(res.Seeds))
-	fmt.Fprint(w, nb.TableText(exp.ClaimsTable(j.Claims)))
-	return nil
+	return exp.WriteClaims(w, res, j)
 }
 
 // settings prints every field of an experiment's default configuration beside the paper's value

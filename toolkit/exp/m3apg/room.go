@@ -67,17 +67,6 @@ func evalPoints(cfg Config) int {
 	return n
 }
 
-// LineTailShare is what exp.TailShare gives a straight line of n equally spaced points over the
-// last frac of them: the value of a curve still moving at its average rate, against which a
-// plateau (≈ 0) is told apart. Computed on a synthetic line, so that it follows exp.TailShare.
-func LineTailShare(n int, frac float64) float64 {
-	c := exp.Curve{}
-	for i := range n {
-		c.X, c.Y = append(c.X, float64(i+1)), append(c.Y, float64(i+1))
-	}
-	return exp.TailShare(c, frac)
-}
-
 // Room measures, on a result, the preconditions the claims need:
 //
 //   - converged-<critic>-n<N> (sparse-…, seen-…): the critic's policy-evaluation error curve
@@ -95,7 +84,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 	}
 	lo, hi := slices.Min(cfg.Agents), slices.Max(cfg.Agents)
 	pts := evalPoints(cfg)
-	line := LineTailShare(pts, TailFrac)
+	line := exp.LineTailShare(pts, TailFrac)
 	conv := exp.Test{Op: exp.Below, X: math.Round(1000*ConvergedRate*line) / 1000}
 	var room []exp.RoomCheck
 	converged := func(rp, set, method string, n int) {

@@ -65,17 +65,6 @@ func lbf3Room(p, metric string) string {
 // escapeRoom is the escape-headroom check of a batch size.
 func escapeRoom(b int) string { return fmt.Sprintf("escape-headroom-b%d", b) }
 
-// LineTailShare is what exp.TailShare gives a straight line of n equally spaced points over the
-// last frac of them (a curve still moving at its average rate), computed on a synthetic line so
-// that it follows exp.TailShare.
-func LineTailShare(n int, frac float64) float64 {
-	c := exp.Curve{}
-	for i := range n {
-		c.X, c.Y = append(c.X, float64(i+1)), append(c.Y, float64(i+1))
-	}
-	return exp.TailShare(c, frac)
-}
-
 // seedsWith are the seeds of method's runs that hold metric (the matrix and deterministic parts run
 // seeds 1..MatrixSeeds / 1..DetSeeds, not the experiment's seeds).
 func seedsWith(res *exp.Result, method, metric string) []uint64 {
@@ -184,7 +173,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 				break
 			}
 		}
-		line := LineTailShare(n, TailFrac)
+		line := exp.LineTailShare(n, TailFrac)
 		test := exp.Test{Op: exp.Below, X: math.Round(1000*PlateauRate*line) / 1000}
 		if math.IsNaN(line) {
 			test.X = math.Round(1000*PlateauRate*TailFrac) / 1000
