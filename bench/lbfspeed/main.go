@@ -36,12 +36,16 @@ func main() {
 			if err != nil {
 				panic(err)
 			}
-			if err := e.SetStateFrom(t.Initial.LBFStateFile); err != nil {
+			var st env.State
+			st, err = e.StateFrom(t.Initial.LBFStateFile)
+			if err != nil {
 				panic(err)
 			}
 			start := time.Now()
 			for _, s := range t.Steps {
-				e.Step(s.Actions)
+				if st, _, err = e.Step(st, s.Actions); err != nil {
+					panic(err)
+				}
 			}
 			total += time.Since(start)
 			steps += len(t.Steps)

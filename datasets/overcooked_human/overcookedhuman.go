@@ -263,15 +263,16 @@ func strictDecode(b []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// NewEnv makes PaperLab's env for the game's kitchen (DefaultConfig: old dynamics, cook time 20,
+// NewEnv makes an episode of PaperLab's env for the game's kitchen (DefaultConfig: old dynamics, cook time 20,
 // delivery 20, 96-value vector observations) after checking that the recorded grid has the same
 // terrain as the env's layout (start cells may differ: random3's recording starts the players
 // elsewhere than counter_circuit; the recorded states carry the real positions).
-func (g Game) NewEnv() (*overcooked.Env, error) {
-	e, err := overcooked.New(overcooked.DefaultConfig(g.Layout))
+func (g Game) NewEnv() (*overcooked.Episode, error) {
+	w, err := overcooked.New(overcooked.DefaultConfig(g.Layout))
 	if err != nil {
 		return nil, err
 	}
+	e := w.NewEpisode()
 	l := e.Layout
 	if len(g.Grid) != l.H {
 		return nil, fmt.Errorf("trial %d: recorded grid has %d rows, %s has %d", g.TrialID, len(g.Grid), l.Name, l.H)

@@ -2,7 +2,7 @@ package lm
 
 import (
 	"fmt"
-	"math"
+	"github.com/paperlab/paperlab/toolkit/dist"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -260,33 +260,13 @@ func pick(row []float32, sc SampleConfig, r *rand.Rand) (int32, float32) {
 	if sc.NoEOS {
 		first = NumSpecial
 	}
-	logp := make([]float64, v)
-	mx := math.Inf(-1)
-	for i := NumSpecial - 1; i < v; i++ { // EOS and symbols only
-		mx = math.Max(mx, float64(row[i]))
+	norm := make([]bool, v) // the distribution: EOS and symbols (PAD and BOS are never produced)
+	for i := EOS; i < v; i++ {
+		norm[i] = true
 	}
-	var z float64
-	for i := range row {
-		if i == PAD || i == BOS {
-			logp[i] = math.Inf(-1)
-			continue
-		}
-		z += math.Exp(float64(row[i]) - mx)
-	}
-	lz := math.Log(z) + mx
-	for i := range row {
-		if i != PAD && i != BOS {
-			logp[i] = float64(row[i]) - lz
-		}
-	}
-	var tok int
+	logp := dist.LogSoftmax(row, norm)
 	if sc.Temperature == 0 {
-		tok = first
-		for i := first; i < v; i++ {
-			if logp[i] > logp[tok] {
-				tok = i
-			}
-		}
+		tok := first + dist.Greedy(logp[first:], nil)
 		return int32(tok), float32(logp[tok])
 	}
 	cand := make([]int, 0, v)
@@ -297,24 +277,11 @@ func pick(row []float32, sc SampleConfig, r *rand.Rand) (int32, float32) {
 		sort.SliceStable(cand, func(a, b int) bool { return logp[cand[a]] > logp[cand[b]] })
 		cand = cand[:sc.TopK]
 	}
-	w := make([]float64, len(cand))
-	var sum float64
-	best := math.Inf(-1)
-	for _, i := range cand {
-		best = math.Max(best, logp[i]/sc.Temperature)
-	}
+	scaled := make([]float64, len(cand)) // log-probabilities at the temperature
 	for k, i := range cand {
-		w[k] = math.Exp(logp[i]/sc.Temperature - best)
-		sum += w[k]
+		scaled[k] = logp[i] / sc.Temperature
 	}
-	u := r.Float64() * sum
-	tok = cand[len(cand)-1]
-	for k, i := range cand {
-		u -= w[k]
-		if u < 0 {
-			tok = i
-			break
-		}
-	}
+	k, _ := dist.Sample(r, scaled, nil)
+	tok := cand[k]
 	return int32(tok), float32(logp[tok])
 }

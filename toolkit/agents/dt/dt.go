@@ -13,7 +13,7 @@ package dt
 
 import (
 	"fmt"
-	"math"
+	"github.com/paperlab/paperlab/toolkit/dist"
 	"math/rand/v2"
 
 	"github.com/gomlx/compute/dtypes"
@@ -202,26 +202,6 @@ func (a *Agent) ActionLogits(seqs []Seq) ([][]float32, error) {
 // Choose picks an action among the first n of logits: the most likely (greedy) or sampled at
 // temperature 1.
 func Choose(logits []float32, n int, greedy bool, r *rand.Rand) int {
-	best := 0
-	for i := 1; i < n; i++ {
-		if logits[i] > logits[best] {
-			best = i
-		}
-	}
-	if greedy {
-		return best
-	}
-	var z float64
-	p := make([]float64, n)
-	for i := range p {
-		p[i] = math.Exp(float64(logits[i] - logits[best]))
-		z += p[i]
-	}
-	u := r.Float64() * z
-	for i := range p {
-		if u -= p[i]; u <= 0 {
-			return i
-		}
-	}
-	return n - 1
+	a, _ := dist.Choose(r, logits[:n], nil, greedy)
+	return a
 }

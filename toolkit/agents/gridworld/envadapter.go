@@ -8,16 +8,16 @@ import (
 )
 
 // GridEnv adapts a task and an embodiment to toolkit/marl/env.Env (one agent, every action
-// available, the state equal to the observation). Reset(seed) generates the world of seed.
+// available, the global state equal to the observation). Reset(seed) generates the world of seed;
+// the episode's env.State is its *World.
 type GridEnv struct {
 	task Task
 	emb  Embodiment
-	w    *World
 }
 
 var _ env.Env = (*GridEnv)(nil)
 
-// NewEnv makes the environment of a task and an embodiment, reset with seed 0.
+// NewEnv makes the environment of a task and an embodiment.
 func NewEnv(task Task, e Embodiment) (*GridEnv, error) {
 	if err := task.Validate(); err != nil {
 		return nil, err
@@ -25,9 +25,7 @@ func NewEnv(task Task, e Embodiment) (*GridEnv, error) {
 	if !e.Valid() {
 		return nil, fmt.Errorf("gridworld: embodiment %d out of range [0, %d)", int(e), NumEmbodiments)
 	}
-	g := &GridEnv{task: task, emb: e}
-	g.Reset(0)
-	return g, nil
+	return &GridEnv{task: task, emb: e}, nil
 }
 
 var scenarioSpec = regexp.MustCompile(`^([a-z]+)-([a-z]+)-([a-z]+)-e(\d+)$`)
@@ -68,62 +66,78 @@ func makeEnv(spec string) (env.Env, error) {
 
 func init() { env.Register("grid", makeEnv) }
 
-// World is the current world (shared, not a copy).
-func (g *GridEnv) World() *World { return g.w }
-
 // Embodiment is the environment's embodiment.
 func (g *GridEnv) Embodiment() Embodiment { return g.emb }
 
 // Name is the scenario name, e.g. "grid:rooms-key-blue-e1".
 func (g *GridEnv) Name() string { return ScenarioName(g.task, g.emb) }
 
-// NumAgents is 1.
-func (g *GridEnv) NumAgents() int { return 1 }
+// Spec: one agent; observation and actions of the embodiment; the state is the observation.
+func (g *GridEnv) Spec() env.Spec {
+	return env.Spec{Name: g.Name(), Agents: 1, ObsSize: ObsSize(g.emb), Actions: NumActions(g.emb), StateSize: ObsSize(g.emb), Horizon: Limit}
+}
 
-// ObsSize is ObsSize of the embodiment.
-func (g *GridEnv) ObsSize() int { return ObsSize(g.emb) }
-
-// NumActions is NumActions of the embodiment.
-func (g *GridEnv) NumActions() int { return NumActions(g.emb) }
-
-// StateSize equals ObsSize: the state is the observation.
-func (g *GridEnv) StateSize() int { return ObsSize(g.emb) }
-
-// Limit is the package's step Limit.
-func (g *GridEnv) Limit() int { return Limit }
-
-// Reset generates the world of seed and returns its observation. Generation failing is a bug of
-// the generator (tests cover every task over many seeds), so it panics.
-func (g *GridEnv) Reset(seed uint64) [][]float32 {
+// Reset generates the world of seed and returns its observation (a generator failure is an error
+// naming the task and seed).
+func (g *GridEnv) Reset(seed uint64) (env.State, [][]float32, error) {
 	w, err := Generate(g.task, seed)
 	if err != nil {
-		panic(err)
+		return nil, nil, fmt.Errorf("%s: seed %d: %w", g.Name(), seed, err)
 	}
-	g.w = w
-	return [][]float32{w.Obs(g.emb)}
+	return state{w}, [][]float32{w.Obs(g.emb)}, nil
+}
+
+// state wraps a *World as an env.State (World.Clone returns a *World).
+type state struct{ *World }
+
+func (s state) Clone() env.State { return state{s.World.Clone()} }
+
+// WorldOf is the world of an episode state from Reset or Step.
+func WorldOf(s env.State) (*World, error) {
+	st, ok := s.(state)
+	if !ok {
+		return nil, fmt.Errorf("gridworld: state of type %T, want one from GridEnv's Reset or Step", s)
+	}
+	return st.World, nil
 }
 
 // Step applies the single agent's action (an out-of-range action leaves the agent in place). Info
 // holds "success" (1 on reaching the target goal, else 0).
-func (g *GridEnv) Step(actions []int) env.Transition {
+func (g *GridEnv) Step(s env.State, actions []int) (env.State, env.Transition, error) {
+	w, err := WorldOf(s)
+	if err != nil {
+		return nil, env.Transition{}, fmt.Errorf("%s: %w", g.Name(), err)
+	}
+	if w.Done() {
+		return nil, env.Transition{}, env.Over(g.Name(), w.Steps())
+	}
 	a := -1
 	if len(actions) > 0 {
 		a = actions[0]
 	}
-	r, done := g.w.Step(g.emb, a)
+	r, done := w.Step(g.emb, a)
 	success := 0.0
-	if g.w.Success() {
+	if w.Success() {
 		success = 1
 	}
-	return env.Transition{Obs: [][]float32{g.w.Obs(g.emb)}, Rewards: []float64{r}, Shared: r,
-		Done: done, Truncated: g.w.Truncated(), Info: map[string]float64{"success": success}}
+	return s, env.Transition{Obs: [][]float32{w.Obs(g.emb)}, Rewards: []float64{r}, Shared: r,
+		Done: done, Truncated: w.Truncated(), Info: map[string]float64{"success": success}}, nil
 }
 
-// Avail has every action available.
-func (g *GridEnv) Avail() [][]bool { return env.AllAvail(1, NumActions(g.emb)) }
-
-// State is the observation.
-func (g *GridEnv) State() []float32 { return g.w.Obs(g.emb) }
+// Global is the observation.
+func (g *GridEnv) Global(s env.State) []float32 {
+	w, err := WorldOf(s)
+	if err != nil {
+		return nil
+	}
+	return w.Obs(g.emb)
+}
 
 // Render is the world's Render.
-func (g *GridEnv) Render() string { return g.w.Render() }
+func (g *GridEnv) Render(s env.State) string {
+	w, err := WorldOf(s)
+	if err != nil {
+		return ""
+	}
+	return w.Render()
+}

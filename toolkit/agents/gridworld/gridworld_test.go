@@ -396,15 +396,26 @@ func TestEnvScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Name() != "grid:rooms-key-blue-e1" || e.ObsSize() != 151 || e.NumActions() != 8 || e.StateSize() != 151 || e.Limit() != Limit || e.NumAgents() != 1 {
-		t.Fatal("shape")
+	if sp := e.Spec(); sp != (env.Spec{Name: "grid:rooms-key-blue-e1", Agents: 1, ObsSize: 151, Actions: 8, StateSize: 151, Horizon: Limit}) {
+		t.Fatalf("spec %+v", sp)
 	}
-	g := e.(*GridEnv)
-	e.Reset(17)
-	plan, _ := Plan(g.World(), Diagonal)
+	s, _, err := e.Reset(17)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := WorldOf(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, _ := Plan(w.Clone(), Diagonal)
 	var tr env.Transition
 	for _, a := range plan {
-		tr = e.Step([]int{a})
+		if s, tr, err = e.Step(s, []int{a}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := e.Step(s, []int{0}); err == nil {
+		t.Fatal("a step after the goal was accepted")
 	}
 	if !tr.Done || tr.Truncated || tr.Info["success"] != 1 || tr.Shared != 1-StepCost*float64(len(plan)) {
 		t.Fatalf("expert through env: %+v", tr)

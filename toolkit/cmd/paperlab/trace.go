@@ -89,16 +89,21 @@ func trace(args []string, w io.Writer) error {
 	}
 	r := rand.New(rand.NewPCG(*seed, 0x7472))
 	enc := json.NewEncoder(w)
+	ep := e.NewEpisode()
 	for t := 0; t < *steps; t++ {
 		joint := [2]int{r.IntN(overcooked.NumActions), r.IntN(overcooked.NumActions)}
 		if script != nil {
 			joint = script[t]
 		}
-		out := e.Game.Step(joint, e.Cfg.Rules)
-		if err := enc.Encode(e.Game.Trace(joint, out, e.Cfg.Rules)); err != nil {
+		next, _, err := e.Step(ep, joint[:])
+		if err != nil {
 			return err
 		}
-		if e.Game.Timestep >= e.Cfg.Horizon {
+		ep = next.(*overcooked.Episode)
+		if err := enc.Encode(ep.Trace(joint)); err != nil {
+			return err
+		}
+		if ep.Game.Timestep >= e.Cfg.Horizon {
 			break
 		}
 	}
@@ -118,7 +123,11 @@ func traceLBF(spec string, seed uint64, steps int, actionsFile, stateFile string
 	if err != nil {
 		return err
 	}
-	e.Reset(seed)
+	s, _, err := e.Reset(seed)
+	if err != nil {
+		return err
+	}
+	st := s.(*env.LBFState)
 	if stateFile != "" {
 		f, err := os.Open(stateFile)
 		if err != nil {
@@ -129,7 +138,7 @@ func traceLBF(spec string, seed uint64, steps int, actionsFile, stateFile string
 		if err != nil {
 			return err
 		}
-		if err := e.SetState(players, foods); err != nil {
+		if st, err = e.NewState(players, foods); err != nil {
 			return fmt.Errorf("%s: %w", stateFile, err)
 		}
 	}
@@ -165,8 +174,12 @@ func traceLBF(spec string, seed uint64, steps int, actionsFile, stateFile string
 		if script != nil {
 			joint = script[t]
 		}
-		tr := e.Step(joint)
-		if err := enc.Encode(e.Trace(joint, tr)); err != nil {
+		next, tr, err := e.Step(st, joint)
+		if err != nil {
+			return err
+		}
+		st = next.(*env.LBFState)
+		if err := enc.Encode(st.Trace(joint, tr)); err != nil {
 			return err
 		}
 		if tr.Done {

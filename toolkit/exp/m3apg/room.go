@@ -173,7 +173,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 // states). 0 when the reward fixes Q's dependence on the joint action; NaN when Q does not depend on
 // it at all.
 func RewardHiddenShare(p *env.Push, gamma float64) (float64, error) {
-	n := p.NumAgents()
+	n := p.Spec().Agents
 	q, err := m3apg.UniformQ(p, gamma)
 	if err != nil {
 		return 0, err

@@ -7,6 +7,7 @@ package ac
 
 import (
 	"fmt"
+	"github.com/paperlab/paperlab/toolkit/dist"
 	"math"
 	"math/rand/v2"
 
@@ -93,48 +94,7 @@ func (n *Net) Apply(x []float32, rows int) ([]float32, error) {
 // Policy samples actions on the host from logits [rows, A] with avail masks, and returns the
 // actions and their log-probabilities. Greedy picks the most likely available action.
 func Policy(logits []float32, avail [][]bool, r *rand.Rand, greedy bool) (acts []int, logp []float32) {
-	rows := len(avail)
-	na := len(logits) / rows
-	acts = make([]int, rows)
-	logp = make([]float32, rows)
-	for i := 0; i < rows; i++ {
-		row := logits[i*na : (i+1)*na]
-		mx := math.Inf(-1)
-		for a, v := range row {
-			if avail[i][a] {
-				mx = math.Max(mx, float64(v))
-			}
-		}
-		z := 0.0
-		for a, v := range row {
-			if avail[i][a] {
-				z += math.Exp(float64(v) - mx)
-			}
-		}
-		pick := -1
-		if greedy {
-			for a := range row {
-				if avail[i][a] && (pick < 0 || row[a] > row[pick]) {
-					pick = a
-				}
-			}
-		} else {
-			u := r.Float64() * z
-			for a, v := range row {
-				if !avail[i][a] {
-					continue
-				}
-				pick = a
-				u -= math.Exp(float64(v) - mx)
-				if u < 0 {
-					break
-				}
-			}
-		}
-		acts[i] = pick
-		logp[i] = float32(float64(row[pick]) - mx - math.Log(z))
-	}
-	return acts, logp
+	return dist.Rows(logits, len(avail), avail, r, greedy)
 }
 
 // Float32 is a tensor helper: a host slice as a [rows, cols] tensor.

@@ -262,11 +262,14 @@ func TestSamplerRollout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	actor, err := NewNet(goBackend(t), []int{v.Envs[0].ObsSize() + 2, 8, 3}, 0.01, 1)
+	actor, err := NewNet(goBackend(t), []int{v.Spec.ObsSize + 2, 8, 3}, 0.01, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewSampler(v, actor, 1, 5)
+	s, err := NewSampler(v, actor, 1, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ro, err := s.Collect(3, false)
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +296,7 @@ func TestSamplerRollout(t *testing.T) {
 func TestEvaluateOneEpisodePerCopy(t *testing.T) {
 	const sc = "lbf:5x5-2p-1f-10t"
 	v, _ := env.NewVec(sc, 1)
-	actor, err := NewNet(goBackend(t), []int{v.Envs[0].ObsSize() + 2, 8, 6}, 1, 3)
+	actor, err := NewNet(goBackend(t), []int{v.Spec.ObsSize + 2, 8, 6}, 1, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,17 +39,18 @@ type Sampler struct {
 }
 
 // NewSampler resets the environments with seed.
-func NewSampler(v *env.Vec, actor *Net, scale float32, seed uint64) *Sampler {
-	v.Reset(seed)
+func NewSampler(v *env.Vec, actor *Net, scale float32, seed uint64) (*Sampler, error) {
+	if err := v.Reset(seed); err != nil {
+		return nil, err
+	}
 	return &Sampler{Vec: v, Actor: actor, Scale: scale, r: rand.New(rand.NewPCG(seed, 0x726f6c6c)),
-		ret: make([]float64, len(v.Envs)), steps: make([]int, len(v.Envs))}
+		ret: make([]float64, v.Len()), steps: make([]int, v.Len())}, nil
 }
 
 func (s *Sampler) inputs() (obs, state, avail []float32, masks [][]bool) {
-	e0 := s.Vec.Envs[0]
-	n, na := e0.NumAgents(), e0.NumActions()
-	for k, e := range s.Vec.Envs {
-		av := e.Avail()
+	n, na := s.Vec.Spec.Agents, s.Vec.Spec.Actions
+	for k, st := range s.Vec.States {
+		av := env.Avail(s.Vec.Env, st)
 		for i := 0; i < n; i++ {
 			o := s.Vec.Obs()[k][i]
 			for _, x := range o {
@@ -71,7 +72,7 @@ func (s *Sampler) inputs() (obs, state, avail []float32, masks [][]bool) {
 			}
 			masks = append(masks, av[i])
 		}
-		for _, x := range e.State() {
+		for _, x := range env.Global(s.Vec.Env, st) {
 			state = append(state, x*s.Scale)
 		}
 	}
@@ -80,9 +81,9 @@ func (s *Sampler) inputs() (obs, state, avail []float32, masks [][]bool) {
 
 // Collect runs T steps (sampling actions, or the greedy ones) and returns the rollout.
 func (s *Sampler) Collect(T int, greedy bool) (*Rollout, error) {
-	e0 := s.Vec.Envs[0]
-	E, n, na := len(s.Vec.Envs), e0.NumAgents(), e0.NumActions()
-	ro := &Rollout{T: T, E: E, N: n, NA: na, ObsDim: e0.ObsSize() + n, StateDim: e0.StateSize()}
+	sp := s.Vec.Spec
+	E, n, na := s.Vec.Len(), sp.Agents, sp.Actions
+	ro := &Rollout{T: T, E: E, N: n, NA: na, ObsDim: sp.ObsSize + n, StateDim: sp.StateSize}
 	for t := 0; t < T; t++ {
 		obs, state, avail, masks := s.inputs()
 		logits, err := s.Actor.Apply(obs, E*n)
@@ -99,7 +100,11 @@ func (s *Sampler) Collect(T int, greedy bool) (*Rollout, error) {
 		for k := range joint {
 			joint[k] = acts[k*n : (k+1)*n]
 		}
-		for k, tr := range s.Vec.Step(joint) {
+		trs, err := s.Vec.Step(joint)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", t, err)
+		}
+		for k, tr := range trs {
 			ro.Rew = append(ro.Rew, tr.Shared)
 			ro.Done = append(ro.Done, tr.Done)
 			s.ret[k] += tr.Shared
@@ -126,8 +131,12 @@ func Evaluate(scenario string, actor *Net, scale float32, episodes int, seed uin
 	if err != nil {
 		return nil, err
 	}
-	limit := vec.Envs[0].Limit()
-	ro, err := NewSampler(vec, actor, scale, seed).Collect(limit, greedy)
+	limit := vec.Spec.Horizon
+	sampler, err := NewSampler(vec, actor, scale, seed)
+	if err != nil {
+		return nil, err
+	}
+	ro, err := sampler.Collect(limit, greedy)
 	if err != nil {
 		return nil, err
 	}

@@ -14,9 +14,10 @@ const ObsScale = 0.2
 // Agent is an Overcooked agent (overcooked.Agent): Policy is one, and so are the scripted cooks.
 type Agent = overcooked.Agent
 
-// observe returns player i's scaled observation in game g.
-func observe(g *overcooked.Env, i int) []float32 {
-	v := g.Vector(i)
+// observe returns player i's scaled observation in game g: its featurize_state vector (the one the
+// env's last step computed, copied: VectorObs), times ObsScale.
+func observe(g *overcooked.Episode, i int) []float32 {
+	v := g.VectorObs(i)
 	for j := range v {
 		v[j] *= ObsScale
 	}
@@ -67,7 +68,7 @@ func (p *Policy) pmInput(k int, obs []float32) []float32 {
 }
 
 // Inputs builds the actor inputs (and partner-model inputs) of every game, returning the rows.
-func (p *Policy) Inputs(games []*overcooked.Env, idx []int, rng *rand.Rand) (actorIn, pmIn []float32, err error) {
+func (p *Policy) Inputs(games []*overcooked.Episode, idx []int, rng *rand.Rand) (actorIn, pmIn []float32, err error) {
 	n := len(games)
 	obs := make([][]float32, n)
 	for k, g := range games {
@@ -133,7 +134,7 @@ func (p *Policy) ActFrom(actorIn []float32, n int, rng *rand.Rand) ([]int, []flo
 }
 
 // Act implements Agent.
-func (p *Policy) Act(games []*overcooked.Env, idx []int, rng *rand.Rand) ([]int, error) {
+func (p *Policy) Act(games []*overcooked.Episode, idx []int, rng *rand.Rand) ([]int, error) {
 	in, _, err := p.Inputs(games, idx, rng)
 	if err != nil {
 		return nil, err

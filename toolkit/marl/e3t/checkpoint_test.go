@@ -25,7 +25,7 @@ func TestSaveLoadPolicy(t *testing.T) {
 	row := overcooked.VectorSize + overcooked.NumActions
 	cfg := overcooked.DefaultConfig("cramped_room")
 	cfg.Horizon = 40
-	partner := overcooked.Func(func(g *overcooked.Env, player int, rng *rand.Rand) int { return rng.IntN(overcooked.NumActions) })
+	partner := overcooked.Func(func(g *overcooked.Episode, player int, rng *rand.Rand) int { return rng.IntN(overcooked.NumActions) })
 	for _, withPM := range []bool{false, true} {
 		in := overcooked.VectorSize
 		p := &Policy{Greedy: true}

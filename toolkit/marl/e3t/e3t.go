@@ -179,12 +179,12 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x65337433))
-	games := make([]*overcooked.Env, cfg.Envs)
-	for k := range games {
-		if games[k], err = overcooked.New(cfg.Game); err != nil {
-			return nil, err
-		}
+	// One kitchen; every iteration plays cfg.Envs fresh episodes of it through its Step.
+	world, err := overcooked.New(cfg.Game)
+	if err != nil {
+		return nil, err
 	}
+	world.ReuseObs = true // the policies copy the observations they read (observe)
 	res := &Result{Policy: ego, Curves: track.Curves{}}
 	snapshot := func(done int) error { // keep the weights at each requested fraction of training, once
 		for _, f := range cfg.SnapshotAt {
@@ -206,24 +206,22 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 	H := cfg.Game.Horizon
 	for it := 1; it <= cfg.Iters; it++ {
 		factor := max(0, 1-float64(res.EnvSteps)/float64(cfg.ShapingSteps))
-		egoIdx := make([]int, cfg.Envs)
-		mateIdx := make([]int, cfg.Envs)
-		for k, g := range games {
-			g.Reset(0)
-			g.ShapingFactor = factor
-			egoIdx[k] = rng.IntN(2)
-			mateIdx[k] = 1 - egoIdx[k]
-		}
-		// Learning streams: the ego in every game, and in SP also the other player.
-		learners := [][]int{egoIdx}
+		games, egoIdx, mateIdx := overcooked.NewGames(world, cfg.Envs, factor, rng)
+		// Learning streams: the ego in every game, and in SP also the other player; then the
+		// partner in the other seat (none when the learner fills both seats).
+		seats := [][]int{egoIdx}
 		if cfg.Mode == "sp" && cfg.LearnBothSeats {
-			learners = append(learners, mateIdx)
+			seats = append(seats, mateIdx)
+		}
+		learners := len(seats)
+		if learners == 1 {
+			seats = append(seats, mateIdx)
 		}
 		ego.Reset(cfg.Envs)
 		if mate != nil {
 			mate.Reset(cfg.Envs)
 		}
-		S := len(learners) * cfg.Envs // streams
+		S := learners * cfg.Envs // streams
 		var obs []float32
 		var acts []int
 		var logp []float32
@@ -231,10 +229,8 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		var pmRows []float32
 		var pmLabels []int32
 		sparse, shaped := 0.0, 0.0
-		for t := 0; t < H; t++ {
-			var joint = make([][2]int, cfg.Envs)
-			var learnerActs [][]int
-			for _, idx := range learners {
+		act := func(i int, games []*overcooked.Episode, idx []int) ([]int, error) {
+			if i < learners { // a learning stream: sample and record what the ego acted on
 				in, pin, err := ego.Inputs(games, idx, rng)
 				if err != nil {
 					return nil, err
@@ -245,45 +241,40 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 				}
 				obs, acts, logp = append(obs, in...), append(acts, a...), append(logp, lp...)
 				pmRows = append(pmRows, pin...)
-				for k := range a {
-					joint[k][idx[k]] = a[k]
-				}
-				learnerActs = append(learnerActs, a)
+				return a, nil
 			}
-			var mateActs []int
-			switch cfg.Mode {
-			case "sp":
-				if cfg.LearnBothSeats {
-					mateActs = learnerActs[1]
-				} else if mateActs, err = ego.Act(games, mateIdx, rng); err != nil { // the same policy, not trained on
-					return nil, err
-				}
-			case "e3t":
-				if mateActs, err = mate.Act(games, mateIdx, rng); err != nil {
-					return nil, err
-				}
-			}
-			for k := range games {
-				joint[k][mateIdx[k]] = mateActs[k]
+			var a []int
+			var err error
+			if cfg.Mode == "sp" { // the same policy, not trained on
+				a, err = ego.Act(games, idx, rng)
+			} else {
+				a, err = mate.Act(games, idx, rng)
 			}
 			if cfg.PartnerModel {
-				for _, a := range mateActs {
-					pmLabels = append(pmLabels, int32(a))
+				for _, x := range a {
+					pmLabels = append(pmLabels, int32(x))
 				}
 			}
+			return a, err
+		}
+		after := func(t int, _ [][2]int, stepActs [][]int) error {
 			for k, g := range games {
-				out := g.Game.Step(joint[k], g.Cfg.Rules)
+				out := g.Last
 				sp := out.Sparse[0] + out.Sparse[1]
 				sparse += sp
-				for s, idx := range learners {
+				for s, idx := range seats[:learners] {
 					rew[t*S+s*cfg.Envs+k] = sp + factor*out.Shaped[idx[k]]
 					shaped += out.Shaped[idx[k]]
 				}
 			}
-			ego.Saw(mateActs)
+			ego.Saw(stepActs[len(stepActs)-1]) // the other player's actions
 			if mate != nil {
-				mate.Saw(learnerActs[0])
+				mate.Saw(stepActs[0])
 			}
+			return nil
+		}
+		if err := overcooked.RunEpisodes(world, games, seats, act, after); err != nil {
+			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
 		res.EnvSteps += H * cfg.Envs
 		// GAE per stream; every episode ends at the horizon (no bootstrap).

@@ -26,13 +26,13 @@ func TestPolicyHistoryAndEpsilon(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := res.Policy
-	g, _ := overcooked.New(cfg.Game)
-	g.Reset(0)
+	world, _ := overcooked.New(cfg.Game)
+	g := world.NewEpisode()
 	p.Reset(1)
 	rng := rand.New(rand.NewPCG(1, 1))
 	row := overcooked.VectorSize + overcooked.NumActions
 	for step, other := range []int{1, 4, 2} {
-		if _, err := p.Act([]*overcooked.Env{g}, []int{0}, rng); err != nil {
+		if _, err := p.Act([]*overcooked.Episode{g}, []int{0}, rng); err != nil {
 			t.Fatal(err)
 		}
 		p.Saw([]int{other})
@@ -50,7 +50,7 @@ func TestPolicyHistoryAndEpsilon(t *testing.T) {
 	// ε = 1 ignores the actor: uniform actions.
 	p.Epsilon = 1
 	counts := make([]int, overcooked.NumActions)
-	games := make([]*overcooked.Env, 600)
+	games := make([]*overcooked.Episode, 600)
 	idx := make([]int, len(games))
 	for k := range games {
 		games[k] = g

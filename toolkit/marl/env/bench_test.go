@@ -13,15 +13,22 @@ func BenchmarkLBFStep(b *testing.B) {
 		b.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 1))
-	e.Reset(1)
-	acts := make([]int, e.NumAgents())
+	s, _, err := e.Reset(1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	acts := make([]int, e.Spec().Agents)
+	var tr Transition
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for k := range acts {
 			acts[k] = r.IntN(6)
 		}
-		if e.Step(acts).Done {
-			e.Reset(uint64(i))
+		if s, tr, err = e.Step(s, acts); err != nil {
+			b.Fatal(err)
+		}
+		if tr.Done {
+			s, _, _ = e.Reset(uint64(i))
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
@@ -42,7 +49,9 @@ func BenchmarkLBFVec(b *testing.B) {
 				b.Fatal(err)
 			}
 			v.Parallel = par
-			v.Reset(1)
+			if err := v.Reset(1); err != nil {
+				b.Fatal(err)
+			}
 			r := rand.New(rand.NewPCG(1, 1))
 			acts := make([][]int, n)
 			for k := range acts {
@@ -55,7 +64,9 @@ func BenchmarkLBFVec(b *testing.B) {
 						acts[k][j] = r.IntN(6)
 					}
 				}
-				v.Step(acts)
+				if _, err := v.Step(acts); err != nil {
+					b.Fatal(err)
+				}
 			}
 			b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "steps/s")
 		})

@@ -28,7 +28,9 @@ func TestVecIsReproducibleAndAutoResets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v.Reset(3)
+		if err := v.Reset(3); err != nil {
+			t.Fatal(err)
+		}
 		r := rand.New(rand.NewPCG(1, 1))
 		var out []Transition
 		for s := 0; s < 120; s++ {
@@ -36,7 +38,11 @@ func TestVecIsReproducibleAndAutoResets(t *testing.T) {
 			for k := range acts {
 				acts[k] = []int{r.IntN(6), r.IntN(6)}
 			}
-			out = append(out, v.Step(acts)...)
+			trs, err := v.Step(acts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, trs...)
 		}
 		return out
 	}

@@ -1,11 +1,15 @@
-// Package env is PaperLab's multi-agent environment API, after JaxMARL's: reset with a seed gives
-// per-agent observations; a step takes a joint action and gives observations, per-agent rewards,
-// done and info; every agent has an observation size, an action count and available-action masks;
-// a global state feeds centralized critics. Environments are plain Go values (stateful, not safe
-// for concurrent use); Vec steps many copies for rollouts.
+// Package env is PaperLab's multi-agent environment API, after JaxMARL's: an environment is a pure
+// function of a state value. Reset(seed) gives a start state and the per-agent observations;
+// Step(state, actions) gives the next state and a Transition (observations, per-agent rewards,
+// done, info). The environment itself holds only its configuration, so one Env serves any number of
+// episodes, goroutines and branches of a search; Vec steps many states of one Env for rollouts.
+// A Spec says what a learner needs (agents, observation and action sizes, global state size,
+// horizon); available-action masks, the global state for centralized critics and a text rendering
+// are optional interfaces (Avail, Global, Render fall back to "every action", nil and "").
 //
 // Environments are made by scenario name through the registry: "matrix:climbing",
-// "matrix:coord5", "lbf:8x8-3p-2f-coop", "overcooked:cramped_room", …
+// "matrix:coord5", "lbf:8x8-3p-2f-coop", "push:4p-5x5", "overcooked:cramped_room",
+// "grid:…" (toolkit/agents/gridworld).
 package env
 
 import (
@@ -15,28 +19,76 @@ import (
 	"github.com/paperlab/paperlab/toolkit/registry"
 )
 
+// Spec describes an environment's shapes: every agent has an observation of ObsSize float32 values
+// and Actions discrete actions; StateSize is the global state's size (0 when there is none); an
+// episode ends at the latest after Horizon steps.
+type Spec struct {
+	Name      string `json:"name"` // the scenario name the environment was made from
+	Agents    int    `json:"agents"`
+	ObsSize   int    `json:"obs_size"`
+	Actions   int    `json:"actions"`
+	StateSize int    `json:"state_size"`
+	Horizon   int    `json:"horizon"`
+}
+
+// State is one episode's state: a value the caller holds and passes back to Step. Step may reuse
+// the memory of the state it is given for the one it returns (as JAX reuses donated buffers), so a
+// caller keeps using only the returned state; to branch an episode (search, replays from a point)
+// it steps a Clone.
+type State interface {
+	Clone() State
+}
+
 // Env is a multi-agent environment with discrete actions.
 type Env interface {
-	// Name is the scenario name the environment was made from.
-	Name() string
-	// NumAgents, ObsSize (per agent, flat float32), NumActions (per agent), StateSize (global).
-	NumAgents() int
-	ObsSize() int
-	NumActions() int
-	StateSize() int
-	// Limit is the episode length limit (the episode ends at the latest after Limit steps).
-	Limit() int
-	// Reset starts an episode; the same seed gives the same episode under the same actions.
-	Reset(seed uint64) [][]float32
-	// Step applies a joint action (one action per agent). Actions that are not available count as
-	// the environment's no-op (as lb-foraging does), never as an error.
-	Step(actions []int) Transition
-	// Avail returns the available-action mask of each agent in the current state.
-	Avail() [][]bool
-	// State is the global state (for centralized critics).
-	State() []float32
-	// Render draws the current state as text.
-	Render() string
+	Spec() Spec
+	// Reset starts an episode: the same seed gives the same episode under the same actions.
+	Reset(seed uint64) (State, [][]float32, error)
+	// Step applies a joint action (one action per agent) to s. Actions that are not available
+	// count as the environment's no-op (as lb-foraging does), never as an error; a state of
+	// another environment, or one whose episode is over, is an error.
+	Step(s State, actions []int) (State, Transition, error)
+}
+
+// Masked environments say which actions each agent may take in a state.
+type Masked interface {
+	Avail(s State) [][]bool
+}
+
+// Central environments have a global state vector (of Spec().StateSize values) for centralized
+// critics.
+type Central interface {
+	Global(s State) []float32
+}
+
+// Renderer environments draw a state as text.
+type Renderer interface {
+	Render(s State) string
+}
+
+// Avail is e's available-action mask in s: every action when e is not Masked.
+func Avail(e Env, s State) [][]bool {
+	if m, ok := e.(Masked); ok {
+		return m.Avail(s)
+	}
+	sp := e.Spec()
+	return AllAvail(sp.Agents, sp.Actions)
+}
+
+// Global is e's global state in s, nil when e is not Central.
+func Global(e Env, s State) []float32 {
+	if c, ok := e.(Central); ok {
+		return c.Global(s)
+	}
+	return nil
+}
+
+// Render is e's text drawing of s, "" when e is not a Renderer.
+func Render(e Env, s State) string {
+	if r, ok := e.(Renderer); ok {
+		return r.Render(s)
+	}
+	return ""
 }
 
 // Transition is the result of one step.
@@ -51,6 +103,22 @@ type Transition struct {
 	// Truncated is true when it ended only because of the step limit.
 	Truncated bool
 	Info      map[string]float64
+}
+
+// StateAs is s as the concrete state type T of environment e, or an error that names both (what
+// every Step and mask function checks first; e's name is built only on the error path).
+func StateAs[T State](e Env, s State) (T, error) {
+	t, ok := s.(T)
+	if !ok {
+		var zero T
+		return zero, fmt.Errorf("env %s: state of type %T, want %T (a state from this environment's Reset or Step)", e.Spec().Name, s, zero)
+	}
+	return t, nil
+}
+
+// Over is the error of a Step on a finished episode.
+func Over(name string, step int) error {
+	return fmt.Errorf("env %s: step after the episode ended (at step %d); Reset starts a new one", name, step)
 }
 
 // Maker builds an environment from the part of the scenario name after "family:".

@@ -138,13 +138,8 @@ type lbfPlayer struct {
 
 // LBF is a Level-Based Foraging environment.
 type LBF struct {
-	cfg     LBFConfig
-	name    string
-	field   []int // rows*cols food levels
-	players []lbfPlayer
-	spawned float64
-	step    int
-	rng     *rand.Rand
+	cfg  LBFConfig
+	name string
 	// mutation breaks one rule on purpose ("load-strict": a load needs more than the food's level;
 	// "collision-first": the first of several claimants enters the cell). Only the replay test sets
 	// it, to show that the recorded lb-foraging trajectories catch a wrong rule.
@@ -156,9 +151,7 @@ func NewLBF(c LBFConfig, name string) (*LBF, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	e := &LBF{cfg: c, name: name, field: make([]int, c.Size*c.Size), players: make([]lbfPlayer, c.Players)}
-	e.Reset(0)
-	return e, nil
+	return &LBF{cfg: c, name: name}, nil
 }
 
 func makeLBF(spec string) (Env, error) {
@@ -174,25 +167,59 @@ func init() { Register("lbf", makeLBF) }
 // Config returns the task.
 func (e *LBF) Config() LBFConfig { return e.cfg }
 
-func (e *LBF) Name() string    { return "lbf:" + e.name }
-func (e *LBF) NumAgents() int  { return e.cfg.Players }
-func (e *LBF) ObsSize() int    { return 3*e.cfg.Foods + 3*e.cfg.Players }
-func (e *LBF) NumActions() int { return 6 }
-func (e *LBF) StateSize() int  { return 3*e.cfg.Foods + 3*e.cfg.Players + 1 }
-func (e *LBF) Limit() int      { return e.cfg.MaxSteps }
-
-func (e *LBF) food(r, c int) int {
-	if r < 0 || c < 0 || r >= e.cfg.Size || c >= e.cfg.Size {
-		return 0
-	}
-	return e.field[r*e.cfg.Size+c]
+// Spec: 6 actions (none, north, south, west, east, load), observations and state as documented on
+// LBFConfig.
+func (e *LBF) Spec() Spec {
+	return Spec{Name: "lbf:" + e.name, Agents: e.cfg.Players, ObsSize: e.obsSize(), Actions: 6, StateSize: e.stateSize(), Horizon: e.cfg.MaxSteps}
 }
 
-func (e *LBF) emptyAt(r, c int) bool {
-	if e.food(r, c) != 0 {
+func (e *LBF) obsSize() int   { return 3*e.cfg.Foods + 3*e.cfg.Players }
+func (e *LBF) stateSize() int { return 3*e.cfg.Foods + 3*e.cfg.Players + 1 }
+
+// LBFState is an LBF episode's state.
+type LBFState struct {
+	size    int
+	field   []int // size*size food levels
+	players []lbfPlayer
+	spawned float64 // the total food level spawned at reset
+	step    int
+	done    bool
+}
+
+// Clone implements State.
+func (st *LBFState) Clone() State {
+	c := *st
+	c.field, c.players = slices.Clone(st.field), slices.Clone(st.players)
+	return &c
+}
+
+// Steps is the number of steps taken in the episode.
+func (st *LBFState) Steps() int { return st.step }
+
+func (e *LBF) newState() *LBFState {
+	return &LBFState{size: e.cfg.Size, field: make([]int, e.cfg.Size*e.cfg.Size), players: make([]lbfPlayer, e.cfg.Players)}
+}
+
+func (e *LBF) state(s State) (*LBFState, error) {
+	st, err := StateAs[*LBFState](e, s)
+	if err == nil && (st.size != e.cfg.Size || len(st.players) != e.cfg.Players) {
+		err = fmt.Errorf("env lbf:%s: a state of a %dx%d task with %d players", e.name, st.size, st.size, len(st.players))
+	}
+	return st, err
+}
+
+func (st *LBFState) food(r, c int) int {
+	if r < 0 || c < 0 || r >= st.size || c >= st.size {
+		return 0
+	}
+	return st.field[r*st.size+c]
+}
+
+func (st *LBFState) emptyAt(r, c int) bool {
+	if st.food(r, c) != 0 {
 		return false
 	}
-	for _, p := range e.players {
+	for _, p := range st.players {
 		if p.level > 0 && p.row == r && p.col == c {
 			return false
 		}
@@ -201,26 +228,21 @@ func (e *LBF) emptyAt(r, c int) bool {
 }
 
 // Reset spawns players, then foods, from seed.
-func (e *LBF) Reset(seed uint64) [][]float32 {
+func (e *LBF) Reset(seed uint64) (State, [][]float32, error) {
 	c := e.cfg
-	e.rng = rand.New(rand.NewPCG(seed, 0x6c6266))
-	for i := range e.field {
-		e.field[i] = 0
-	}
-	for i := range e.players {
-		e.players[i] = lbfPlayer{}
-	}
-	for i := range e.players {
+	rng := rand.New(rand.NewPCG(seed, 0x6c6266))
+	st := e.newState()
+	for i := range st.players {
 		for attempt := 0; attempt < 1000; attempt++ {
-			r, col := e.rng.IntN(c.Size), e.rng.IntN(c.Size)
-			if e.emptyAt(r, col) {
-				e.players[i] = lbfPlayer{row: r, col: col, level: c.MinLevel + e.rng.IntN(c.MaxLevel-c.MinLevel+1)}
+			r, col := rng.IntN(c.Size), rng.IntN(c.Size)
+			if st.emptyAt(r, col) {
+				st.players[i] = lbfPlayer{row: r, col: col, level: c.MinLevel + rng.IntN(c.MaxLevel-c.MinLevel+1)}
 				break
 			}
 		}
 	}
-	levels := make([]int, len(e.players))
-	for i, p := range e.players {
+	levels := make([]int, len(st.players))
+	for i, p := range st.players {
 		levels[i] = p.level
 	}
 	slices.Sort(levels)
@@ -234,64 +256,67 @@ func (e *LBF) Reset(seed uint64) [][]float32 {
 	}
 	count := 0
 	for attempt := 0; attempt < 1000 && count < c.Foods; attempt++ {
-		r, col := 1+e.rng.IntN(c.Size-2), 1+e.rng.IntN(c.Size-2)
-		if e.foodNear(r, col) || !e.emptyAt(r, col) {
+		r, col := 1+rng.IntN(c.Size-2), 1+rng.IntN(c.Size-2)
+		if st.foodNear(r, col) || !st.emptyAt(r, col) {
 			continue
 		}
 		if c.Spread {
-			e.field[r*c.Size+col] = 1 + count%maxFood
+			st.field[r*c.Size+col] = 1 + count%maxFood
 		} else {
-			e.field[r*c.Size+col] = minFood + e.rng.IntN(maxFood-minFood+1)
+			st.field[r*c.Size+col] = minFood + rng.IntN(maxFood-minFood+1)
 		}
 		count++
 	}
-	e.spawned = 0
-	for _, f := range e.field {
-		e.spawned += float64(f)
+	st.spawned = 0
+	for _, f := range st.field {
+		st.spawned += float64(f)
 	}
-	e.step = 0
-	return e.observe()
+	return st, e.observe(st), nil
 }
 
 // foodNear: food in the 3×3 neighbourhood or two cells away in a straight line.
-func (e *LBF) foodNear(r, c int) bool {
+func (st *LBFState) foodNear(r, c int) bool {
 	for dr := -1; dr <= 1; dr++ {
 		for dc := -1; dc <= 1; dc++ {
-			if e.food(r+dr, c+dc) > 0 {
+			if st.food(r+dr, c+dc) > 0 {
 				return true
 			}
 		}
 	}
-	return e.food(r-2, c) > 0 || e.food(r+2, c) > 0 || e.food(r, c-2) > 0 || e.food(r, c+2) > 0
+	return st.food(r-2, c) > 0 || st.food(r+2, c) > 0 || st.food(r, c-2) > 0 || st.food(r, c+2) > 0
 }
 
-func (e *LBF) valid(p lbfPlayer, a int) bool {
-	n := e.cfg.Size
+func (st *LBFState) valid(p lbfPlayer, a int) bool {
+	n := st.size
 	switch a {
 	case LBFNone:
 		return true
 	case LBFNorth:
-		return p.row > 0 && e.food(p.row-1, p.col) == 0
+		return p.row > 0 && st.food(p.row-1, p.col) == 0
 	case LBFSouth:
-		return p.row < n-1 && e.food(p.row+1, p.col) == 0
+		return p.row < n-1 && st.food(p.row+1, p.col) == 0
 	case LBFWest:
-		return p.col > 0 && e.food(p.row, p.col-1) == 0
+		return p.col > 0 && st.food(p.row, p.col-1) == 0
 	case LBFEast:
-		return p.col < n-1 && e.food(p.row, p.col+1) == 0
+		return p.col < n-1 && st.food(p.row, p.col+1) == 0
 	case LBFLoad:
-		_, _, ok := e.adjacentFood(p.row, p.col)
+		_, _, ok := st.adjacentFood(p.row, p.col)
 		return ok
 	}
 	return false
 }
 
 // Avail is each player's valid actions.
-func (e *LBF) Avail() [][]bool {
-	out := make([][]bool, len(e.players))
-	for i, p := range e.players {
+func (e *LBF) Avail(s State) [][]bool {
+	st, err := e.state(s)
+	if err != nil {
+		return nil
+	}
+	out := make([][]bool, len(st.players))
+	for i, p := range st.players {
 		out[i] = make([]bool, 6)
 		for a := 0; a < 6; a++ {
-			out[i][a] = e.valid(p, a)
+			out[i][a] = st.valid(p, a)
 		}
 	}
 	return out
@@ -299,9 +324,9 @@ func (e *LBF) Avail() [][]bool {
 
 // adjacentFood returns the location of the food next to (r, c), searched north, south, west, east
 // (lb-foraging's order).
-func (e *LBF) adjacentFood(r, c int) (int, int, bool) {
+func (st *LBFState) adjacentFood(r, c int) (int, int, bool) {
 	for _, d := range [][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
-		if e.food(r+d[0], c+d[1]) > 0 {
+		if st.food(r+d[0], c+d[1]) > 0 {
 			return r + d[0], c + d[1], true
 		}
 	}
@@ -309,13 +334,20 @@ func (e *LBF) adjacentFood(r, c int) (int, int, bool) {
 }
 
 // Step applies the joint action.
-func (e *LBF) Step(actions []int) Transition {
-	e.step++
-	n := len(e.players)
+func (e *LBF) Step(s State, actions []int) (State, Transition, error) {
+	st, err := e.state(s)
+	if err != nil {
+		return nil, Transition{}, err
+	}
+	if st.done {
+		return nil, Transition{}, Over(e.Spec().Name, st.step)
+	}
+	st.step++
+	n := len(st.players)
 	rewards := make([]float64, n)
 	acts := make([]int, n)
 	for i := range acts {
-		if i < len(actions) && actions[i] >= 0 && actions[i] < 6 && e.valid(e.players[i], actions[i]) {
+		if i < len(actions) && actions[i] >= 0 && actions[i] < 6 && st.valid(st.players[i], actions[i]) {
 			acts[i] = actions[i]
 		}
 	}
@@ -324,7 +356,7 @@ func (e *LBF) Step(actions []int) Transition {
 	claims := map[cell][]int{}
 	var order []cell
 	loading := make([]bool, n)
-	for i, p := range e.players {
+	for i, p := range st.players {
 		t := cell{p.row, p.col}
 		switch acts[i] {
 		case LBFNorth:
@@ -345,28 +377,28 @@ func (e *LBF) Step(actions []int) Transition {
 	}
 	for _, t := range order {
 		if v := claims[t]; len(v) == 1 || (e.mutation == "collision-first" && len(v) > 1) {
-			e.players[v[0]].row, e.players[v[0]].col = t.r, t.c
+			st.players[v[0]].row, st.players[v[0]].col = t.r, t.c
 		}
 	}
 	// Loads, in player-index order.
-	for i := range e.players {
+	for i := range st.players {
 		if !loading[i] {
 			continue
 		}
-		fr, fc, ok := e.adjacentFood(e.players[i].row, e.players[i].col)
+		fr, fc, ok := st.adjacentFood(st.players[i].row, st.players[i].col)
 		if !ok {
 			loading[i] = false
 			continue
 		}
 		var group []int
 		sum := 0
-		for j, q := range e.players {
+		for j, q := range st.players {
 			if loading[j] && ((abs(q.row-fr) == 1 && q.col == fc) || (abs(q.col-fc) == 1 && q.row == fr)) {
 				group = append(group, j)
 				sum += q.level
 			}
 		}
-		food := e.food(fr, fc)
+		food := st.food(fr, fc)
 		for _, j := range group {
 			loading[j] = false
 		}
@@ -377,21 +409,22 @@ func (e *LBF) Step(actions []int) Transition {
 			continue
 		}
 		for _, j := range group {
-			rewards[j] = float64(e.players[j].level*food) / (float64(sum) * e.spawned)
+			rewards[j] = float64(st.players[j].level*food) / (float64(sum) * st.spawned)
 		}
-		e.field[fr*e.cfg.Size+fc] = 0
+		st.field[fr*e.cfg.Size+fc] = 0
 	}
 	left := 0
-	for _, f := range e.field {
+	for _, f := range st.field {
 		left += f
 	}
-	t := Transition{Obs: e.observe(), Rewards: rewards, Info: map[string]float64{"food_left": float64(left)}}
+	t := Transition{Obs: e.observe(st), Rewards: rewards, Info: map[string]float64{"food_left": float64(left)}}
 	for _, r := range rewards {
 		t.Shared += r
 	}
-	t.Done = left == 0 || e.step >= e.cfg.MaxSteps
-	t.Truncated = left > 0 && e.step >= e.cfg.MaxSteps
-	return t
+	t.Done = left == 0 || st.step >= e.cfg.MaxSteps
+	t.Truncated = left > 0 && st.step >= e.cfg.MaxSteps
+	st.done = t.Done
+	return st, t, nil
 }
 
 func abs(x int) int {
@@ -402,11 +435,11 @@ func abs(x int) int {
 }
 
 // observe builds every player's observation vector (see LBFConfig).
-func (e *LBF) observe() [][]float32 {
+func (e *LBF) observe(st *LBFState) [][]float32 {
 	c := e.cfg
-	out := make([][]float32, len(e.players))
-	for i, me := range e.players {
-		o := make([]float32, e.ObsSize())
+	out := make([][]float32, len(st.players))
+	for i, me := range st.players {
+		o := make([]float32, e.obsSize())
 		for k := 0; k < c.Foods; k++ {
 			o[3*k], o[3*k+1] = -1, -1
 		}
@@ -415,7 +448,7 @@ func (e *LBF) observe() [][]float32 {
 		k := 0
 		for r := r0; r < r1; r++ {
 			for col := c0; col < c1; col++ {
-				if f := e.food(r, col); f > 0 && k < c.Foods {
+				if f := st.food(r, col); f > 0 && k < c.Foods {
 					o[3*k], o[3*k+1], o[3*k+2] = float32(r-r0), float32(col-c0), float32(f)
 					k++
 				}
@@ -436,7 +469,7 @@ func (e *LBF) observe() [][]float32 {
 			slot++
 		}
 		put(me)
-		for j, p := range e.players {
+		for j, p := range st.players {
 			if j != i {
 				put(p)
 			}
@@ -450,11 +483,15 @@ func (e *LBF) observe() [][]float32 {
 // layers of (2·Sight+1)² cells centred on the player — the players' levels, the foods' levels, and
 // access (1 for a free cell on the grid, 0 off the grid or under a player or a food) — indexed
 // [layer][row][col], cells beyond the border zero.
-func (e *LBF) GridObs() [][3][][]float32 {
+func (e *LBF) GridObs(s State) ([][3][][]float32, error) {
+	st, err := e.state(s)
+	if err != nil {
+		return nil, err
+	}
 	c := e.cfg
 	w := 2*c.Sight + 1
-	out := make([][3][][]float32, len(e.players))
-	for i, me := range e.players {
+	out := make([][3][][]float32, len(st.players))
+	for i, me := range st.players {
 		var g [3][][]float32
 		for l := range g {
 			g[l] = make([][]float32, w)
@@ -468,7 +505,7 @@ func (e *LBF) GridObs() [][3][][]float32 {
 				if r < 0 || col < 0 || r >= c.Size || col >= c.Size {
 					continue
 				}
-				f := e.food(r, col)
+				f := st.food(r, col)
 				g[1][dr][dc] = float32(f)
 				g[2][dr][dc] = 1
 				if f > 0 {
@@ -476,7 +513,7 @@ func (e *LBF) GridObs() [][3][][]float32 {
 				}
 			}
 		}
-		for _, p := range e.players {
+		for _, p := range st.players {
 			if dr, dc := p.row-me.row+c.Sight, p.col-me.col+c.Sight; dr >= 0 && dc >= 0 && dr < w && dc < w {
 				g[0][dr][dc] = float32(p.level)
 				g[2][dr][dc] = 0
@@ -484,44 +521,52 @@ func (e *LBF) GridObs() [][3][][]float32 {
 		}
 		out[i] = g
 	}
-	return out
+	return out, nil
 }
 
-// State is every food (row-major, (y, x, level), (−1, −1, 0) when gone), every player (y, x, level)
+// Global is every food (row-major, (y, x, level), (−1, −1, 0) when gone), every player (y, x, level)
 // in index order, and the elapsed fraction of the episode.
-func (e *LBF) State() []float32 {
+func (e *LBF) Global(s State) []float32 {
+	st, err := e.state(s)
+	if err != nil {
+		return nil
+	}
 	c := e.cfg
-	s := make([]float32, e.StateSize())
+	g := make([]float32, e.stateSize())
 	for k := 0; k < c.Foods; k++ {
-		s[3*k], s[3*k+1] = -1, -1
+		g[3*k], g[3*k+1] = -1, -1
 	}
 	k := 0
-	for i, f := range e.field {
+	for i, f := range st.field {
 		if f > 0 && k < c.Foods {
-			s[3*k], s[3*k+1], s[3*k+2] = float32(i/c.Size), float32(i%c.Size), float32(f)
+			g[3*k], g[3*k+1], g[3*k+2] = float32(i/c.Size), float32(i%c.Size), float32(f)
 			k++
 		}
 	}
 	base := 3 * c.Foods
-	for j, p := range e.players {
-		s[base+3*j], s[base+3*j+1], s[base+3*j+2] = float32(p.row), float32(p.col), float32(p.level)
+	for j, p := range st.players {
+		g[base+3*j], g[base+3*j+1], g[base+3*j+2] = float32(p.row), float32(p.col), float32(p.level)
 	}
-	s[len(s)-1] = float32(e.step) / float32(c.MaxSteps)
-	return s
+	g[len(g)-1] = float32(st.step) / float32(c.MaxSteps)
+	return g
 }
 
 // Render draws the grid: food levels as digits, players as letters (A = player 0) with their level.
-func (e *LBF) Render() string {
+func (e *LBF) Render(s State) string {
+	st, err := e.state(s)
+	if err != nil {
+		return ""
+	}
 	c := e.cfg
 	var b strings.Builder
-	fmt.Fprintf(&b, "step %d/%d\n", e.step, c.MaxSteps)
+	fmt.Fprintf(&b, "step %d/%d\n", st.step, c.MaxSteps)
 	for r := 0; r < c.Size; r++ {
 		for col := 0; col < c.Size; col++ {
 			cellText := " ."
-			if f := e.food(r, col); f > 0 {
+			if f := st.food(r, col); f > 0 {
 				cellText = fmt.Sprintf(" %d", f)
 			}
-			for j, p := range e.players {
+			for j, p := range st.players {
 				if p.row == r && p.col == col {
 					cellText = fmt.Sprintf("%c%d", 'A'+j, p.level)
 				}
@@ -536,37 +581,33 @@ func (e *LBF) Render() string {
 // LBFPlayer is a player's position and level (for SetState).
 type LBFPlayer struct{ Row, Col, Level int }
 
-// SetState places players and foods by hand (tests, traces); foods maps [row, col] to a level.
-// The step counter restarts and the total food spawned is recomputed.
-func (e *LBF) SetState(players []LBFPlayer, foods map[[2]int]int) error {
+// NewState places players and foods by hand (tests, traces); foods maps [row, col] to a level.
+// The step counter starts at 0 and the total food spawned is the foods' sum.
+func (e *LBF) NewState(players []LBFPlayer, foods map[[2]int]int) (*LBFState, error) {
 	if len(players) != e.cfg.Players {
-		return fmt.Errorf("LBF: %d players given, the task has %d", len(players), e.cfg.Players)
+		return nil, fmt.Errorf("LBF: %d players given, the task has %d", len(players), e.cfg.Players)
 	}
-	for i := range e.field {
-		e.field[i] = 0
-	}
-	e.spawned = 0
+	st := e.newState()
 	for pos, lvl := range foods {
 		if pos[0] < 0 || pos[1] < 0 || pos[0] >= e.cfg.Size || pos[1] >= e.cfg.Size || lvl < 1 {
-			return fmt.Errorf("LBF: food %v level %d off the grid or invalid", pos, lvl)
+			return nil, fmt.Errorf("LBF: food %v level %d off the grid or invalid", pos, lvl)
 		}
-		e.field[pos[0]*e.cfg.Size+pos[1]] = lvl
-		e.spawned += float64(lvl)
+		st.field[pos[0]*e.cfg.Size+pos[1]] = lvl
+		st.spawned += float64(lvl)
 	}
 	for i, p := range players {
 		if p.Row < 0 || p.Col < 0 || p.Row >= e.cfg.Size || p.Col >= e.cfg.Size || p.Level < 1 {
-			return fmt.Errorf("LBF: player %d at (%d,%d) level %d off the grid or invalid", i, p.Row, p.Col, p.Level)
+			return nil, fmt.Errorf("LBF: player %d at (%d,%d) level %d off the grid or invalid", i, p.Row, p.Col, p.Level)
 		}
-		e.players[i] = lbfPlayer{row: p.Row, col: p.Col, level: p.Level}
+		st.players[i] = lbfPlayer{row: p.Row, col: p.Col, level: p.Level}
 	}
-	e.step = 0
-	return nil
+	return st, nil
 }
 
 // Players returns the players' positions and levels.
-func (e *LBF) Players() []LBFPlayer {
-	out := make([]LBFPlayer, len(e.players))
-	for i, p := range e.players {
+func (st *LBFState) Players() []LBFPlayer {
+	out := make([]LBFPlayer, len(st.players))
+	for i, p := range st.players {
 		out[i] = LBFPlayer{p.row, p.col, p.level}
 	}
 	return out

@@ -67,7 +67,7 @@ func ReadLBFState(r io.Reader, name string) ([]LBFPlayer, map[[2]int]int, error)
 	return players, foods, nil
 }
 
-// State is the file's players and foods as SetState takes them.
+// State is the file's players and foods as NewState takes them.
 func (s LBFStateFile) State() ([]LBFPlayer, map[[2]int]int, error) {
 	if len(s.Players) == 0 {
 		return nil, nil, fmt.Errorf("field players: empty")
@@ -86,13 +86,13 @@ func (s LBFStateFile) State() ([]LBFPlayer, map[[2]int]int, error) {
 	return players, foods, nil
 }
 
-// SetStateFrom places the players and foods of a state file (SetState).
-func (e *LBF) SetStateFrom(s LBFStateFile) error {
+// StateFrom is the state of a state file's players and foods (NewState).
+func (e *LBF) StateFrom(s LBFStateFile) (*LBFState, error) {
 	players, foods, err := s.State()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return e.SetState(players, foods)
+	return e.NewState(players, foods)
 }
 
 // LBFTraceStep is one line of `paperlab trace lbf:…`.
@@ -105,18 +105,18 @@ type LBFTraceStep struct {
 	Done    bool      `json:"done"`
 }
 
-// Trace is the state after a step, as a trace line.
-func (e *LBF) Trace(actions []int, t Transition) LBFTraceStep {
-	s := LBFTraceStep{Step: e.step, Rewards: t.Rewards, Done: t.Done, Foods: [][3]int{}}
+// Trace is state st after a step, as a trace line.
+func (st *LBFState) Trace(actions []int, t Transition) LBFTraceStep {
+	s := LBFTraceStep{Step: st.step, Rewards: t.Rewards, Done: t.Done, Foods: [][3]int{}}
 	for _, a := range actions {
 		s.Actions = append(s.Actions, LBFActionNames[a])
 	}
-	for _, p := range e.players {
+	for _, p := range st.players {
 		s.Players = append(s.Players, [3]int{p.row, p.col, p.level})
 	}
-	for i, f := range e.field {
+	for i, f := range st.field {
 		if f > 0 {
-			s.Foods = append(s.Foods, [3]int{i / e.cfg.Size, i % e.cfg.Size, f})
+			s.Foods = append(s.Foods, [3]int{i / st.size, i % st.size, f})
 		}
 	}
 	return s

@@ -8,7 +8,7 @@ import (
 // The scenarios of lb-foraging's own tests (tests/test_env.py at commit 79f383b), ported: each test
 // names the case it ports. lb-foraging's fixture simple2p1f: an 8×8 field, one level-2 food at
 // (4, 4), two level-2 players at (4, 3) and (4, 5).
-func lbfFixture(t *testing.T, spec string) *LBF {
+func lbfFixture(t *testing.T, spec string) *lbfRun {
 	t.Helper()
 	return lbf(t, spec, []LBFPlayer{{4, 3, 2}, {4, 5, 2}}, map[[2]int]int{{4, 4}: 2})
 }
@@ -26,7 +26,7 @@ func TestLBFPortedRewards(t *testing.T) {
 		{"test_reward_2", []int{LBFLoad, LBFNone}, []float64{1, 0}},
 	} {
 		e := lbfFixture(t, "8x8-2p-1f")
-		tr := e.Step(c.actions)
+		tr := e.step(c.actions)
 		if !slices.Equal(tr.Rewards, c.want) || !tr.Done {
 			t.Errorf("%s: rewards %v (want %v), done %v (the only food is gone)", c.name, tr.Rewards, c.want, tr.Done)
 		}
@@ -48,11 +48,11 @@ func TestLBFPortedPartialObservation(t *testing.T) {
 		{"test_partial_obs_3", "8x8-2p-1f", true, true},
 	} {
 		e := lbfFixture(t, c.spec)
-		o := e.observe()
+		o := e.e.observe(e.s)
 		if seen(o, 0) != c.before || seen(o, 1) != c.before {
 			t.Errorf("%s: before the move, seen %v/%v, want %v", c.name, seen(o, 0), seen(o, 1), c.before)
 		}
-		o = e.Step([]int{LBFWest, LBFNone}).Obs
+		o = e.step([]int{LBFWest, LBFNone}).Obs
 		if seen(o, 0) != c.afterWestOfFirst || seen(o, 1) != c.afterWestOfFirst {
 			t.Errorf("%s: after WEST, seen %v/%v, want %v", c.name, seen(o, 0), seen(o, 1), c.afterWestOfFirst)
 		}
@@ -66,12 +66,12 @@ func TestLBFPortedFoodSpawning(t *testing.T) {
 		name, spec string
 		foods      int
 	}{{"test_food_spawning_0", "6x6-2p-2f", 2}, {"test_food_spawning_1", "8x8-2p-3f", 3}} {
-		e := lbfFixture(t, c.spec)
+		e := lbfFixture(t, c.spec).e
 		n := e.cfg.Size
 		for seed := uint64(0); seed < 1000; seed++ {
-			e.Reset(seed)
+			s, _ := reset(t, e, seed)
 			var at [][2]int
-			for i, f := range e.field {
+			for i, f := range s.field {
 				if f > 0 {
 					r, col := i/n, i%n
 					if r == 0 || col == 0 || r == n-1 || col == n-1 {
@@ -109,10 +109,10 @@ func TestLBFPortedMakeAndReproducibility(t *testing.T) {
 			t.Fatalf("test_make %s: %v", spec, err)
 		}
 		for seed := uint64(0); seed < 5; seed++ {
-			o1 := e.Reset(seed)
-			p1, f1 := e.Players(), slices.Clone(e.field)
-			o2 := e.Reset(seed)
-			if !slices.Equal(p1, e.Players()) || !slices.Equal(f1, e.field) || !slices.EqualFunc(o1, o2, slices.Equal[[]float32]) {
+			s1, o1 := reset(t, e, seed)
+			p1, f1 := s1.Players(), slices.Clone(s1.field)
+			s2, o2 := reset(t, e, seed)
+			if !slices.Equal(p1, s2.Players()) || !slices.Equal(f1, s2.field) || !slices.EqualFunc(o1, o2, slices.Equal[[]float32]) {
 				t.Fatalf("test_reproducibility %s seed %d: two resets differ", spec, seed)
 			}
 		}

@@ -20,24 +20,33 @@ func replayLBF(tr LBFRecorded, mutation string) (string, error) {
 		return "", err
 	}
 	e.mutation = mutation
-	if err := e.SetStateFrom(tr.Initial.LBFStateFile); err != nil {
+	st, err := e.StateFrom(tr.Initial.LBFStateFile)
+	if err != nil {
 		return "", err
 	}
-	if e.spawned != float64(tr.Initial.FoodSpawned) {
-		return fmt.Sprintf("food spawned %v, lb-foraging %d", e.spawned, tr.Initial.FoodSpawned), nil
+	if st.spawned != float64(tr.Initial.FoodSpawned) {
+		return fmt.Sprintf("food spawned %v, lb-foraging %d", st.spawned, tr.Initial.FoodSpawned), nil
 	}
-	if d := diffObs(e.observe(), tr.Initial.Obs); d != "" {
+	if d := diffObs(e.observe(st), tr.Initial.Obs); d != "" {
 		return "initial observation: " + d, nil
 	}
 	if tr.Initial.Grid != nil {
-		if d := diffGrid(e.GridObs(), tr.Initial.Grid); d != "" {
+		g, err := e.GridObs(st)
+		if err != nil {
+			return "", err
+		}
+		if d := diffGrid(g, tr.Initial.Grid); d != "" {
 			return "initial grid observation: " + d, nil
 		}
 	}
 	for k, s := range tr.Steps {
 		at := fmt.Sprintf("step %d (actions %v)", k+1, s.Actions)
-		t := e.Step(s.Actions)
-		tr := e.Trace(s.Actions, t)
+		next, t, err := e.Step(st, s.Actions)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", at, err)
+		}
+		st = next.(*LBFState)
+		tr := st.Trace(s.Actions, t)
 		ps, fs := tr.Players, tr.Foods
 		switch {
 		case !slices.Equal(ps, s.Players):
@@ -53,7 +62,11 @@ func replayLBF(tr LBFRecorded, mutation string) (string, error) {
 			return at + ": observation " + d, nil
 		}
 		if s.Grid != nil {
-			if d := diffGrid(e.GridObs(), s.Grid); d != "" {
+			g, err := e.GridObs(st)
+			if err != nil {
+				return "", err
+			}
+			if d := diffGrid(g, s.Grid); d != "" {
 				return at + ": grid observation " + d, nil
 			}
 		}

@@ -46,14 +46,20 @@ func (m *Matrix) Index(joint []int) int {
 	return k
 }
 
-func (m *Matrix) Name() string     { return "matrix:" + m.name }
-func (m *Matrix) NumAgents() int   { return m.agents }
-func (m *Matrix) ObsSize() int     { return 1 }
-func (m *Matrix) NumActions() int  { return m.actions }
-func (m *Matrix) StateSize() int   { return 1 }
-func (m *Matrix) Limit() int       { return 1 }
-func (m *Matrix) Avail() [][]bool  { return AllAvail(m.agents, m.actions) }
-func (m *Matrix) State() []float32 { return []float32{1} }
+// Spec: one step, one constant observation and state.
+func (m *Matrix) Spec() Spec {
+	return Spec{Name: "matrix:" + m.name, Agents: m.agents, ObsSize: 1, Actions: m.actions, StateSize: 1, Horizon: 1}
+}
+
+// MatrixState is a matrix game's state: whether the one step was played.
+type MatrixState struct{ Played bool }
+
+// Clone implements State.
+func (s *MatrixState) Clone() State { c := *s; return &c }
+
+// Global is the constant state 1.
+func (m *Matrix) Global(State) []float32 { return []float32{1} }
+
 func (m *Matrix) obs() [][]float32 {
 	o := make([][]float32, m.agents)
 	for i := range o {
@@ -63,12 +69,20 @@ func (m *Matrix) obs() [][]float32 {
 }
 
 // Reset starts the (one-step) episode; a matrix game has no randomness.
-func (m *Matrix) Reset(uint64) [][]float32 {
-	return m.obs()
+func (m *Matrix) Reset(uint64) (State, [][]float32, error) {
+	return &MatrixState{}, m.obs(), nil
 }
 
 // Step plays the joint action; an out-of-range action counts as action 0.
-func (m *Matrix) Step(actions []int) Transition {
+func (m *Matrix) Step(s State, actions []int) (State, Transition, error) {
+	st, err := StateAs[*MatrixState](m, s)
+	if err != nil {
+		return nil, Transition{}, err
+	}
+	if st.Played {
+		return nil, Transition{}, Over(m.Spec().Name, 1)
+	}
+	st.Played = true
 	joint := make([]int, m.agents)
 	for i := range joint {
 		if i < len(actions) && actions[i] >= 0 && actions[i] < m.actions {
@@ -80,11 +94,11 @@ func (m *Matrix) Step(actions []int) Transition {
 	for i := range rewards {
 		rewards[i] = r
 	}
-	return Transition{Obs: m.obs(), Rewards: rewards, Shared: r, Done: true}
+	return st, Transition{Obs: m.obs(), Rewards: rewards, Shared: r, Done: true}, nil
 }
 
 // Render prints the game's size and, for two agents, its payoff table.
-func (m *Matrix) Render() string {
+func (m *Matrix) Render(State) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d agents × %d actions\n", m.name, m.agents, m.actions)
 	if m.agents == 2 {

@@ -25,8 +25,14 @@ func TestMatrixPayoffs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Reset(1)
-		tr := e.Step(c.joint)
+		s, _, err := e.Reset(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, tr, err := e.Step(s, c.joint)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if tr.Shared != c.want || !tr.Done {
 			t.Errorf("%s %v: shared reward %v (done %v), want %v", c.game, c.joint, tr.Shared, tr.Done, c.want)
 		}

@@ -26,12 +26,19 @@ type Push struct {
 	MaxMove int
 	Bonus   float64
 	// Sparse drops the distance shaping: the reward is Bonus on reaching the goal, 0 otherwise.
-	Sparse  bool
-	goalX   int
-	goalY   int
-	x, y, t int
-	done    bool
+	Sparse bool
+	goalX  int
+	goalY  int
 }
+
+// PushState is a push game's state: the object's cell and the steps taken.
+type PushState struct {
+	Cell, T int
+	Done    bool
+}
+
+// Clone implements State.
+func (s *PushState) Clone() State { c := *s; return &c }
 
 // DefaultPushMaxMove is a new game's MaxMove.
 const DefaultPushMaxMove = 2
@@ -82,12 +89,14 @@ func (p *Push) Name() string {
 	}
 	return fmt.Sprintf("push:%dp-%dx%d-%dt%s", p.agents, p.w, p.h, p.limit, sparse)
 }
-func (p *Push) NumAgents() int  { return p.agents }
-func (p *Push) ObsSize() int    { return 5 }
-func (p *Push) NumActions() int { return 4 }
-func (p *Push) StateSize() int  { return 5 }
-func (p *Push) Limit() int      { return p.limit }
-func (p *Push) Avail() [][]bool { return AllAvail(p.agents, 4) }
+
+// Spec: every agent observes the 5-value state; 4 push directions.
+func (p *Push) Spec() Spec {
+	return Spec{Name: p.Name(), Agents: p.agents, ObsSize: 5, Actions: 4, StateSize: 5, Horizon: p.limit}
+}
+
+// Limit is the step limit.
+func (p *Push) Limit() int { return p.limit }
 
 // Cells is the number of object positions; Cell the index of (x, y) (row-major).
 func (p *Push) Cells() int             { return p.w * p.h }
@@ -97,9 +106,6 @@ func (p *Push) XY(cell int) (x, y int) { return cell % p.w, cell / p.w }
 // Goal is the goal cell.
 func (p *Push) Goal() int { return p.Cell(p.goalX, p.goalY) }
 
-// Position is the object's cell and the step count of the current episode.
-func (p *Push) Position() (cell, t int) { return p.Cell(p.x, p.y), p.t }
-
 // StateOf is the state vector of the object at cell after t steps: x, y, goal x, goal y (each
 // divided by the grid's size) and the fraction of the step limit left.
 func (p *Push) StateOf(cell, t int) []float32 {
@@ -108,28 +114,35 @@ func (p *Push) StateOf(cell, t int) []float32 {
 		float32(p.goalX) / float32(p.w-1), float32(p.goalY) / float32(p.h-1), float32(p.limit-t) / float32(p.limit)}
 }
 
-func (p *Push) State() []float32 { return p.StateOf(p.Cell(p.x, p.y), p.t) }
+// Global is the state vector of s.
+func (p *Push) Global(s State) []float32 {
+	st, ok := s.(*PushState)
+	if !ok {
+		return nil
+	}
+	return p.StateOf(st.Cell, st.T)
+}
 
-func (p *Push) obs() [][]float32 {
+func (p *Push) obs(st *PushState) [][]float32 {
 	o := make([][]float32, p.agents)
 	for i := range o {
-		o[i] = p.State()
+		o[i] = p.StateOf(st.Cell, st.T)
 	}
 	return o
 }
 
 // Reset puts the object on a cell drawn from the seed (never the goal).
-func (p *Push) Reset(seed uint64) [][]float32 {
+func (p *Push) Reset(seed uint64) (State, [][]float32, error) {
 	r := rand.New(rand.NewPCG(seed, 0x70757368 /* "push" */))
+	st := &PushState{}
 	for {
 		c := r.IntN(p.Cells())
 		if c != p.Goal() {
-			p.x, p.y = p.XY(c)
+			st.Cell = c
 			break
 		}
 	}
-	p.t, p.done = 0, false
-	return p.obs()
+	return st, p.obs(st), nil
 }
 
 // NetPush is the vector sum of a joint action's pushes (out-of-range actions push nothing).
@@ -162,7 +175,14 @@ func (p *Push) Next(cell, dx, dy int) (next int, reward float64, reached bool) {
 }
 
 // Step pushes the object by the joint action's net push.
-func (p *Push) Step(actions []int) Transition {
+func (p *Push) Step(s State, actions []int) (State, Transition, error) {
+	st, err := StateAs[*PushState](p, s)
+	if err != nil {
+		return nil, Transition{}, err
+	}
+	if st.Done {
+		return nil, Transition{}, Over(p.Name(), st.T)
+	}
 	joint := make([]int, p.agents)
 	for i := range joint {
 		if i < len(actions) {
@@ -170,27 +190,32 @@ func (p *Push) Step(actions []int) Transition {
 		}
 	}
 	dx, dy := NetPush(joint)
-	next, r, reached := p.Next(p.Cell(p.x, p.y), dx, dy)
-	p.x, p.y = p.XY(next)
-	p.t++
-	truncated := !reached && p.t >= p.limit
-	p.done = reached || truncated
+	next, r, reached := p.Next(st.Cell, dx, dy)
+	st.Cell = next
+	st.T++
+	truncated := !reached && st.T >= p.limit
+	st.Done = reached || truncated
 	rewards := make([]float64, p.agents)
 	for i := range rewards {
 		rewards[i] = r
 	}
-	return Transition{Obs: p.obs(), Rewards: rewards, Shared: r, Done: p.done, Truncated: truncated && !reached}
+	return st, Transition{Obs: p.obs(st), Rewards: rewards, Shared: r, Done: st.Done, Truncated: truncated && !reached}, nil
 }
 
 // Render draws the grid: O the object, G the goal (* when the object is on it).
-func (p *Push) Render() string {
+func (p *Push) Render(s State) string {
+	st, ok := s.(*PushState)
+	if !ok {
+		return ""
+	}
+	ox, oy := p.XY(st.Cell)
 	var b strings.Builder
 	for y := 0; y < p.h; y++ {
 		for x := 0; x < p.w; x++ {
 			switch {
-			case x == p.x && y == p.y && x == p.goalX && y == p.goalY:
+			case x == ox && y == oy && x == p.goalX && y == p.goalY:
 				b.WriteByte('*')
-			case x == p.x && y == p.y:
+			case x == ox && y == oy:
 				b.WriteByte('O')
 			case x == p.goalX && y == p.goalY:
 				b.WriteByte('G')
@@ -200,7 +225,7 @@ func (p *Push) Render() string {
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "step %d/%d\n", p.t, p.limit)
+	fmt.Fprintf(&b, "step %d/%d\n", st.T, p.limit)
 	return b.String()
 }
 

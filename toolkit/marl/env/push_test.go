@@ -16,6 +16,26 @@ const (
 	east
 )
 
+func pushReset(t *testing.T, p *Push, seed uint64) *PushState {
+	t.Helper()
+	s, _, err := p.Reset(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.(*PushState)
+}
+
+// pushStep steps *st and keeps the state Step returns in *st.
+func pushStep(t *testing.T, p *Push, st **PushState, actions []int) Transition {
+	t.Helper()
+	next, tr, err := p.Step(*st, actions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	*st = next.(*PushState)
+	return tr
+}
+
 // The object moves by the clipped vector sum of the pushes; equivalent joint actions are equal in
 // effect; the reward is the distance gained plus the bonus at the goal.
 func TestPushDynamics(t *testing.T) {
@@ -41,26 +61,25 @@ func TestPushDynamics(t *testing.T) {
 	}
 	// Equivalent joint actions (same net push) give the same transition.
 	a1, a2 := []int{east, east, north}, []int{north, east, east}
-	p.Reset(7)
-	tr1 := p.Step(a1)
-	p.Reset(7)
-	tr2 := p.Step(a2)
+	s1, s2 := pushReset(t, p, 7), pushReset(t, p, 7)
+	tr1 := pushStep(t, p, &s1, a1)
+	tr2 := pushStep(t, p, &s2, a2)
 	if tr1.Shared != tr2.Shared || tr1.Obs[0][0] != tr2.Obs[0][0] || tr1.Obs[0][1] != tr2.Obs[0][1] {
 		t.Fatalf("equivalent joint actions differ: %+v vs %+v", tr1, tr2)
 	}
 	// The step limit ends an episode that never reaches the goal (pushes cancel).
-	p.Reset(3)
+	st := pushReset(t, p, 3)
 	var last Transition
 	for s := 0; s < 6; s++ {
-		last = p.Step([]int{north, south, west})
-		if c, _ := p.Position(); c == p.Goal() {
+		last = pushStep(t, p, &st, []int{north, south, west})
+		if st.Cell == p.Goal() {
 			break
 		}
 	}
 	if !last.Done {
 		t.Fatal("episode did not end at the step limit")
 	}
-	if !strings.Contains(p.Render(), "step") {
+	if !strings.Contains(p.Render(st), "step") {
 		t.Fatal("render")
 	}
 	// Sparse: the same moves, only the goal bonus is paid.
@@ -139,20 +158,20 @@ func TestPushExactQMatchesSteps(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 200; trial++ {
-		p.Reset(uint64(trial))
+		st := pushReset(t, p, uint64(trial))
 		steps := r.IntN(p.Limit())
 		for s := 0; s < steps; s++ {
-			if tr := p.Step([]int{north, south, north, south}); tr.Done {
+			if tr := pushStep(t, p, &st, []int{north, south, north, south}); tr.Done {
 				break
 			}
 		}
-		c, tt := p.Position()
+		c, tt := st.Cell, st.T
 		if c == p.Goal() || tt >= p.Limit() {
 			continue
 		}
 		joint := []int{r.IntN(4), r.IntN(4), r.IntN(4), r.IntN(4)}
-		tr := p.Step(joint)
-		next, _ := p.Position()
+		tr := pushStep(t, p, &st, joint)
+		next := st.Cell
 		want := tr.Shared
 		if !tr.Done {
 			want += 0.95 * q.V[tt+1][next]

@@ -123,25 +123,19 @@ func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) 
 	defer trC.Close()
 	ego := &Policy{Actor: actor, ObsScale: cfg.ObsScale}
 	rng := rand.New(rand.NewPCG(seed, 0x65337433))
-	games := make([]*overcooked.Env, cfg.Envs)
-	for k := range games {
-		if games[k], err = overcooked.New(cfg.Game); err != nil {
-			return nil, err
-		}
+	// One kitchen; every iteration plays cfg.Envs fresh episodes of it through its Step.
+	world, err := overcooked.New(cfg.Game)
+	if err != nil {
+		return nil, err
 	}
+	world.ReuseObs = true // the policies copy the observations they read (Policy.inputs)
 	res := &Result{Actor: actor, Curves: track.Curves{}}
 	start := time.Now()
 	H := cfg.Game.Horizon
 	blocks := Blocks(cfg.Envs, cfg.Partners)
 	for it := 1; it <= cfg.Iters; it++ {
 		factor := max(0, 1-float64(res.EnvSteps)/float64(cfg.ShapingSteps))
-		egoIdx, mateIdx := make([]int, cfg.Envs), make([]int, cfg.Envs)
-		for k, g := range games {
-			g.Reset(0)
-			g.ShapingFactor = factor
-			egoIdx[k] = rng.IntN(2)
-			mateIdx[k] = 1 - egoIdx[k]
-		}
+		games, egoIdx, mateIdx := overcooked.NewGames(world, cfg.Envs, factor, rng)
 		partners := make([]overcooked.Agent, len(blocks))
 		for b := range partners {
 			partners[b] = population[rng.IntN(len(population))]
@@ -152,18 +146,21 @@ func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) 
 		var logp []float32
 		rew := make([]float64, H*cfg.Envs)
 		sparse, shaped := 0.0, 0.0
-		for t := 0; t < H; t++ {
-			in := ego.inputs(games, egoIdx)
-			a, lp, err := ego.sample(in, cfg.Envs, rng)
-			if err != nil {
-				return nil, err
+		act := func(i int, games []*overcooked.Episode, idx []int) ([]int, error) {
+			if i == 0 { // the best response: sample and record what it acted on
+				in := ego.inputs(games, idx)
+				a, lp, err := ego.sample(in, cfg.Envs, rng)
+				if err != nil {
+					return nil, err
+				}
+				obs, acts, logp = append(obs, in...), append(acts, a...), append(logp, lp...)
+				return a, nil
 			}
-			obs, acts, logp = append(obs, in...), append(acts, a...), append(logp, lp...)
-			mate := make([]int, cfg.Envs)
+			mate := make([]int, cfg.Envs) // each partner plays its block of games
 			for b, p := range partners {
-				bg, bi := make([]*overcooked.Env, len(blocks[b])), make([]int, len(blocks[b]))
+				bg, bi := make([]*overcooked.Episode, len(blocks[b])), make([]int, len(blocks[b]))
 				for j, k := range blocks[b] {
-					bg[j], bi[j] = games[k], mateIdx[k]
+					bg[j], bi[j] = games[k], idx[k]
 				}
 				pa, err := p.Act(bg, bi, rng)
 				if err != nil {
@@ -173,15 +170,20 @@ func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) 
 					mate[k] = pa[j]
 				}
 			}
+			return mate, nil
+		}
+		after := func(t int, _ [][2]int, _ [][]int) error {
 			for k, g := range games {
-				var joint [2]int
-				joint[egoIdx[k]], joint[mateIdx[k]] = a[k], mate[k]
-				out := g.Game.Step(joint, g.Cfg.Rules)
+				out := g.Last
 				sp := out.Sparse[0] + out.Sparse[1]
 				sparse += sp
 				rew[t*cfg.Envs+k] = sp + factor*out.Shaped[egoIdx[k]]
 				shaped += out.Shaped[egoIdx[k]]
 			}
+			return nil
+		}
+		if err := overcooked.RunEpisodes(world, games, [][]int{egoIdx, mateIdx}, act, after); err != nil {
+			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
 		res.EnvSteps += H * cfg.Envs
 		// GAE per game; every episode ends at the horizon (no bootstrap).
@@ -226,15 +228,17 @@ func (p *Policy) Reset(int) {}
 func (p *Policy) Saw([]int) {}
 
 // Act implements overcooked.Agent.
-func (p *Policy) Act(games []*overcooked.Env, idx []int, rng *rand.Rand) ([]int, error) {
+func (p *Policy) Act(games []*overcooked.Episode, idx []int, rng *rand.Rand) ([]int, error) {
 	a, _, err := p.sample(p.inputs(games, idx), len(games), rng)
 	return a, err
 }
 
-func (p *Policy) inputs(games []*overcooked.Env, idx []int) []float32 {
+// inputs are the scaled featurize_state vectors of player idx[k] in each game (the ones the env's
+// last step computed, copied: VectorObs).
+func (p *Policy) inputs(games []*overcooked.Episode, idx []int) []float32 {
 	in := make([]float32, 0, len(games)*overcooked.VectorSize)
 	for k, g := range games {
-		v := g.Vector(idx[k])
+		v := g.VectorObs(idx[k])
 		for j := range v {
 			v[j] *= p.ObsScale
 		}

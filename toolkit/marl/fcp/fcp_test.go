@@ -30,7 +30,7 @@ type recorder struct {
 	calls, games *int
 }
 
-func (r recorder) Act(g []*overcooked.Env, idx []int, rng *rand.Rand) ([]int, error) {
+func (r recorder) Act(g []*overcooked.Episode, idx []int, rng *rand.Rand) ([]int, error) {
 	*r.calls++
 	*r.games += len(g)
 	return r.ScriptedAgent.Act(g, idx, rng)

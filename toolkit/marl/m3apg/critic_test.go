@@ -37,7 +37,7 @@ func evalError(t *testing.T, kind string, seed uint64, steps int) (seen, unseen 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewCritic(b, DefaultCritic(kind), 4, 4, p.StateSize(), seed)
+	c, err := NewCritic(b, DefaultCritic(kind), 4, 4, p.Spec().StateSize, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func EffectShare(emb [][]float32, class []int, classes int) (float64, error) {
 // UniformQ is a push game's exact Q under the uniform policy (every agent's 4 actions equally
 // likely), the reference QSpread and the room checks measure against.
 func UniformQ(p *env.Push, gamma float64) (*env.PushQ, error) {
-	n := p.NumAgents()
+	n := p.Spec().Agents
 	uniform := func(int, int) [][]float64 {
 		out := make([][]float64, n)
 		for i := range out {

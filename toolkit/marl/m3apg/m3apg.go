@@ -2,6 +2,7 @@ package m3apg
 
 import (
 	"fmt"
+	"github.com/paperlab/paperlab/toolkit/dist"
 	"math"
 	"math/rand/v2"
 
@@ -92,9 +93,9 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 	if err != nil {
 		return nil, err
 	}
-	e0 := vec.Envs[0]
-	n, na, sd := e0.NumAgents(), e0.NumActions(), e0.StateSize()
-	obsDim := e0.ObsSize() + n
+	sp := vec.Spec
+	n, na, sd := sp.Agents, sp.Actions, sp.StateSize
+	obsDim := sp.ObsSize + n
 	actor, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, na}, 0.01, seed)
 	if err != nil {
 		return nil, err
@@ -128,7 +129,10 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 		}
 		return k
 	}
-	sampler := ac.NewSampler(vec, actor, 1, seed)
+	sampler, err := ac.NewSampler(vec, actor, 1, seed)
+	if err != nil {
+		return nil, err
+	}
 	curves := track.Curves{}
 	envSteps := 0
 	var recent []float64
@@ -231,7 +235,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 		curves.Add("forward_loss", x, cm["forward_loss"])
 		curves.Add("entropy", x, am["entropy"])
 		msg := ac.FlushReturns(curves, x, &recent)
-		if p, ok := e0.(*env.Push); ok && (it%cfg.EvalEvery == 0 || it == cfg.Iters) {
+		if p, ok := vec.Env.(*env.Push); ok && (it%cfg.EvalEvery == 0 || it == cfg.Iters) {
 			seen, unseen, err := criticError(p, actor, critic, held, cfg, seed)
 			if err != nil {
 				return curves, err
@@ -277,7 +281,7 @@ func counterfactualAdvantages(actor *ac.Net, critic *Critic, ro *ac.Rollout, sta
 	for k := range taken {
 		for i := 0; i < n; i++ {
 			row := k*n + i
-			adv[row] = CounterfactualAdvantage(cfQ[row*na:(row+1)*na], softmax(logits[row*na:(row+1)*na]), taken[k][i])
+			adv[row] = CounterfactualAdvantage(cfQ[row*na:(row+1)*na], dist.Softmax(logits[row*na:(row+1)*na], nil), taken[k][i])
 		}
 	}
 	return adv, nil
@@ -301,28 +305,11 @@ func rows(x []float32, dim, n int) [][]float32 {
 	return out
 }
 
-func softmax(logits []float32) []float64 {
-	m := math.Inf(-1)
-	for _, v := range logits {
-		m = math.Max(m, float64(v))
-	}
-	out := make([]float64, len(logits))
-	var z float64
-	for i, v := range logits {
-		out[i] = math.Exp(float64(v) - m)
-		z += out[i]
-	}
-	for i := range out {
-		out[i] /= z
-	}
-	return out
-}
-
 // criticError compares the critic with the exact Q of the actor's current policy (env.Push.ExactQ)
 // on up to EvalRows (step, cell, joint action) triples with a joint action of each set — seen (in
 // the critic's training data) and unseen (held out) — and returns the RMS errors.
 func criticError(p *env.Push, actor *ac.Net, critic *Critic, held []bool, cfg Config, seed uint64) (seen, unseen float64, err error) {
-	n, T, cells := p.NumAgents(), p.Limit(), p.Cells()
+	n, T, cells := p.Spec().Agents, p.Limit(), p.Cells()
 	pis := make([][][][]float64, T)
 	for t := 0; t < T; t++ {
 		var obs []float32
@@ -344,7 +331,7 @@ func criticError(p *env.Push, actor *ac.Net, critic *Critic, held []bool, cfg Co
 			pis[t][c] = make([][]float64, n)
 			for i := 0; i < n; i++ {
 				row := c*n + i
-				pis[t][c][i] = softmax(logits[row*4 : (row+1)*4])
+				pis[t][c][i] = dist.Softmax(logits[row*4:(row+1)*4], nil)
 			}
 		}
 	}

@@ -84,16 +84,16 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 	if err != nil {
 		return nil, nil, err
 	}
-	e0 := vec.Envs[0]
-	n, na := e0.NumAgents(), e0.NumActions()
-	obsDim := e0.ObsSize() + n
+	sp := vec.Spec
+	n, na := sp.Agents, sp.Actions
+	obsDim := sp.ObsSize + n
 	actor, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, na}, 0.01, seed)
 	if err != nil {
 		return nil, nil, err
 	}
 	criticIn := obsDim
 	if cfg.Critic == "central" {
-		criticIn = e0.StateSize()
+		criticIn = sp.StateSize
 	}
 	critic, err := ac.NewNet(be, []int{criticIn, cfg.Hidden, cfg.Hidden, 1}, 1, seed+1)
 	if err != nil {
@@ -116,7 +116,10 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 			actor.Close()
 		}
 	}()
-	sampler := ac.NewSampler(vec, actor, cfg.ObsScale, seed)
+	sampler, err := ac.NewSampler(vec, actor, cfg.ObsScale, seed)
+	if err != nil {
+		return nil, nil, err
+	}
 	r := rand.New(rand.NewPCG(seed, 0x70706f))
 	curves := track.Curves{}
 	start := time.Now()

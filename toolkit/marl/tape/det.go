@@ -2,6 +2,7 @@ package tape
 
 import (
 	"fmt"
+	"github.com/paperlab/paperlab/toolkit/dist"
 	"math"
 	"math/rand/v2"
 
@@ -212,7 +213,7 @@ func TrainDet(game *env.Matrix, cfg DetConfig, seed uint64) (track.Curves, []int
 	}
 	r := rand.New(rand.NewPCG(seed, 0x64657420))
 	rt := rand.New(rand.NewPCG(seed, 0x746f706f))
-	n, na := game.NumAgents(), game.NumActions()
+	n, na := game.Spec().Agents, game.Spec().Actions
 	// The per-agent logits and utilities Q_j (tabular's k and b are unused here: the mixer mixes).
 	st := newTabular(n, na, 0)
 	theta, q := st.theta, st.q
@@ -264,7 +265,7 @@ func TrainDet(game *env.Matrix, cfg DetConfig, seed uint64) (track.Curves, []int
 		x := make([]float64, n)
 		for s := 0; s < cfg.Batch; s++ {
 			for j := range joint {
-				joint[j] = sample(r, beh[j])
+				joint[j] = dist.SampleProbs(r, beh[j])
 				x[j] = q[j][joint[j]]
 			}
 			y, dx := mix.Forward(x)

@@ -2,7 +2,7 @@ package tape
 
 import (
 	"fmt"
-	"math"
+	"github.com/paperlab/paperlab/toolkit/dist"
 	"math/rand/v2"
 	"time"
 
@@ -96,9 +96,9 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 	if err != nil {
 		return nil, nil, err
 	}
-	e0 := vec.Envs[0]
-	n, na, sd := e0.NumAgents(), e0.NumActions(), e0.StateSize()
-	actor, err := ac.NewNet(be, []int{e0.ObsSize() + n, cfg.Hidden, cfg.Hidden, na}, 0.01, seed)
+	sp := vec.Spec
+	n, na, sd := sp.Agents, sp.Actions, sp.StateSize
+	actor, err := ac.NewNet(be, []int{sp.ObsSize + n, cfg.Hidden, cfg.Hidden, na}, 0.01, seed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,7 +123,10 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 			actor.Close()
 		}
 	}()
-	sampler := ac.NewSampler(vec, actor, cfg.ObsScale, seed)
+	sampler, err := ac.NewSampler(vec, actor, cfg.ObsScale, seed)
+	if err != nil {
+		return nil, nil, err
+	}
 	r := rand.New(rand.NewPCG(seed, 0x74617065))
 	curves := track.Curves{}
 	start := time.Now()
@@ -247,24 +250,13 @@ func policies(actor *ac.Net, obs, avail []float32, rows, na int) ([]float64, err
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float64, len(logits))
+	out := make([]float64, 0, len(logits))
+	mask := make([]bool, na)
 	for i := 0; i < rows; i++ {
-		mx := math.Inf(-1)
-		for a := 0; a < na; a++ {
-			if avail[i*na+a] > 0 {
-				mx = math.Max(mx, float64(logits[i*na+a]))
-			}
+		for a := range mask {
+			mask[a] = avail[i*na+a] > 0
 		}
-		z := 0.0
-		for a := 0; a < na; a++ {
-			if avail[i*na+a] > 0 {
-				out[i*na+a] = math.Exp(float64(logits[i*na+a]) - mx)
-				z += out[i*na+a]
-			}
-		}
-		for a := 0; a < na; a++ {
-			out[i*na+a] /= z
-		}
+		out = append(out, dist.Softmax(logits[i*na:(i+1)*na], mask)...)
 	}
 	return out, nil
 }

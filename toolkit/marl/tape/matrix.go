@@ -6,7 +6,7 @@ package tape
 
 import (
 	"fmt"
-	"math"
+	"github.com/paperlab/paperlab/toolkit/dist"
 	"math/rand/v2"
 
 	"github.com/paperlab/paperlab/toolkit/marl/env"
@@ -41,35 +41,6 @@ func DefaultMatrix() MatrixConfig {
 	return MatrixConfig{Topology: "er:0.3", Iters: 1500, Batch: 16, LRActor: 0.5, LRCritic: 0.2, EpsStart: 0.5, EpsEnd: 0.05, EvalEvery: 50}
 }
 
-// softmax of logits.
-func softmax(x []float64) []float64 {
-	m := math.Inf(-1)
-	for _, v := range x {
-		m = math.Max(m, v)
-	}
-	out := make([]float64, len(x))
-	s := 0.0
-	for i, v := range x {
-		out[i] = math.Exp(v - m)
-		s += out[i]
-	}
-	for i := range out {
-		out[i] /= s
-	}
-	return out
-}
-
-func sample(r *rand.Rand, p []float64) int {
-	u := r.Float64()
-	for i, v := range p {
-		u -= v
-		if u < 0 {
-			return i
-		}
-	}
-	return len(p) - 1
-}
-
 // DOPAdvantage is each agent's counterfactual advantage under a decomposed critic:
 // A_j = Q_j(a_j) − Σ_a π_j(a)·Q_j(a).
 func DOPAdvantage(q [][]float64, pi [][]float64, joint []int) []float64 {
@@ -102,7 +73,7 @@ func TrainMatrix(game *env.Matrix, cfg MatrixConfig, seed uint64) (track.Curves,
 	// sampling noise for a seed (common random numbers): differences between methods are theirs.
 	r := rand.New(rand.NewPCG(seed, 0x74617065))
 	rt := rand.New(rand.NewPCG(seed, 0x746f706f))
-	n, na := game.NumAgents(), game.NumActions()
+	n, na := game.Spec().Agents, game.Spec().Actions
 	st := newTabular(n, na, cfg.Init0)
 	best := game.Best()
 	curves := track.Curves{}
@@ -169,7 +140,7 @@ func (st *tabular) clone() *tabular {
 func (st *tabular) policies() [][]float64 {
 	out := make([][]float64, len(st.theta))
 	for i, t := range st.theta {
-		out[i] = softmax(t)
+		out[i] = dist.Softmax(t, nil)
 	}
 	return out
 }
@@ -187,7 +158,7 @@ func (st *tabular) gradients(game *env.Matrix, pi, beh [][]float64, topo topolog
 	inv := 1 / float64(batch)
 	for s := 0; s < batch; s++ {
 		for i := range joint {
-			joint[i] = sample(r, beh[i])
+			joint[i] = dist.SampleProbs(r, beh[i])
 		}
 		rew := game.Payoff[game.Index(joint)]
 		pred := st.b
@@ -314,7 +285,7 @@ func MatrixVariance(game *env.Matrix, cfg MatrixConfig, vc VarianceConfig, seed 
 		}
 		seenP[p] = true
 	}
-	n, na := game.NumAgents(), game.NumActions()
+	n, na := game.Spec().Agents, game.Spec().Actions
 	r := rand.New(rand.NewPCG(seed, 0x74617065))
 	st := newTabular(n, na, cfg.Init0)
 	out := make([]UpdateSpread, len(vc.Ps))

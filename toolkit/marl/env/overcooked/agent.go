@@ -2,13 +2,15 @@ package overcooked
 
 import "math/rand/v2"
 
-// Agent acts for one player in a batch of Overcooked games. Stateful agents (a partner model's
-// action history) keep one history per game.
+// Agent acts for one player in a batch of Overcooked games, each an Episode (its Game, its rules
+// through the embedded Env, and the observations Obs the last step computed — overwritten by the
+// next step when the trainer steps with ReuseObs, so an agent copies what it keeps). Stateful agents
+// (a partner model's action history) keep one history per game.
 type Agent interface {
 	// Reset starts n games.
 	Reset(n int)
 	// Act returns player idx[k]'s action in game k.
-	Act(games []*Env, idx []int, rng *rand.Rand) ([]int, error)
+	Act(games []*Episode, idx []int, rng *rand.Rand) ([]int, error)
 	// Saw tells the agent the other player's action in each game after a step.
 	Saw(other []int)
 }
@@ -20,7 +22,7 @@ func (a ScriptedAgent) Reset(int) {}
 func (a ScriptedAgent) Saw([]int) {}
 
 // Act implements Agent.
-func (a ScriptedAgent) Act(games []*Env, idx []int, rng *rand.Rand) ([]int, error) {
+func (a ScriptedAgent) Act(games []*Episode, idx []int, rng *rand.Rand) ([]int, error) {
 	out := make([]int, len(games))
 	for k, g := range games {
 		out[k] = a.Scripted.Act(g.Game, idx[k], g.Cfg.Rules, rng)
@@ -46,47 +48,39 @@ func Evaluate(cfg Config, a, b Agent, episodes int, seed uint64) (float64, error
 // each seat), all games stepped together, and returns each game's sparse return.
 func EvaluateEpisodes(cfg Config, a, b Agent, episodes int, seed uint64) ([]float64, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x6576616c))
-	games := make([]*Env, episodes)
+	world, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	games := make([]*Episode, episodes)
 	ia, ib := make([]int, episodes), make([]int, episodes)
 	for k := range games {
-		g, err := New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		g.Reset(0)
-		games[k] = g
+		games[k] = world.NewEpisode()
 		ia[k], ib[k] = k%2, 1-k%2
 	}
 	rets := make([]float64, episodes)
-	err := playGames(games, a, b, ia, ib, rng, func(k int, _ [2]int, out Outcome) { rets[k] += out.Sparse[0] + out.Sparse[1] })
+	err = playGames(games, a, b, ia, ib, rng, func(k int, _ [2]int, out Outcome) { rets[k] += out.Sparse[0] + out.Sparse[1] })
 	if err != nil {
 		return nil, err
 	}
 	return rets, nil
 }
 
-// playGames steps games of a and b together to the horizon — a in seat ia[k] and b in seat ib[k] of
-// game k, their randomness drawn from rng — and calls step with each game's joint action and
-// outcome. It resets both agents for len(games) games first.
-func playGames(games []*Env, a, b Agent, ia, ib []int, rng *rand.Rand, step func(k int, joint [2]int, out Outcome)) error {
+// playGames steps games of a and b together to the horizon (RunEpisodes) — a in seat ia[k] and b
+// in seat ib[k] of game k, their randomness drawn from rng — and calls step with each game's joint
+// action and outcome. It resets both agents for len(games) games first.
+func playGames(games []*Episode, a, b Agent, ia, ib []int, rng *rand.Rand, step func(k int, joint [2]int, out Outcome)) error {
 	a.Reset(len(games))
 	b.Reset(len(games))
-	for t := 0; t < games[0].Cfg.Horizon; t++ {
-		aa, err := a.Act(games, ia, rng)
-		if err != nil {
-			return err
-		}
-		bb, err := b.Act(games, ib, rng)
-		if err != nil {
-			return err
-		}
-		for k, g := range games {
-			var joint [2]int
-			joint[ia[k]], joint[ib[k]] = aa[k], bb[k]
-			step(k, joint, g.Game.Step(joint, g.Cfg.Rules))
-		}
-		a.Saw(bb)
-		b.Saw(aa)
-	}
-	return nil
+	agents := []Agent{a, b}
+	return RunEpisodes(games[0].Env, games, [][]int{ia, ib},
+		func(i int, g []*Episode, seats []int) ([]int, error) { return agents[i].Act(g, seats, rng) },
+		func(_ int, joint [][2]int, acts [][]int) error {
+			for k, g := range games {
+				step(k, joint[k], g.Last)
+			}
+			a.Saw(acts[1])
+			b.Saw(acts[0])
+			return nil
+		})
 }

@@ -12,7 +12,7 @@ type stayAgent struct{}
 func (stayAgent) Reset(int) {}
 func (stayAgent) Saw([]int) {}
 
-func (stayAgent) Act(g []*Env, _ []int, _ *rand.Rand) ([]int, error) {
+func (stayAgent) Act(g []*Episode, _ []int, _ *rand.Rand) ([]int, error) {
 	out := make([]int, len(g))
 	for k := range out {
 		out[k] = int(Stay)

@@ -33,7 +33,7 @@ func BenchmarkEnvStep(b *testing.B) { benchEnv(b, "overcooked:cramped_room", fal
 func BenchmarkEnvStepLossless(b *testing.B) { benchEnv(b, "overcooked:cramped_room-lossless", false) }
 
 // BenchmarkEnvStepReuse and BenchmarkEnvStepLosslessReuse: the same with Env.ReuseObs (the
-// observations written into the env's own buffers, no allocation per step).
+// observations written into the episode's own buffers, no allocation for them per step).
 func BenchmarkEnvStepReuse(b *testing.B) { benchEnv(b, "overcooked:cramped_room", true) }
 
 func BenchmarkEnvStepLosslessReuse(b *testing.B) {
@@ -47,20 +47,27 @@ func benchEnv(b *testing.B, scenario string, reuse bool) {
 	}
 	e.(*Env).ReuseObs = reuse
 	rng := rand.New(rand.NewPCG(1, 1))
-	e.Reset(1)
+	s, _, err := e.Reset(1)
+	if err != nil {
+		b.Fatal(err)
+	}
 	acts := make([]int, 2)
+	var t env.Transition
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		acts[0], acts[1] = rng.IntN(NumActions), rng.IntN(NumActions)
-		if e.Step(acts).Done {
-			e.Reset(1)
+		if s, t, err = e.Step(s, acts); err != nil {
+			b.Fatal(err)
+		}
+		if t.Done {
+			s, _, _ = e.Reset(1)
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 }
 
-// BenchmarkVecEnvStep: vecCopies copies stepped together on 2 goroutines (Vec.Parallel); …Reuse with
-// Env.ReuseObs on every copy.
+// BenchmarkVecEnvStep: vecCopies episodes of one Env stepped together on GOMAXPROCS goroutines
+// (Vec.Parallel); …Reuse with Env.ReuseObs (each episode's own observation buffer).
 func BenchmarkVecEnvStep(b *testing.B)      { benchVec(b, false) }
 func BenchmarkVecEnvStepReuse(b *testing.B) { benchVec(b, true) }
 
@@ -70,11 +77,11 @@ func benchVec(b *testing.B, reuse bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, e := range v.Envs {
-		e.(*Env).ReuseObs = reuse
-	}
+	v.Env.(*Env).ReuseObs = reuse
 	v.Parallel = true
-	v.Reset(1)
+	if err := v.Reset(1); err != nil {
+		b.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	acts := make([][]int, n)
 	for k := range acts {
@@ -85,7 +92,9 @@ func benchVec(b *testing.B, reuse bool) {
 		for k := range acts {
 			acts[k][0], acts[k][1] = rng.IntN(NumActions), rng.IntN(NumActions)
 		}
-		v.Step(acts)
+		if _, err := v.Step(acts); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "steps/s")
 }

@@ -57,8 +57,7 @@ func TestMatchesOvercookedAI(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", gl.Layout, err)
 		}
-		e.Reset(0)
-		s, r := e.Game, e.Cfg.Rules
+		s, r := e.NewEpisode().Game, e.Cfg.Rules
 		for k, st := range gl.Steps {
 			where := fmt.Sprintf("%s step %d (joint action %v)", gl.Layout, k+1, st.A)
 			out := s.Step(st.A, r)

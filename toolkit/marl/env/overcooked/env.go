@@ -71,23 +71,82 @@ func unknownLayout(name string) error {
 		strings.Join(LayoutNames(), ", "), strings.Join(aliasNames(), ", "))
 }
 
-// Env is Overcooked as a PaperLab multi-agent environment. Its per-agent reward is overcooked_ai's
-// rllib training reward: the team's sparse reward plus ShapingFactor times the agent's own shaped
-// reward; Shared is the sparse team reward plus the factor times both shaped rewards.
+// Env is Overcooked as a PaperLab multi-agent environment (env.Env): the kitchen, its rules and
+// the motion planner, shared and read-only once made, so one Env serves any number of episodes,
+// goroutines and branches. An episode's state is an *Episode: Reset (or NewEpisode) starts one at
+// the layout's start, and Step advances it in place and returns it (no copy per step). Its
+// per-agent reward is overcooked_ai's rllib training reward: the team's sparse reward plus the
+// episode's ShapingFactor times the agent's own shaped reward; Shared is the sparse team reward plus
+// the factor times both shaped rewards.
 type Env struct {
 	Cfg    Config
 	Layout *Layout
-	Game   *State
-	// ShapingFactor scales the shaped rewards (trainers anneal it from 1 to 0).
-	ShapingFactor float64
-	// Last is the outcome of the last step.
-	Last Outcome
-	// ReuseObs makes Reset and Step write the observations into buffers the env owns, overwritten
-	// by the next Reset or Step (no allocation per step); callers that keep observations copy them.
-	// Off by default: each step returns fresh slices.
+	// ReuseObs makes Reset and Step write the observations into buffers the episode owns,
+	// overwritten by its next Step (no allocation per step); callers that keep observations copy
+	// them. Off by default: each step returns fresh slices. Set it before stepping episodes.
 	ReuseObs bool
 	pl       *planner
-	obsBuf   []float32
+}
+
+// Episode is one Overcooked episode: the env.State of an Env. It embeds its Env (the kitchen and
+// its rules, shared and read-only), so g.Cfg.Rules and g.Layout read through it. Env.Step mutates
+// Game in place and returns the same episode; Clone branches one.
+type Episode struct {
+	*Env
+	// Game is the game state.
+	Game *State
+	// Last is the outcome of the last step (zero after Reset).
+	Last Outcome
+	// ShapingFactor scales the shaped rewards in Transition.Rewards and Shared (1 after Reset;
+	// trainers anneal it from 1 to 0).
+	ShapingFactor float64
+	// Obs are both players' observations of Game as the last Reset or Step computed and returned
+	// them (the same slices: read them, copy before changing them). Under ReuseObs they lie in the
+	// episode's own buffer, overwritten by its next Step.
+	Obs [][]float32
+	// obsOf and obsT are the game and its timestep that Obs describe (VectorObs uses Obs only
+	// while they still do); obs is the ReuseObs buffer.
+	obsOf *State
+	obsT  int
+	obs   []float32
+}
+
+// Clone implements env.State: a deep copy (the game cloned, the observations in a fresh buffer),
+// of the same Env.
+func (ep *Episode) Clone() env.State {
+	c := *ep
+	c.Game = ep.Game.Clone()
+	c.obs, c.Obs = nil, nil
+	if ep.Obs != nil {
+		n := len(ep.Obs[0])
+		buf := make([]float32, 2*n)
+		copy(buf, ep.Obs[0])
+		copy(buf[n:], ep.Obs[1])
+		c.Obs = [][]float32{buf[:n:n], buf[n:]}
+		if ep.obs != nil {
+			c.obs = buf
+		}
+	}
+	if ep.obsOf == ep.Game {
+		c.obsOf = c.Game
+	} else {
+		c.obsOf = nil
+	}
+	return &c
+}
+
+// Vector is player i's featurize_state observation of the current game, computed from Game (for
+// callers that change Game directly).
+func (ep *Episode) Vector(i int) []float32 { return ep.Game.Vector(i, ep.pl, ep.Cfg.Rules) }
+
+// VectorObs is player i's featurize_state observation as a new slice: a copy of Obs[i] when the
+// observations are vectors and still describe Game (it was stepped by Env.Step, not by hand) — bit
+// for bit Vector(i), without featurizing again — and Vector(i) otherwise.
+func (ep *Episode) VectorObs(i int) []float32 {
+	if ep.Cfg.Obs == "vector" && ep.Obs != nil && ep.obsOf == ep.Game && ep.obsT == ep.Game.Timestep {
+		return append(make([]float32, 0, VectorSize), ep.Obs[i]...)
+	}
+	return ep.Vector(i)
 }
 
 // New makes an environment from a configuration.
@@ -112,9 +171,7 @@ func New(c Config) (*Env, error) {
 	if c.Obs != "vector" && c.Obs != "lossless" {
 		return nil, fmt.Errorf("overcooked: obs %q, want vector or lossless", c.Obs)
 	}
-	e := &Env{Cfg: c, Layout: k.l, ShapingFactor: 1, pl: k.pl}
-	e.Game = NewState(k.l)
-	return e, nil
+	return &Env{Cfg: c, Layout: k.l, pl: k.pl}, nil
 }
 
 // kitchen is a parsed layout with its planner; both are read-only once built.
@@ -172,10 +229,12 @@ func (e *Env) Name() string {
 	}
 	return n
 }
-func (e *Env) NumAgents() int  { return 2 }
-func (e *Env) NumActions() int { return NumActions }
-func (e *Env) Limit() int      { return e.Cfg.Horizon }
-func (e *Env) Avail() [][]bool { return env.AllAvail(2, NumActions) }
+
+// Spec: two cooks, 6 actions, ObsSize observations, a global state of player 0's vector features
+// (which hold both players) plus the elapsed fraction, Cfg.Horizon steps.
+func (e *Env) Spec() env.Spec {
+	return env.Spec{Name: e.Name(), Agents: 2, ObsSize: e.ObsSize(), Actions: NumActions, StateSize: VectorSize + 1, Horizon: e.Cfg.Horizon}
+}
 
 // ObsSize is 96 for "vector" and 26·W·H for "lossless".
 func (e *Env) ObsSize() int {
@@ -185,41 +244,77 @@ func (e *Env) ObsSize() int {
 	return VectorSize
 }
 
-// StateSize is player 0's vector features (which hold both players) plus the elapsed fraction.
-func (e *Env) StateSize() int { return VectorSize + 1 }
-
-// Observe returns both players' observations.
-func (e *Env) Observe() [][]float32 {
-	n := e.ObsSize()
-	var buf []float32
-	if e.ReuseObs {
-		if len(e.obsBuf) != 2*n {
-			e.obsBuf = make([]float32, 2*n)
-		}
-		buf = e.obsBuf
-	} else {
-		buf = make([]float32, 2*n)
+// episode is s as an episode e can step: one of e's, or of an Env with the same kitchen and
+// configuration.
+func (e *Env) episode(s env.State) (*Episode, error) {
+	ep, ok := s.(*Episode)
+	if ok && ep.Env == e {
+		return ep, nil
 	}
-	out := [][]float32{buf[:n:n], buf[n:]}
+	if !ok {
+		return nil, typeError(e, s)
+	}
+	if ep.Env == nil || ep.Game == nil || ep.Game.Layout != e.Layout || ep.Cfg != e.Cfg {
+		return nil, fmt.Errorf("env %s: an episode of another kitchen or configuration", e.Name())
+	}
+	return ep, nil
+}
+
+func typeError(e *Env, s env.State) error {
+	_, err := env.StateAs[*Episode](e, s)
+	return err
+}
+
+// observe computes both players' observations of ep.Game into ep.Obs and returns them.
+func (e *Env) observe(ep *Episode) [][]float32 {
+	n := e.ObsSize()
+	var out [][]float32
+	if e.ReuseObs {
+		if len(ep.obs) != 2*n || len(ep.Obs) != 2 || &ep.Obs[0][0] != &ep.obs[0] {
+			ep.obs = make([]float32, 2*n)
+			ep.Obs = [][]float32{ep.obs[:n:n], ep.obs[n:]}
+		}
+		out = ep.Obs
+	} else {
+		buf := make([]float32, 2*n)
+		out = [][]float32{buf[:n:n], buf[n:]}
+	}
 	if e.Cfg.Obs == "lossless" {
 		for i := range out {
-			e.Game.LosslessInto(out[i], i, e.Cfg.Rules, e.Cfg.Horizon)
+			ep.Game.LosslessInto(out[i], i, e.Cfg.Rules, e.Cfg.Horizon)
 		}
 	} else {
-		e.Game.VectorsInto(out, e.pl, e.Cfg.Rules)
+		ep.Game.VectorsInto(out, e.pl, e.Cfg.Rules)
 	}
+	ep.Obs, ep.obsOf, ep.obsT = out, ep.Game, ep.Game.Timestep
 	return out
 }
 
-// Reset returns to the layout's start state (Overcooked's start is fixed; the seed is unused).
-func (e *Env) Reset(uint64) [][]float32 {
-	e.Game = NewState(e.Layout)
-	e.Last = Outcome{}
-	return e.Observe()
+// NewEpisode starts an episode at the layout's start state: Reset without the interface.
+func (e *Env) NewEpisode() *Episode {
+	ep := &Episode{Env: e, Game: NewState(e.Layout), ShapingFactor: 1}
+	e.observe(ep)
+	return ep
 }
 
-// Step plays a joint action; an action outside 0..5 counts as STAY.
-func (e *Env) Step(actions []int) env.Transition {
+// Reset starts an episode at the layout's start state (Overcooked's start is fixed; the seed is
+// unused).
+func (e *Env) Reset(uint64) (env.State, [][]float32, error) {
+	ep := e.NewEpisode()
+	return ep, ep.Obs, nil
+}
+
+// Step plays a joint action on the episode s, in place, and returns it; an action outside 0..5
+// counts as STAY. The episode ends at Cfg.Horizon steps (Done and Truncated); a step after that is
+// an error.
+func (e *Env) Step(s env.State, actions []int) (env.State, env.Transition, error) {
+	ep, err := e.episode(s)
+	if err != nil {
+		return nil, env.Transition{}, err
+	}
+	if ep.Game.Timestep >= e.Cfg.Horizon {
+		return nil, env.Transition{}, env.Over(e.Name(), ep.Game.Timestep)
+	}
 	var joint [2]int
 	for i := range joint {
 		joint[i] = Stay
@@ -227,26 +322,30 @@ func (e *Env) Step(actions []int) env.Transition {
 			joint[i] = actions[i]
 		}
 	}
-	out := e.Game.Step(joint, e.Cfg.Rules)
-	e.Last = out
+	out := ep.Game.Step(joint, e.Cfg.Rules)
+	ep.Last = out
 	sparse := out.Sparse[0] + out.Sparse[1]
-	t := env.Transition{Obs: e.Observe(), Rewards: make([]float64, 2),
+	t := env.Transition{Obs: e.observe(ep), Rewards: make([]float64, 2),
 		Info: map[string]float64{"sparse": sparse, "shaped_0": out.Shaped[0], "shaped_1": out.Shaped[1]}}
 	for i := range t.Rewards {
-		t.Rewards[i] = sparse + e.ShapingFactor*out.Shaped[i]
+		t.Rewards[i] = sparse + ep.ShapingFactor*out.Shaped[i]
 	}
-	t.Shared = sparse + e.ShapingFactor*(out.Shaped[0]+out.Shaped[1])
-	t.Done = e.Game.Timestep >= e.Cfg.Horizon
+	t.Shared = sparse + ep.ShapingFactor*(out.Shaped[0]+out.Shaped[1])
+	t.Done = ep.Game.Timestep >= e.Cfg.Horizon
 	t.Truncated = t.Done
-	return t
+	return ep, t, nil
 }
 
-// State is player 0's vector features and the elapsed fraction of the episode.
-func (e *Env) State() []float32 {
-	v := e.Game.Vector(0, e.pl, e.Cfg.Rules)
-	return append(v, float32(e.Game.Timestep)/float32(e.Cfg.Horizon))
-}
+// Avail implements env.Masked: every action is always available.
+func (e *Env) Avail(env.State) [][]bool { return env.AllAvail(2, NumActions) }
 
-// Vector is player i's featurize_state observation of the current game (for callers that step Game
-// directly).
-func (e *Env) Vector(i int) []float32 { return e.Game.Vector(i, e.pl, e.Cfg.Rules) }
+// Global implements env.Central: player 0's vector features and the elapsed fraction of the
+// episode (nil for a state that is not e's).
+func (e *Env) Global(s env.State) []float32 {
+	ep, err := e.episode(s)
+	if err != nil {
+		return nil
+	}
+	v := ep.Game.Vector(0, e.pl, e.Cfg.Rules)
+	return append(v, float32(ep.Game.Timestep)/float32(e.Cfg.Horizon))
+}

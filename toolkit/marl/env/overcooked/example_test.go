@@ -11,16 +11,17 @@ import (
 // 400-step game of it with a partner that only stands still: the greedy cook serves soups alone.
 func ExampleNew() {
 	cfg := overcooked.DefaultConfig("cramped_room")
-	g, err := overcooked.New(cfg)
+	world, err := overcooked.New(cfg)
 	if err != nil {
 		panic(err)
 	}
+	g := world.NewEpisode()
 	fmt.Println("layout", g.Layout.Name, "players", len(g.Game.Players), "horizon", cfg.Horizon)
 	greedy := overcooked.Scripted{Role: "greedy"}
-	cook := overcooked.Func(func(g *overcooked.Env, player int, rng *rand.Rand) int {
+	cook := overcooked.Func(func(g *overcooked.Episode, player int, rng *rand.Rand) int {
 		return greedy.Act(g.Game, player, g.Cfg.Rules, rng)
 	})
-	idle := overcooked.Func(func(*overcooked.Env, int, *rand.Rand) int { return overcooked.Stay })
+	idle := overcooked.Func(func(*overcooked.Episode, int, *rand.Rand) int { return overcooked.Stay })
 	actions, ret, err := overcooked.Play(cfg, cook, idle, 1)
 	if err != nil {
 		panic(err)

@@ -4,6 +4,12 @@
 // team, shaped rewards 3 (onion into pot) / 3 (useful dish pickup) / 5 (soup pickup) go to the acting
 // player and are scaled by an annealed factor, 400-step horizon, 6 actions. Movement, collisions and
 // the order of interacts follow overcooked_mdp.py (see State.Step).
+//
+// Env is the game as an env.Env (scenarios "overcooked:<layout>[-hN][-cN][-lossless]"): the kitchen
+// and its rules, read-only, with an Episode (the game State, the last step's Outcome, the shaping
+// factor and the current observations) as the env.State that its Step advances in place. Agents
+// (scripted cooks, Func, trained policies) act in batches of episodes; Evaluate and Play pair them
+// up through the env's Step.
 package overcooked
 
 import (

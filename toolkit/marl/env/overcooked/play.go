@@ -2,21 +2,22 @@ package overcooked
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"math/rand/v2"
 )
 
-// Func is an Agent written as a plain function: the action of `player` in game g. It is how a
-// notebook cell writes its own cook:
+// Func is an Agent written as a plain function: the action of `player` in game g (g.Game is the
+// state, g.Cfg.Rules the rules). It is how a notebook cell writes its own cook:
 //
-//	cook := overcooked.Func(func(g *overcooked.Env, player int, rng *rand.Rand) int { return overcooked.Interact })
-type Func func(g *Env, player int, rng *rand.Rand) int
+//	cook := overcooked.Func(func(g *overcooked.Episode, player int, rng *rand.Rand) int { return overcooked.Interact })
+type Func func(g *Episode, player int, rng *rand.Rand) int
 
 func (f Func) Reset(int) {}
 func (f Func) Saw([]int) {}
 
 // Act implements Agent.
-func (f Func) Act(games []*Env, idx []int, rng *rand.Rand) ([]int, error) {
+func (f Func) Act(games []*Episode, idx []int, rng *rand.Rand) ([]int, error) {
 	out := make([]int, len(games))
 	for k, g := range games {
 		out[k] = f(g, idx[k], rng)
@@ -28,13 +29,12 @@ func (f Func) Act(games []*Env, idx []int, rng *rand.Rand) ([]int, error) {
 // and returns the joint actions and the sparse return (soups × 20). The agents' randomness comes from
 // seed.
 func Play(cfg Config, a, b Agent, seed uint64) (actions [][2]int, ret float64, err error) {
-	g, err := New(cfg)
+	world, err := New(cfg)
 	if err != nil {
 		return nil, 0, err
 	}
-	g.Reset(0)
 	rng := rand.New(rand.NewPCG(seed, 0x67696600))
-	err = playGames([]*Env{g}, a, b, []int{0}, []int{1}, rng, func(_ int, joint [2]int, out Outcome) {
+	err = playGames([]*Episode{world.NewEpisode()}, a, b, []int{0}, []int{1}, rng, func(_ int, joint [2]int, out Outcome) {
 		ret += out.Sparse[0] + out.Sparse[1]
 		actions = append(actions, joint)
 	})
@@ -44,17 +44,21 @@ func Play(cfg Config, a, b Agent, seed uint64) (actions [][2]int, ret float64, e
 	return actions, ret, nil
 }
 
-// Replay plays the joint actions from the layout's start and returns the first state and the state
-// after every `every`-th step.
+// Replay plays the joint actions from the layout's start (at most cfg.Horizon of them: a step past
+// the horizon is an error) and returns the first state and the state after every `every`-th step.
 func Replay(cfg Config, actions [][2]int, every int) ([]*State, error) {
-	g, err := New(cfg)
+	world, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	g.Reset(0)
+	g := world.NewEpisode()
 	states := []*State{g.Game.Clone()}
 	for t, j := range actions {
-		g.Game.Step(j, g.Cfg.Rules)
+		next, _, err := world.Step(g, j[:])
+		if err != nil {
+			return nil, fmt.Errorf("replay step %d: %w", t+1, err)
+		}
+		g = next.(*Episode)
 		if every <= 1 || t%every == every-1 {
 			states = append(states, g.Game.Clone())
 		}

@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"strings"
 
+	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/plot/anim"
 )
 
@@ -60,8 +61,14 @@ func (s *State) ASCII(r Rules) string {
 	return b.String()
 }
 
-// Render implements env.Env.
-func (e *Env) Render() string { return e.Game.ASCII(e.Cfg.Rules) }
+// Render implements env.Renderer: the episode's game as ASCII ("" for a state that is not e's).
+func (e *Env) Render(s env.State) string {
+	ep, err := e.episode(s)
+	if err != nil {
+		return ""
+	}
+	return ep.Game.ASCII(e.Cfg.Rules)
+}
 
 const tile = 32
 

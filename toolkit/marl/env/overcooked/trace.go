@@ -41,6 +41,10 @@ type TraceStep struct {
 	Events   [2]string     `json:"events"`
 }
 
+// Trace describes the episode's game after a step of the joint action, with the step's outcome
+// (Last).
+func (ep *Episode) Trace(joint [2]int) TraceStep { return ep.Game.Trace(joint, ep.Last, ep.Cfg.Rules) }
+
 // Trace describes the state after a step with its outcome.
 func (s *State) Trace(joint [2]int, out Outcome, r Rules) TraceStep {
 	ts := TraceStep{T: s.Timestep, Actions: [2]string{ActionNames[joint[0]], ActionNames[joint[1]]},

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# A/B speed check of the working tree against an earlier commit, side by side in one command: the
+# Overcooked env benchmarks (toolkit/marl/env/overcooked, steps/s), the LBF replay of every recorded
+# lb-foraging trajectory (bench/lbfspeed, µs/step) and the tiny-LM benchmarks (toolkit/lm TrainStep,
+# Sample, RLLoop; ns/op on the default engine, GOMLX_BACKEND to choose). Both sides are built first
+# (the base in a temporary git worktree); each round runs base and new back to back, alternating
+# which goes first, so a noisy neighbour hits both alike. Prints medians per side and new/base
+# ratios (> 1 is faster for steps/s, slower for µs and ns).
+# Run it alone.   bench/ab.sh BASE_COMMIT [rounds]   (default 5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+base="${1:?usage: bench/ab.sh BASE_COMMIT [rounds]}"
+rounds="${2:-5}"
+tmp=$(mktemp -d)
+trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+git worktree add --detach "$tmp/base" "$base" >/dev/null 2>&1
+build() { # tree label
+  (cd "$1" && go test -c -o "$tmp/$2.overcooked.test" ./toolkit/marl/env/overcooked &&
+    go build -o "$tmp/$2.lbfspeed" ./bench/lbfspeed && go test -c -o "$tmp/$2.lm.test" ./toolkit/lm)
+}
+echo "ab: building $base and the working tree" >&2
+build "$tmp/base" base
+build . new
+run() { # label tree
+  "$tmp/$1.overcooked.test" -test.run '^$' -test.bench . -test.benchtime 1s 2>/dev/null | grep '^Benchmark' | sed "s/^/$1 /"
+  (cd "$2" && "$tmp/$1.lbfspeed" 1) | sed "s/^paperlab round 1:/$1 LBFReplay/"
+  "$tmp/$1.lm.test" -test.run '^$' -test.bench 'TrainStep$|Sample$|RLLoop$' -test.benchtime 2s 2>/dev/null | grep '^Benchmark' | sed "s/^/$1 /"
+}
+raw="$tmp/raw.txt"
+: > "$raw"
+for r in $(seq "$rounds"); do
+  echo "round $r/$rounds" >&2
+  if [ $((r % 2)) = 1 ]; then run base "$tmp/base" >> "$raw"; run new . >> "$raw"
+  else run new . >> "$raw"; run base "$tmp/base" >> "$raw"; fi
+done
+echo "# bench/ab.sh $base vs working tree ($(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes')), $rounds rounds, $(nproc) cores, $(date -u +%F)"
+awk '
+  function median(s,   a,n,i,j,x) { n=split(s,a," "); for(i=2;i<=n;i++){x=a[i];for(j=i-1;j>=1&&a[j]>x;j--)a[j+1]=a[j];a[j+1]=x}
+                                     return (n%2)?a[(n+1)/2]:(a[n/2]+a[n/2+1])/2 }
+  { side=$1; name=$2; sub(/^Benchmark/,"",name); sub(/-[0-9]+$/,"",name)
+    for (i=3;i<=NF;i++) {
+      if ($(i+1)=="steps/s") { v[side,name" steps/s"]=v[side,name" steps/s"]" "$i; names[name" steps/s"]=1 }
+      if ($(i+1)=="ns/op" && name ~ /TrainStep|Sample|RLLoop/) { v[side,name" ns/op"]=v[side,name" ns/op"]" "$i; names[name" ns/op"]=1 }
+      if ($(i+1)=="us/step") { v[side,name" us/step"]=v[side,name" us/step"]" "$i; names[name" us/step"]=1 }
+    } }
+  END {
+    printf "%-34s %14s %14s %10s\n", "benchmark", "base median", "new median", "new/base"
+    for (n in names) { b=median(v["base",n]); w=median(v["new",n]); printf "%-34s %14.1f %14.1f %10.3f\n", n, b, w, w/b }
+  }' "$raw" | sort
