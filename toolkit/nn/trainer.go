@@ -99,17 +99,22 @@ func (t *Trainer) SetState(m, v []float32, step int) error {
 	return nil
 }
 
+// optimizerInputs are the training step's first inputs, in the order Update feeds them; the loss's
+// named inputs follow.
+var optimizerInputs = []string{"weights", "adam_m", "adam_v", "lr", "bias_correction1", "bias_correction2", "decay"}
+
 func (t *Trainer) exec() *Exec {
 	key := fmt.Sprintf("train/%s/%+v", t.key, t.Opt)
 	l, opt, loss := t.Net.Layout, t.Opt, t.loss
 	return t.Net.exec(key, func(b compute.Backend) *Exec {
 		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {
 			defer panicAsError()
-			flat, m, v, lr, bc1, bc2, decay := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
+			st := NamedIn(optimizerInputs, in[:len(optimizerInputs)])
+			flat, m, v := st.Get("weights"), st.Get("adam_m"), st.Get("adam_v")
 			w := NewViews(l, flat)
-			lossNode, metrics := loss.Fn(w, NamedIn(loss.Inputs, in[7:]))
+			lossNode, metrics := loss.Fn(w, NamedIn(loss.Inputs, in[len(optimizerInputs):]))
 			grad := w.FlatGradient(lossNode)
-			np, nm, nv, gnorm := AdamUpdate(opt, flat, m, v, grad, lr, bc1, bc2, decay)
+			np, nm, nv, gnorm := AdamUpdate(opt, flat, m, v, grad, st.Get("lr"), st.Get("bias_correction1"), st.Get("bias_correction2"), st.Get("decay"))
 			return append([]*Node{np, nm, nv, lossNode, gnorm}, metrics...)
 		}).WithName("train-" + loss.Name)
 	})

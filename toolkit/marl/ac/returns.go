@@ -44,9 +44,6 @@ func TDLambda(rewards, q []float64, dones []bool, lastQ, gamma, lambda float64) 
 	return g
 }
 
-// MeanStd is the mean and the population standard deviation of x (x non-empty): stats.MeanStdPop.
-func MeanStd(x []float64) (mean, std float64) { return stats.MeanStdPop(x) }
-
 // Normalize returns (x − mean)/(std + 1e-8).
 func Normalize(x []float64) []float64 {
 	if len(x) == 0 {

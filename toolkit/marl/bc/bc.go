@@ -8,7 +8,7 @@ package bc
 
 import (
 	"fmt"
-	"math"
+	"github.com/paperlab/paperlab/toolkit/dist"
 	"math/rand/v2"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
@@ -177,7 +177,7 @@ func Accuracy(net *ac.Net, ex []Example, actions int) (acc, loss float64, err er
 		if best == e.Action {
 			hits++
 		}
-		loss -= logSoftmaxAt(row, e.Action)
+		loss -= dist.LogProb(row, nil, e.Action)
 	}
 	return float64(hits) / float64(len(ex)), loss / float64(len(ex)), nil
 }
@@ -214,16 +214,4 @@ func stack(ex []Example, dim int) ([]float32, []int32) {
 		y[i] = int32(e.Action)
 	}
 	return x, y
-}
-
-func logSoftmaxAt(row []float32, a int) float64 {
-	m := float64(row[0])
-	for _, v := range row {
-		m = max(m, float64(v))
-	}
-	s := 0.0
-	for _, v := range row {
-		s += math.Exp(float64(v) - m)
-	}
-	return float64(row[a]) - m - math.Log(s)
 }

@@ -1,7 +1,7 @@
 package e3t
 
 import (
-	"math"
+	"github.com/paperlab/paperlab/toolkit/dist"
 	"math/rand/v2"
 
 	"github.com/paperlab/paperlab/toolkit/marl/ac"
@@ -158,20 +158,12 @@ func (p *Policy) Saw(other []int) {
 	}
 }
 
-func softmax32(z []float64) []float32 {
-	m := math.Inf(-1)
-	for _, v := range z {
-		m = math.Max(m, v)
-	}
-	s := 0.0
-	e := make([]float64, len(z))
-	for i, v := range z {
-		e[i] = math.Exp(v - m)
-		s += e[i]
-	}
-	out := make([]float32, len(z))
-	for i := range e {
-		out[i] = float32(e[i] / s)
+// softmax32 is softmax(z) in float32 (the partner model's prediction fed to the actor).
+func softmax32[F dist.Float](z []F) []float32 {
+	p := dist.Softmax(z, nil)
+	out := make([]float32, len(p))
+	for i, v := range p {
+		out[i] = float32(v)
 	}
 	return out
 }

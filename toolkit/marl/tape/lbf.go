@@ -3,6 +3,7 @@ package tape
 import (
 	"fmt"
 	"github.com/paperlab/paperlab/toolkit/dist"
+	"github.com/paperlab/paperlab/toolkit/stats"
 	"math/rand/v2"
 	"time"
 
@@ -264,7 +265,7 @@ func policies(actor *ac.Net, obs, avail []float32, rows, na int) ([]float64, err
 // scaleUnit divides by the standard deviation (no centring: the sign of a coalition advantage is
 // its meaning).
 func scaleUnit(x []float64) []float64 {
-	_, std := ac.MeanStd(x)
+	_, std := stats.MeanStdPop(x)
 	out := make([]float64, len(x))
 	for i, v := range x {
 		out[i] = v / (std + 1e-8)
