@@ -33,7 +33,8 @@ for r in $(seq "$rounds"); do
   if [ $((r % 2)) = 1 ]; then run base "$tmp/base" >> "$raw"; run new . >> "$raw"
   else run new . >> "$raw"; run base "$tmp/base" >> "$raw"; fi
 done
-echo "# bench/ab.sh $base vs working tree ($(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes')), $rounds rounds, $(nproc) cores, $(date -u +%F)"
+echo "# bench/ab.sh $base vs working tree ($(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes')), $rounds rounds, $(nproc) cores, LM engine ${GOMLX_BACKEND:-toolkit/backend default}, $(date -u +%F)"
+printf "%-34s %14s %14s %10s\n" benchmark "base median" "new median" new/base
 awk '
   function median(s,   a,n,i,j,x) { n=split(s,a," "); for(i=2;i<=n;i++){x=a[i];for(j=i-1;j>=1&&a[j]>x;j--)a[j+1]=a[j];a[j+1]=x}
                                      return (n%2)?a[(n+1)/2]:(a[n/2]+a[n/2+1])/2 }
@@ -44,6 +45,5 @@ awk '
       if ($(i+1)=="us/step") { v[side,name" us/step"]=v[side,name" us/step"]" "$i; names[name" us/step"]=1 }
     } }
   END {
-    printf "%-34s %14s %14s %10s\n", "benchmark", "base median", "new median", "new/base"
     for (n in names) { b=median(v["base",n]); w=median(v["new",n]); printf "%-34s %14.1f %14.1f %10.3f\n", n, b, w, w/b }
   }' "$raw" | sort
