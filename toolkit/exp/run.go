@@ -102,20 +102,32 @@ func (e Experiment) withDefaults(opt Options) Options {
 	return opt
 }
 
-// RunSeeds is the common shape of an experiment's Run: its configuration (ConfigOf), validate (may be
-// nil), a Result, then runSeed for each seed in order, an error naming the seed.
-func RunSeeds[C any](name string, opt Options, preset func(Scale) C, validate func(C) error, runSeed func(cfg C, seed uint64, res *Result) error) (*Result, error) {
+// Start is every experiment's preamble: its configuration (ConfigOf), validate (may be nil; it
+// also sees the seeds), the seeds and a new Result. Experiments whose loop is not one run per seed
+// (tape's parts, tinylm's tasks, e3t's layouts) start with it; RunSeeds is Start plus that loop.
+func Start[C any](name string, opt Options, preset func(Scale) C, validate func(C, []uint64) error) (C, []uint64, *Result, error) {
 	cfg, err := ConfigOf(opt, preset)
 	if err != nil {
-		return nil, err
-	}
-	if validate != nil {
-		if err := validate(cfg); err != nil {
-			return nil, err
-		}
+		return cfg, nil, nil, err
 	}
 	seeds := opt.SeedList()
+	if validate != nil {
+		if err := validate(cfg, seeds); err != nil {
+			return cfg, nil, nil, err
+		}
+	}
 	res, err := NewResult(name, opt, seeds, cfg)
+	return cfg, seeds, res, err
+}
+
+// RunSeeds is the common shape of an experiment's Run: Start, then runSeed for each seed in order,
+// an error naming the seed.
+func RunSeeds[C any](name string, opt Options, preset func(Scale) C, validate func(C) error, runSeed func(cfg C, seed uint64, res *Result) error) (*Result, error) {
+	var check func(C, []uint64) error
+	if validate != nil {
+		check = func(c C, _ []uint64) error { return validate(c) }
+	}
+	cfg, seeds, res, err := Start(name, opt, preset, check)
 	if err != nil {
 		return nil, err
 	}

@@ -241,17 +241,14 @@ func humanPartner(c Config, layout string) (_ *e3.Policy, fit map[string]float64
 
 // Run is the experiment.
 func Run(opt exp.Options) (*exp.Result, error) {
-	cfg, err := exp.ConfigOf(opt, ConfigFor)
-	if err != nil {
-		return nil, err
-	}
-	seeds := opt.SeedList()
-	for _, h := range cfg.HeldOutSeeds {
-		if h >= 1 && h <= uint64(len(seeds)) {
-			return nil, fmt.Errorf("held-out seed %d is also a training seed (1..%d)", h, len(seeds))
+	cfg, seeds, res, err := exp.Start("e3t", opt, ConfigFor, func(cfg Config, seeds []uint64) error {
+		for _, h := range cfg.HeldOutSeeds {
+			if h >= 1 && h <= uint64(len(seeds)) {
+				return fmt.Errorf("held-out seed %d is also a training seed (1..%d)", h, len(seeds))
+			}
 		}
-	}
-	res, err := exp.NewResult("e3t", opt, seeds, cfg)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}

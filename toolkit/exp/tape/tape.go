@@ -147,12 +147,7 @@ func ConfigFor(s exp.Scale) Config {
 
 // Run is the experiment.
 func Run(opt exp.Options) (*exp.Result, error) {
-	cfg, err := exp.ConfigOf(opt, ConfigFor)
-	if err != nil {
-		return nil, err
-	}
-	seeds := opt.SeedList()
-	res, err := exp.NewResult("tape", opt, seeds, cfg)
+	cfg, seeds, res, err := exp.Start("tape", opt, ConfigFor, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -77,12 +77,7 @@ type Shown struct {
 
 // Run trains every task with every seed.
 func Run(opt exp.Options) (*exp.Result, error) {
-	cfg, err := exp.ConfigOf(opt, ConfigFor)
-	if err != nil {
-		return nil, err
-	}
-	seeds := opt.SeedList()
-	res, err := exp.NewResult("lm", opt, seeds, cfg)
+	cfg, seeds, res, err := exp.Start("lm", opt, ConfigFor, nil)
 	if err != nil {
 		return nil, err
 	}
