@@ -109,6 +109,9 @@ type LBFTraceStep struct {
 func (st *LBFState) Trace(actions []int, t Transition) LBFTraceStep {
 	s := LBFTraceStep{Step: st.step, Rewards: t.Rewards, Done: t.Done, Foods: [][3]int{}}
 	for _, a := range actions {
+		if a < 0 || a >= len(LBFActionNames) {
+			a = LBFNone // Step plays an out-of-range action as the no-op; the trace says so
+		}
 		s.Actions = append(s.Actions, LBFActionNames[a])
 	}
 	for _, p := range st.players {

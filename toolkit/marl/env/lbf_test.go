@@ -210,3 +210,23 @@ func TestLBFSpread(t *testing.T) {
 		t.Fatal("coop with spread accepted")
 	}
 }
+
+// A trace line names an out-of-range action as the no-op Step played, instead of panicking.
+func TestLBFTraceOutOfRangeAction(t *testing.T) {
+	e, err := Make("lbf:5x5-2p-1f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := e.Reset(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, tr, err := e.Step(s, []int{-3, 99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := s.(*LBFState).Trace([]int{-3, 99}, tr)
+	if line.Actions[0] != LBFActionNames[LBFNone] || line.Actions[1] != LBFActionNames[LBFNone] {
+		t.Fatalf("actions %v, want the no-op twice", line.Actions)
+	}
+}
