@@ -247,22 +247,14 @@ func (e *Env) ObsSize() int {
 // episode is s as an episode e can step: one of e's, or of an Env with the same kitchen and
 // configuration.
 func (e *Env) episode(s env.State) (*Episode, error) {
-	ep, ok := s.(*Episode)
-	if ok && ep.Env == e {
-		return ep, nil
-	}
-	if !ok {
-		return nil, typeError(e, s)
+	ep, err := env.StateAs[*Episode](e, s)
+	if err != nil || ep.Env == e {
+		return ep, err
 	}
 	if ep.Env == nil || ep.Game == nil || ep.Game.Layout != e.Layout || ep.Cfg != e.Cfg {
 		return nil, fmt.Errorf("env %s: an episode of another kitchen or configuration", e.Name())
 	}
 	return ep, nil
-}
-
-func typeError(e *Env, s env.State) error {
-	_, err := env.StateAs[*Episode](e, s)
-	return err
 }
 
 // observe computes both players' observations of ep.Game into ep.Obs and returns them.
@@ -335,9 +327,6 @@ func (e *Env) Step(s env.State, actions []int) (env.State, env.Transition, error
 	t.Truncated = t.Done
 	return ep, t, nil
 }
-
-// Avail implements env.Masked: every action is always available.
-func (e *Env) Avail(env.State) [][]bool { return env.AllAvail(2, NumActions) }
 
 // Global implements env.Central: player 0's vector features and the elapsed fraction of the
 // episode (nil for a state that is not e's).
