@@ -302,6 +302,43 @@ func TailShare(c Curve, frac float64) float64 {
 	return sxy / sxx * (xs[len(xs)-1] - xs[0]) / scale
 }
 
+// TailChange is the change, in the curve's own units, that a least-squares line fitted to the last
+// frac of the curve's points makes across that window (slope × the window's x-span): how much the
+// curve still moves at the end, in absolute terms. Unlike TailShare it does not divide by the run's
+// change, so it stays meaningful for a curve that never moved (there a relative slope is noise over
+// noise). NaN for fewer than 4 points or a window of one x.
+func TailChange(c Curve, frac float64) float64 {
+	n := len(c.Y)
+	if n < 4 || len(c.X) != n || frac <= 0 || frac > 1 {
+		return math.NaN()
+	}
+	k := max(2, int(math.Ceil(frac*float64(n))))
+	xs, ys := c.X[n-k:], c.Y[n-k:]
+	mx, my := stats.Mean(xs), stats.Mean(ys)
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if sxx == 0 {
+		return math.NaN()
+	}
+	return sxy / sxx * (xs[len(xs)-1] - xs[0])
+}
+
+// TailChangeOf is, per seed, TailChange of method's curve key (signed: a seed still rising gives a
+// positive value, one falling a negative one).
+func (r *Result) TailChangeOf(method, key string, frac float64) PerSeed {
+	return func(seed uint64) (float64, bool) {
+		c, ok := r.CurveOf(method, key, seed)
+		if !ok {
+			return 0, false
+		}
+		v := TailChange(c, frac)
+		return v, !math.IsNaN(v)
+	}
+}
+
 // LineTailShare is what TailShare gives a straight line of n equally spaced points over the last
 // frac of them: the value of a curve still moving at its average rate, against which a plateau
 // (about 0) is told apart when a curve has few points. Computed on a synthetic line, so it follows

@@ -127,3 +127,35 @@ func TestTailShare(t *testing.T) {
 		t.Errorf("two points: %v, want NaN", v)
 	}
 }
+
+// TailChange: a line rising 1 per x unit over 10 points changes by 2 across its last 30 % (3
+// points, x 8…10), a falling line by −2; a flat curve with noise gives its fitted noise,
+// not noise divided by a change that never happened.
+func TestTailChange(t *testing.T) {
+	var line, flat Curve
+	for i := 1; i <= 10; i++ {
+		line.X, line.Y = append(line.X, float64(i)), append(line.Y, float64(i))
+		flat.X, flat.Y = append(flat.X, float64(i)), append(flat.Y, 0.6+0.01*float64(i%2))
+	}
+	if v := TailChange(line, 0.3); math.Abs(v-2) > 1e-12 {
+		t.Fatalf("line: %v, want 2", v)
+	}
+	fall := Curve{X: line.X, Y: []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}}
+	if v := TailChange(fall, 0.3); math.Abs(v+2) > 1e-12 {
+		t.Fatalf("falling line: %v, want −2", v)
+	}
+	// Last 3 points 0.6, 0.61, 0.6 (x 8, 9, 10): slope 0, change 0.
+	if v := TailChange(flat, 0.3); math.Abs(v) > 1e-12 {
+		t.Fatalf("flat: %v", v)
+	}
+	if v := TailChange(Curve{X: []float64{1, 2, 3}, Y: []float64{1, 2, 3}}, 0.2); !math.IsNaN(v) {
+		t.Fatalf("3 points: %v, want NaN", v)
+	}
+	r := &Result{Seeds: []uint64{1}, Runs: []Run{{Method: "m", Seed: 1, Curves: map[string]Curve{"c": line}}}}
+	if v, ok := r.TailChangeOf("m", "c", 0.2)(1); !ok || math.Abs(v-1) > 1e-12 { // last 2 points
+		t.Fatalf("TailChangeOf: %v %v", v, ok)
+	}
+	if _, ok := r.TailChangeOf("m", "other", 0.2)(1); ok {
+		t.Fatal("TailChangeOf of a missing curve is ok")
+	}
+}

@@ -149,3 +149,52 @@ func BenchmarkRLLoop(b *testing.B) {
 		iter(i)
 	}
 }
+
+// BenchmarkRLLoopTwoGoroutines is BenchmarkRLLoop's iteration on two independent models at once, in
+// two goroutines of one process (one op = one iteration of each): what in-process parallelism over
+// RL runs would give. bench/parallel.sh sets it beside one process alone and two processes at once.
+func BenchmarkRLLoopTwoGoroutines(b *testing.B) {
+	type loop struct {
+		m       *Model
+		tr      *Trainer
+		batch   Inputs
+		prompts [][]int32
+	}
+	var loops [2]loop
+	for k := range loops {
+		m, data := benchModel(b)
+		tr, err := NewTrainer(m, DefaultOpt(3e-3), nil, SFTLoss)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := benchBatch(b)
+		loops[k] = loop{m: m, tr: tr, batch: benchBatches(b, m, data, 1, n)[0], prompts: benchPrompts(data, n)}
+	}
+	iter := func(l loop, i int) error {
+		sc := SampleConfig{MaxNew: 8, Temperature: 1, NoEOS: true}
+		for k := 0; k < 8; k++ {
+			sc.Seed = uint64(i*8 + k)
+			if _, err := l.m.Sample(l.prompts, sc); err != nil {
+				return err
+			}
+		}
+		_, err := l.tr.Update(l.batch)
+		return err
+	}
+	both := func(i int) {
+		errs := make(chan error, 2)
+		for _, l := range loops {
+			go func() { errs <- iter(l, i) }()
+		}
+		for range loops {
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	both(-1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		both(i)
+	}
+}

@@ -320,3 +320,33 @@ func SeedCounts(ns map[int]bool) string {
 	}
 	return strings.Join(parts, " or ")
 }
+
+// Stack puts the panel rows of figs under one another in one figure titled title: each row keeps
+// its own y range, labels and panel titles, so metrics of different scales read against the same
+// x (e.g. a mechanism measure above the entropy it drives). The legend is the first figure's (the
+// figures should draw the same series in the same colours); subtitle says what the bands are.
+// Rows with fewer panels than the widest are padded with empty cells.
+func Stack(title, subtitle string, figs ...*Figure) (*Figure, error) {
+	if len(figs) == 0 {
+		return nil, fmt.Errorf("plot %q: nothing to stack", title)
+	}
+	f := &Figure{Title: title, Subtitle: subtitle, Legend: figs[0].Legend}
+	cols := 0
+	for _, g := range figs {
+		for _, row := range g.Panels {
+			cols = max(cols, len(row))
+		}
+		f.Width = max(f.Width, g.Width)
+	}
+	for _, g := range figs {
+		for _, row := range g.Panels {
+			r := append([]*gplot.Plot(nil), row...)
+			for len(r) < cols {
+				r = append(r, nil)
+			}
+			f.Panels = append(f.Panels, r)
+		}
+	}
+	f.Height = vg.Length(1.2+2.6*float64(len(f.Panels))) * vg.Inch
+	return f, nil
+}

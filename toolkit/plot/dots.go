@@ -63,7 +63,7 @@ func FitRange(vals []float64, prob bool) (lo, hi float64) {
 		return 0, 1
 	}
 	m := 0.08 * (hi - lo)
-	if m == 0 {
+	if m <= 1e-9*math.Max(math.Abs(hi), math.Abs(lo)) { // equal up to rounding: a span of their own size
 		m = 0.05 * math.Max(math.Abs(hi), 1e-3)
 	}
 	lo, hi = lo-m, hi+m

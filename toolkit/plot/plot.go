@@ -505,8 +505,11 @@ func formatTick(v, step float64) string {
 }
 
 // Ticks implements gonum's Ticker.
+//
+// A range narrower than float64 can resolve at its magnitude (a few ulps: values equal up to
+// rounding) gets no ticks rather than a loop whose counter no longer advances in float64.
 func (NiceTicks) Ticks(lo, hi float64) []gplot.Tick {
-	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) || hi-lo < 1e-9*math.Max(math.Abs(lo), math.Abs(hi)) {
 		return nil
 	}
 	step := niceStep(hi-lo, 5)

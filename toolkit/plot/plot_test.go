@@ -300,3 +300,58 @@ func TestTooSmallFigureIsAnError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Stack keeps each figure's rows (and their own y ranges) and pads a narrower row with empty cells;
+// nothing to stack is an error.
+func TestStack(t *testing.T) {
+	x := []float64{0, 1, 2}
+	two, err := Panels("a", "step", "small", []Panel{{Title: "main", Series: []Series{{Name: "m", X: x, Y: [][]float64{{0, 0.1, 0.2}}}}},
+		{Title: "ablations", Series: []Series{{Name: "n", X: x, Y: [][]float64{{0, 0.2, 0.1}}}}}}, BandOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := Curves("b", "step", "large", []Series{{Name: "m", X: x, Y: [][]float64{{10, 20, 30}}}}, BandOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Stack("stacked", "what the bands are", two, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Panels) != 2 || len(f.Panels[0]) != 2 || len(f.Panels[1]) != 2 || f.Panels[1][1] != nil {
+		t.Fatalf("grid %d rows, %d and %d columns", len(f.Panels), len(f.Panels[0]), len(f.Panels[1]))
+	}
+	if f.Panels[0][0].Y.Max >= 1 || f.Panels[1][0].Y.Max < 30 {
+		t.Fatalf("rows share a y range: %v and %v", f.Panels[0][0].Y.Max, f.Panels[1][0].Y.Max)
+	}
+	if f.Legend != two.Legend || f.Subtitle != "what the bands are" {
+		t.Fatal("legend or subtitle not kept")
+	}
+	if _, err := f.Save(t.TempDir(), "stack"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Stack("none", ""); err == nil {
+		t.Fatal("empty stack: no error")
+	}
+}
+
+// Values equal up to rounding (0.7 and the next floats above it) get a readable axis, and ticks
+// over such a range end (they used to loop for ever: k·minor no longer advanced in float64).
+func TestNearlyEqualValuesGetAnAxis(t *testing.T) {
+	a := 0.7
+	b := math.Nextafter(math.Nextafter(a, 1), 1)
+	lo, hi := FitRange([]float64{a, b}, true)
+	if !(hi-lo > 0.01) {
+		t.Fatalf("range %v…%v", lo, hi)
+	}
+	if ticks := (NiceTicks{}).Ticks(a, b); len(ticks) != 0 {
+		t.Fatalf("%d ticks on a range of 2 ulps", len(ticks))
+	}
+	f, err := Dots("d", []Metric{{Title: "AUC", Prob: true, Estimates: []Estimate{{Label: "a", Mean: a, Lo: a, Hi: a}, {Label: "b", Mean: b, Lo: b, Hi: b}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Save(t.TempDir(), "d"); err != nil {
+		t.Fatal(err)
+	}
+}

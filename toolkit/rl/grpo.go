@@ -104,14 +104,17 @@ type Rollout struct {
 	Adv     []float64 // after the mask
 	Mask    []float64 // 1 kept, 0 masked (all ones without the mask)
 	RefLP   []lm.Scored
+	// Diag are the mechanism measures of this batch's advantages (Diagnose).
+	Diag Diagnostics
 	// Examples are the (prompt, completion) token sequences the updates train on.
 	Examples []lm.Example
 }
 
 // Train runs the GRPO-family loop on policy; ref is the frozen reference model (its perplexities
 // feed the mask and the KL). It returns the trainer and the curves: per step reward, reward_std,
-// frac_reward_zero_std, completion_length, mask_kept, kl, entropy, clip_ratio, approx_kl, loss,
-// grad_norm, seconds; and OnEval's metrics at eval steps.
+// frac_reward_zero_std, completion_length, mask_kept, the advantage diagnostics (DiagnosticNames),
+// kl, entropy, clip_ratio, approx_kl, loss, grad_norm, grad_clipped, seconds; and OnEval's metrics at
+// eval steps.
 func Train(policy, ref *lm.Model, task Task, cfg Config, hooks Hooks) (*lm.Trainer, track.Curves, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
@@ -248,6 +251,9 @@ func Collect(policy, ref *lm.Model, task Task, prompts []int, cfg Config, est Es
 	}
 	ro.Adv = make([]float64, len(gens))
 	ro.Mask = make([]float64, len(gens))
+	groups := make([]Group, len(prompts))
+	pre := make([][]float64, len(prompts))
+	masks := make([][]float64, len(prompts))
 	for k := 0; k < len(prompts); k++ {
 		grp := Group{Rewards: ro.Rewards[k*g : (k+1)*g]}
 		correct := make([]bool, g)
@@ -270,16 +276,28 @@ func Collect(policy, ref *lm.Model, task Task, prompts []int, cfg Config, est Es
 			ro.Adv[k*g+j] = adv[j] * mask[j]
 			ro.Mask[k*g+j] = mask[j]
 		}
+		groups[k], pre[k], masks[k] = grp, adv, mask
 	}
+	ro.Diag = Diagnose(groups, pre, masks, pairShapeTau(cfg))
 	return ro, nil
 }
 
-// update runs PPOEpochs × MiniBatches optimizer steps on a rollout and returns the mean metrics.
+// pairShapeTau is the τ of Diagnose's pair shape for cfg's estimator: CAPO's τ, 0 (linear) otherwise.
+func pairShapeTau(cfg Config) float64 {
+	if cfg.Estimator == "capo" {
+		return cfg.Adv.Tau
+	}
+	return 0
+}
+
+// update runs PPOEpochs × MiniBatches optimizer steps on a rollout and returns the mean metrics:
+// the loss's, loss, grad_norm (before clipping) and grad_clipped (the share of the updates whose
+// gradient the optimizer's ClipNorm rescaled).
 func update(tr *lm.Trainer, ro *Rollout, cfg Config, step int) (map[string]float64, error) {
 	n := len(ro.Gens)
 	r := rand.New(rand.NewPCG(cfg.Seed, uint64(step)*7919))
 	sums := map[string]float64{}
-	count := 0
+	count, clipped := 0, 0.0
 	for epoch := 0; epoch < cfg.PPOEpochs; epoch++ {
 		perm := r.Perm(n)
 		size := n / cfg.MiniBatches
@@ -295,12 +313,16 @@ func update(tr *lm.Trainer, ro *Rollout, cfg Config, step int) (map[string]float
 			}
 			sums["loss"] += st.Loss
 			sums["grad_norm"] += st.GradNorm
+			if cfg.Opt.ClipNorm > 0 && st.GradNorm > cfg.Opt.ClipNorm {
+				clipped++
+			}
 			for k, v := range st.Metrics {
 				sums[k] += v
 			}
 			count++
 		}
 	}
+	sums["grad_clipped"] = clipped
 	for k := range sums {
 		sums[k] /= float64(count)
 	}
@@ -335,7 +357,9 @@ func packRollout(m *lm.Model, ro *Rollout, idx []int) (lm.Inputs, error) {
 	return in, nil
 }
 
-// rolloutMetrics are TRL's rollout metrics for one step.
+// rolloutMetrics are TRL's rollout metrics for one step, and the advantages' mechanism measures
+// (Diagnostics.Metrics: Σ|A| per mixed group, Cov(lpm, A) per unit |A|, misranked pair and weight
+// shares, the mask's dropped share).
 func rolloutMetrics(ro *Rollout, g int) map[string]float64 {
 	groups := len(ro.Rewards) / g
 	var stdSum, zero, length, kept float64
@@ -351,11 +375,13 @@ func rolloutMetrics(ro *Rollout, g int) map[string]float64 {
 		kept += ro.Mask[i]
 	}
 	n := float64(len(ro.Gens))
-	return map[string]float64{
+	out := map[string]float64{
 		"reward":               mean(ro.Rewards),
 		"reward_std":           stdSum / float64(groups),
 		"frac_reward_zero_std": zero / float64(groups),
 		"completion_length":    length / n,
 		"mask_kept":            kept / n,
 	}
+	maps.Copy(out, ro.Diag.Metrics())
+	return out
 }

@@ -374,8 +374,8 @@ func runFlags(name string) (*flag.FlagSet, runFlagSet) {
 			"the seeds or configuration differ from the committed metrics.json — and a temp folder at smoke scale)"),
 		overwrite: fs.Bool("overwrite", false, "write into figures/<experiment> even when the committed metrics.json was made with other seeds or configuration"),
 		save:      fs.String("save", exp.SaveFirst, "trained LLM policies saved under <out>/checkpoints: first (seed 1 of every method), all (every seed) or none"),
-		jobs: fs.Int("jobs", 1, "run the seeds as this many child processes at once (a local sweep of one-seed shards, merged into -out; "+
-			"results equal the serial run's; see BENCHMARKS.md for when it is faster)"),
+		jobs: fs.Int("jobs", 0, "run the seeds as this many child processes at once (a local sweep of one-seed shards, merged into -out; "+
+			"results equal the serial run's; see BENCHMARKS.md for when it is faster); 0: the experiment's default (capo: 2 on ONNX Runtime with 2 or more cores, else 1)"),
 		atomic: fs.Bool("atomic", false, "build -out in a hidden temporary folder and move it into place when the run is complete (sweep shards use it)"),
 	}
 }
@@ -405,9 +405,16 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 		}
 		opt.Out = out
 	}
+	jobs := *f.jobs
+	if jobs == 0 {
+		if jobs = autoJobs(e, opt); jobs > 1 {
+			fmt.Fprintf(os.Stderr, "%s: %d seeds as one-seed shards, %d processes at once (the experiment's default on this engine and machine; -jobs 1 runs them in one process)\n",
+				e.Name, len(e.SeedsOf(opt)), jobs)
+		}
+	}
 	var res *exp.Result
-	if *f.jobs > 1 {
-		res, err = parallelSeeds(e, opt, *f.jobs)
+	if jobs > 1 {
+		res, err = parallelSeeds(e, opt, jobs)
 	} else {
 		res, err = exp.Execute(e, opt)
 	}
@@ -417,6 +424,21 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 	printSummary(res)
 	printClaims(res, e)
 	return nil
+}
+
+// autoJobs is how many one-seed shards a run of e starts at once when -jobs is not given: e.Jobs
+// when there is more than one seed to run, the machine has a core per shard and the engine keeps one
+// process on one core (ONNX Runtime); otherwise 1. The pure-Go engine spreads one process over
+// every core already, and XLA on a GPU has one device to share (-devices gives each shard its own).
+func autoJobs(e exp.Experiment, opt exp.Options) int {
+	seeds := len(e.SeedsOf(opt))
+	if e.Jobs < 2 || seeds < 2 || runtime.NumCPU() < e.Jobs {
+		return 1
+	}
+	if cfg, _ := backend.Choose(); !strings.HasPrefix(cfg, "onnx") {
+		return 1
+	}
+	return min(e.Jobs, seeds)
 }
 
 // parallelSeeds runs opt's seeds as one-seed shards, jobs child processes at a time, in a hidden
@@ -440,9 +462,17 @@ func parallelSeeds(e exp.Experiment, opt exp.Options, jobs int) (*exp.Result, er
 	plan := sweep.Plan{Experiment: e.Name, Scale: opt.Scale, Seeds: seeds, ShardSize: 1, Out: opt.Out, Work: work, Save: opt.Save}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	start := time.Now()
 	res, err := sweep.Local(ctx, plan, bin, sweep.Options{Jobs: jobs, Log: os.Stderr})
 	if err != nil {
 		return nil, fmt.Errorf("%w (shards and logs kept in %s)", err, work)
+	}
+	// timing.total is the shards' own times summed (what one process would take, about); "wall" is
+	// how long the parallel run took.
+	res.Timing["wall"] = time.Since(start).Seconds()
+	fmt.Fprintf(os.Stderr, "%s: wall time %.0f s for %.0f s of shard time (%d at once)\n", e.Name, res.Timing["wall"], res.Timing["total"], jobs)
+	if err := res.Write(opt.Out); err != nil {
+		return nil, err
 	}
 	return res, os.RemoveAll(work)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -98,5 +99,30 @@ func TestCompareCommand(t *testing.T) {
 	}
 	if err := compareCmd([]string{a, b}, &out); err == nil || !strings.Contains(err.Error(), "configurations differ at config.") {
 		t.Fatalf("config: %v", err)
+	}
+}
+
+// autoJobs: an experiment's Jobs applies on ONNX Runtime with a core per shard and more than one
+// seed, never beyond the seeds; the pure-Go engine, one seed or no Jobs run in one process.
+func TestAutoJobs(t *testing.T) {
+	e := exp.Experiment{Name: "x", Seeds: map[exp.Scale]int{exp.Default: 8, exp.Smoke: 1}, Jobs: 2}
+	opt := exp.Options{Scale: exp.Default}
+	t.Setenv("GOMLX_BACKEND", "onnx:cpu")
+	want := 2
+	if runtime.NumCPU() < 2 {
+		want = 1
+	}
+	if got := autoJobs(e, opt); got != want {
+		t.Errorf("onnx, 8 seeds, %d CPUs: %d, want %d", runtime.NumCPU(), got, want)
+	}
+	if got := autoJobs(e, exp.Options{Scale: exp.Smoke}); got != 1 {
+		t.Errorf("one seed: %d", got)
+	}
+	if got := autoJobs(exp.Experiment{Name: "y", Seeds: e.Seeds}, opt); got != 1 {
+		t.Errorf("no Jobs: %d", got)
+	}
+	t.Setenv("GOMLX_BACKEND", "go")
+	if got := autoJobs(e, opt); got != 1 {
+		t.Errorf("pure-Go engine: %d", got)
 	}
 }

@@ -20,15 +20,28 @@ var coverageGrid = func() []float64 {
 	return g
 }()
 
-// evaluate samples k answers per held-out prompt at temperature 1 and measures accuracy (mean@k, the
+// evalSpec says what an evaluation measures: K answers per held-out prompt sampled at temperature 1
+// with Seed, reliability over Bins bins; Greedy adds greedy accuracy (temperature 0, one answer per
+// prompt), Full also the curves (precision–coverage, reliability, accuracy against N for majority
+// and RPC voting).
+type evalSpec struct {
+	K      int
+	Seed   uint64
+	Bins   int
+	Greedy bool
+	Full   bool
+}
+
+// evaluate samples K answers per held-out prompt at temperature 1 and measures accuracy (mean@K, the
 // expected accuracy of one sample), AUC of lpm (per sampling round, averaged — "auc" — and pooled,
 // and pooled within the solvable and the hidden-operand prompts: "auc_solvable", "auc_hidden"), ECE
 // and Brier of exp(lpm), AURC and the precision of the 50 % most confident answers
-// ("precision_at_50"), and the Monte-Carlo token entropy (mean −log p of sampled tokens). With full,
-// it also measures greedy accuracy (temperature 0, one answer per prompt: "greedy_accuracy") and
+// ("precision_at_50"), and the Monte-Carlo token entropy (mean −log p of sampled tokens). With
+// spec.Greedy (or Full) it also measures greedy accuracy ("greedy_accuracy"); with spec.Full it
 // returns the precision–coverage curve, reliability bins, and accuracy against N for majority and
-// RPC voting ("majority_accuracy_n16", "rpc_accuracy_n16" at N = k).
-func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full bool) (map[string]float64, map[string]exp.Curve, error) {
+// RPC voting ("majority_accuracy_n16", "rpc_accuracy_n16" at N = K).
+func evaluate(m *lm.Model, set *lmtask.Set, spec evalSpec) (map[string]float64, map[string]exp.Curve, error) {
+	k, seed, bins := spec.K, spec.Seed, spec.Bins
 	n := len(set.Prompts)
 	gens, err := m.Sample(set.Repeat(k), lm.SampleConfig{MaxNew: maxNew, Temperature: 1, Seed: seed})
 	if err != nil {
@@ -117,15 +130,17 @@ func evaluate(m *lm.Model, set *lmtask.Set, k int, seed uint64, bins int, full b
 	if final["precision_at_50"], err = calib.PrecisionAt(cov, prec, 0.5); err != nil {
 		return nil, nil, err
 	}
-	if !full {
+	if spec.Greedy || spec.Full {
+		greedy, err := m.Sample(set.Prompts, lm.SampleConfig{MaxNew: maxNew, Temperature: 0})
+		if err != nil {
+			return nil, nil, err
+		}
+		if final["greedy_accuracy"], err = calib.Accuracy(set.Correct(greedy)); err != nil {
+			return nil, nil, err
+		}
+	}
+	if !spec.Full {
 		return final, nil, nil
-	}
-	greedy, err := m.Sample(set.Prompts, lm.SampleConfig{MaxNew: maxNew, Temperature: 0})
-	if err != nil {
-		return nil, nil, err
-	}
-	if final["greedy_accuracy"], err = calib.Accuracy(set.Correct(greedy)); err != nil {
-		return nil, nil, err
 	}
 	pc := exp.Curve{}
 	for _, c := range coverageGrid {

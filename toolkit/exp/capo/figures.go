@@ -8,20 +8,25 @@ import (
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
-// Figures draws the experiment from a result: training dynamics (held-out accuracy, AUC and ECE
-// against the step; seed bands, the main methods and the ablations in two panels), the training
-// entropy and reward (EMA-smoothed), the final metrics as a dot plot (one panel per metric),
-// precision–coverage curves, accuracy against N for majority and RPC voting, the AUC–accuracy
-// frontier of the RL methods along training, and a reliability diagram per method pooled over seeds.
+// Figures draws the experiment from a result: training dynamics (held-out mean@16 and greedy
+// accuracy, AUC and ECE against the RL step; seed bands, the main methods and the ablations in two
+// panels), the mechanism (Cov(lpm, A) per unit |A|, the misranked pairs' share of the advantage
+// weight and the rollout entropy against the step), the training entropy and reward
+// (EMA-smoothed), the final metrics as a dot plot (one panel per metric), precision–coverage
+// curves, accuracy against N for majority and RPC voting, the AUC–accuracy frontiers (greedy and
+// mean@16) of the RL methods along training, and a reliability diagram per method pooled over seeds.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
 	all := res.Methods()
-	// The main comparison, then the ablations with capo for reference (at most plot.MaxBands each).
+	// The main comparison (every seed), then the ablations with capo for reference (at most
+	// plot.MaxBands each).
 	var main, ablations []string
 	for _, m := range all {
-		if m == "sft" || m == "grpo" || m == "capo" || m == "capo-gnorm" {
+		switch {
+		case m == "sft":
+		case slices.Contains(mainMethods, m):
 			main = append(main, m)
-		} else {
+		default:
 			ablations = append(ablations, m)
 		}
 	}
@@ -39,14 +44,20 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		key, title, y, name string
 		opt                 plot.BandOpts
 	}{
-		{"train/eval_accuracy", "held-out accuracy (mean@4: one sample) during RL", "accuracy", "dynamics_accuracy", plot.BandOpts{Prob: true}},
-		{"train/eval_auc", "held-out AUC of lpm during RL", "AUC of lpm", "dynamics_auc", plot.BandOpts{Prob: true}},
+		{accCurve, "held-out accuracy (mean@16: one sample at T = 1) during RL", "accuracy", "dynamics_accuracy", plot.BandOpts{Prob: true}},
+		{greedyCurve, "held-out greedy accuracy (T = 0) during RL", "greedy accuracy", "dynamics_greedy", plot.BandOpts{Prob: true}},
+		{aucCurve, "held-out AUC of lpm during RL", "AUC of lpm", "dynamics_auc", plot.BandOpts{Prob: true}},
 		{"train/eval_ece", "held-out ECE of exp(lpm) during RL (lower is better)", "ECE", "dynamics_ece", plot.BandOpts{Prob: true}},
 		{"train/entropy", "policy entropy on rollouts (mask ablation)", "entropy (nats/token)", "entropy", plot.BandOpts{EMA: 0.1}},
 		{"train/reward", "training reward (fraction of rollouts correct)", "reward", "reward", plot.BandOpts{EMA: 0.1, Prob: true}},
 	} {
 		f, err := plot.Panels(c.title, "RL step", c.y, exp.PanelsOf(res, c.key, groups), c.opt)
 		if err := figs.Add(f, err, c.name); err != nil {
+			return nil, err
+		}
+	}
+	if f, err := mechanism(res, groups); err != exp.ErrNoFigures {
+		if err := figs.Add(f, err, "mechanism"); err != nil {
 			return nil, err
 		}
 	}
@@ -83,19 +94,24 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			return nil, err
 		}
 	}
-	// The frontier: held-out AUC against held-out accuracy along RL (both from the evaluation curves,
-	// mean@4), where the matched-operating-point claims read CAPO's AUC at GRPO's accuracy.
+	// The frontiers: held-out AUC against held-out accuracy (greedy, and mean@16) along RL, where the
+	// matched-operating-point claims read CAPO's AUC at GRPO's accuracy.
 	var rl []string
-	for _, m := range []string{"grpo", "capo", "capo-gnorm", "capo-tau0.5"} {
+	for _, m := range mainMethods {
 		if slices.Contains(all, m) {
 			rl = append(rl, m)
 		}
 	}
 	if len(rl) > 0 {
-		f, err := exp.Frontier(res, "AUC of lpm against accuracy along RL (held-out, every eval step; ablations: their seeds only)", "held-out accuracy (mean@4)", "held-out AUC of lpm",
-			rl, "train/eval_accuracy", "train/eval_auc")
-		if err := figs.Add(f, err, "frontier_auc_accuracy"); err != nil {
-			return nil, err
+		for _, fr := range []struct{ x, label, name string }{
+			{greedyCurve, "held-out greedy accuracy", "frontier_auc_greedy"},
+			{accCurve, "held-out accuracy (mean@16)", "frontier_auc_accuracy"},
+		} {
+			f, err := exp.Frontier(res, "AUC of lpm against "+fr.label+" along RL (every evaluation; bold: mean path, pale: each seed)", fr.label, "held-out AUC of lpm",
+				rl, fr.x, aucCurve)
+			if err := figs.Add(f, err, fr.name); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, m := range all {
@@ -109,4 +125,36 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		}
 	}
 	return figs.Paths, nil
+}
+
+// mainMethods are the methods run on every seed, drawn together (at most plot.MaxBands).
+var mainMethods = []string{"grpo", "capo", "capo-tau0.2", "capo-tau1.0"}
+
+// mechanism is the figure of the advantage's mechanism against the RL step: Cov(lpm, A) per unit
+// |A| and the misranked pairs' share of the estimator's pair weight (means over each evaluation
+// window, rl.Diagnostics), and the rollout entropy (EMA-smoothed) — one row each, the main methods
+// and the ablations in two columns. exp.ErrNoFigures when the result has no diagnostics (a result
+// from before they were recorded).
+func mechanism(res *exp.Result, groups []exp.Group) (*plot.Figure, error) {
+	var rows []*plot.Figure
+	for _, r := range []struct {
+		key, y string
+		opt    plot.BandOpts
+	}{
+		{covCurve, "Cov(lpm, A) / mean |A|", plot.BandOpts{}},
+		{"train/" + diagPrefix + "misranked_weight_share", "misranked pairs' weight share", plot.BandOpts{Prob: true}},
+		{"train/entropy", "rollout entropy (nats/token)", plot.BandOpts{EMA: 0.1}},
+	} {
+		panels := exp.PanelsOf(res, r.key, groups)
+		if len(panels) == 0 {
+			return nil, exp.ErrNoFigures
+		}
+		f, err := plot.Panels("", "RL step", r.y, panels, r.opt)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, f)
+	}
+	return plot.Stack("the mechanism: how much each advantage favours what the policy already believes (Cov > 0 sharpens), where its weight goes, and the entropy that follows",
+		"Cov and weight share: mean over the steps since the previous evaluation; entropy: EMA α = 0.1. Line: mean over seeds; band: 95 % CI of the mean", rows...)
 }

@@ -27,7 +27,7 @@ type SlurmOptions struct {
 
 // SlurmScript is an sbatch script running the plan's shards as a job array (one task per shard,
 // %a the shard number; DIR/logs must exist before sbatch runs, as Slurm does not create it), each
-// task `bin <experiment> -scale … -seeds <its seeds> -out <its dir> -save … -atomic` after removing
+// task `bin <experiment> -scale … -seeds <its seeds> -out <its dir> -save … -atomic -jobs 1` after removing
 // what a killed earlier try of the same shard left (Shard.Clean). Resubmitting some tasks is
 // `sbatch --array=2,5 script` (the command line overrides the script's #SBATCH --array). After the
 // array, `paperlab merge` combines the shards (MergeCommand) — Follow does all of this itself.

@@ -120,7 +120,7 @@ func (o Options) withDefaults() Options {
 }
 
 // Local runs the plan's unfinished shards as child processes `bin <experiment> -scale … -seeds …
-// -out shard -atomic` (bin: the paperlab executable), o.Jobs at a time, retrying a failed shard up to
+// -out shard -atomic -jobs 1` (bin: the paperlab executable), o.Jobs at a time, retrying a failed shard up to
 // o.Retries times (its output in LogPath), printing the running shards' latest progress line every
 // o.Progress, then merges every shard into p.Out.
 func Local(ctx context.Context, p Plan, bin string, o Options) (*exp.Result, error) {
@@ -290,13 +290,14 @@ func LastLine(path string, width int) string {
 func (s Shard) Clean() error { return fsx.RemoveTemporaries(s.Dir) }
 
 // ShardArgs are the paperlab arguments that run shard s: `<experiment> -scale … -seeds … -out DIR
-// -save … -atomic`.
+// -save … -atomic -jobs 1` (one process per shard: the sweep decides how many run at once, so a
+// shard never splits itself into shards of its own as an experiment's default -jobs would).
 func (p Plan) ShardArgs(s Shard) []string { return p.shardArgs(SeedsArg(s.Seeds), s.Dir) }
 
 // shardArgs are ShardArgs with the seeds and the output given as text (the Slurm script passes its
 // task's "$SEEDS" and "$OUT").
 func (p Plan) shardArgs(seeds, out string) []string {
-	return []string{p.Experiment, "-scale", string(p.Scale), "-seeds", seeds, "-out", out, "-save", p.save(), "-atomic"}
+	return []string{p.Experiment, "-scale", string(p.Scale), "-seeds", seeds, "-out", out, "-save", p.save(), "-atomic", "-jobs", "1"}
 }
 
 func (p Plan) save() string {

@@ -17,14 +17,18 @@ import (
 )
 
 // TestMain doubles as the paperlab CLI for the child processes of Local (PAPERLAB_SWEEP_CHILD=1):
-// `<experiment> -scale S -seeds a,b -out DIR -save none -atomic`, run through exp.Execute as the CLI does.
+// `<experiment> -scale S -seeds a,b -out DIR -save none -atomic -jobs 1`, run through exp.Execute as
+// the CLI does (a shard is one process: any other -jobs is an error here).
 func TestMain(m *testing.M) {
 	if os.Getenv("PAPERLAB_SWEEP_CHILD") == "1" {
 		fs := flag.NewFlagSet("child", flag.ExitOnError)
 		scale, seeds, out := fs.String("scale", "smoke", ""), fs.String("seeds", "", ""), fs.String("out", "", "")
-		save, atomic := fs.String("save", "", ""), fs.Bool("atomic", false, "")
+		save, atomic, jobs := fs.String("save", "", ""), fs.Bool("atomic", false, ""), fs.Int("jobs", 0, "")
 		_ = fs.Parse(os.Args[2:])
 		e, err := exp.Lookup(os.Args[1])
+		if err == nil && *jobs != 1 {
+			err = fmt.Errorf("shard run with -jobs %d, want 1", *jobs)
+		}
 		if err == nil {
 			var n int
 			var set []uint64
@@ -95,7 +99,7 @@ func TestSlurmScript(t *testing.T) {
 	}
 	for _, want := range []string{"#SBATCH --array=1-3", "#SBATCH --partition=gpu", "#SBATCH --time=01:00:00", "#SBATCH --mem=8G", "#SBATCH --gpus=1",
 		"#SBATCH --output=/scratch/capo/logs/shard-%4a.log", "2) SEEDS=3,4; OUT=/scratch/capo/shard-0002 ;;",
-		`rm -rf "$(dirname "$OUT")/.$(basename "$OUT").tmp-"*`, `exec /opt/paperlab capo -scale default -seeds "$SEEDS" -out "$OUT" -save none -atomic`} {
+		`rm -rf "$(dirname "$OUT")/.$(basename "$OUT").tmp-"*`, `exec /opt/paperlab capo -scale default -seeds "$SEEDS" -out "$OUT" -save none -atomic -jobs 1`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("script lacks %q:\n%s", want, s)
 		}
