@@ -105,4 +105,3 @@ func BenchmarkEval(b *testing.B) {
 		}
 	}
 }
-
