@@ -61,6 +61,7 @@ bench: setup
 	bash bench/run.sh
 	bash bench/overcooked.sh
 	bash bench/lbf.sh
+	bash bench/capo.sh
 
 fuzz:
 	go test -fuzz FuzzDecodeJSONL -fuzztime 30s ./datasets/arith

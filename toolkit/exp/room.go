@@ -289,17 +289,7 @@ func TailShare(c Curve, frac float64) float64 {
 	if total < 0 {
 		scale = -scale
 	}
-	xs, ys := c.X[n-k:], c.Y[n-k:]
-	mx, my := stats.Mean(xs), stats.Mean(ys)
-	var sxy, sxx float64
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	if sxx == 0 {
-		return math.NaN()
-	}
-	return sxy / sxx * (xs[len(xs)-1] - xs[0]) / scale
+	return TailChange(c, frac) / scale
 }
 
 // TailChange is the change, in the curve's own units, that a least-squares line fitted to the last
@@ -329,12 +319,17 @@ func TailChange(c Curve, frac float64) float64 {
 // TailChangeOf is, per seed, TailChange of method's curve key (signed: a seed still rising gives a
 // positive value, one falling a negative one).
 func (r *Result) TailChangeOf(method, key string, frac float64) PerSeed {
+	return r.curveMeasure(method, key, func(c Curve) float64 { return TailChange(c, frac) })
+}
+
+// curveMeasure is, per seed, f of method's curve key (absent where the curve is missing or f gives NaN).
+func (r *Result) curveMeasure(method, key string, f func(Curve) float64) PerSeed {
 	return func(seed uint64) (float64, bool) {
 		c, ok := r.CurveOf(method, key, seed)
 		if !ok {
 			return 0, false
 		}
-		v := TailChange(c, frac)
+		v := f(c)
 		return v, !math.IsNaN(v)
 	}
 }
@@ -366,14 +361,7 @@ func (r *Result) CurveOf(method, key string, seed uint64) (Curve, bool) {
 // one that turned back (a collapse, a diverging critic) have both not settled, so their signed
 // shares must not cancel in the mean over seeds that a room check judges.
 func (r *Result) Plateau(method, key string, frac float64) PerSeed {
-	return func(seed uint64) (float64, bool) {
-		c, ok := r.CurveOf(method, key, seed)
-		if !ok {
-			return 0, false
-		}
-		v := TailShare(c, frac)
-		return math.Abs(v), !math.IsNaN(v)
-	}
+	return r.curveMeasure(method, key, func(c Curve) float64 { return math.Abs(TailShare(c, frac)) })
 }
 
 // VerdictText is the verdict with the failed room checks named: "untestable here (fails: a, b)".

@@ -72,7 +72,7 @@ func Claims(res *exp.Result) []exp.Claim {
 	// notes (issue 33's rule). At the same accuracy the budget does not enter; the matched point must
 	// be a crossing on enough seeds (reach checks), and B's accuracy must have moved on that measure
 	// (otherwise every path touches it at step 0).
-	matched := func(a, b, x string, test exp.Test, capoM string, moved string) exp.Claim {
+	matched := func(a, b, x string, test exp.Test, moved string) exp.Claim {
 		text := "CAPO's AUC at GRPO's final " + accText(x) + " is above GRPO's final AUC (matched accuracy)"
 		measure := "AUC(capo at grpo's final " + accText(x) + ") − AUC(grpo, final eval)"
 		if a == "grpo" {
@@ -80,7 +80,7 @@ func Claims(res *exp.Result) []exp.Claim {
 			measure = "AUC(grpo at capo's final " + accText(x) + ") − AUC(capo, final eval)"
 		}
 		return res.Matched(text, measure, test, exp.Match{A: a, B: b, X: x, Y: aucCurve, FallbackFinal: true}).
-			Needs(needs(reachCheck(a, b, x), tauCheck(capoM), roomSFTFloor, moved)...)
+			Needs(needs(reachCheck(a, b, x), tauCheck("capo"), roomSFTFloor, moved)...)
 	}
 	for _, x := range []string{greedyCurve, accCurve} {
 		moved := roomGRPOAcc
@@ -88,8 +88,8 @@ func Claims(res *exp.Result) []exp.Claim {
 			moved = roomGRPOGreedy
 		}
 		claims = append(claims,
-			matched("capo", "grpo", x, pos, "capo", moved),
-			matched("grpo", "capo", x, neg, "capo", moved),
+			matched("capo", "grpo", x, pos, moved),
+			matched("grpo", "capo", x, neg, moved),
 		)
 	}
 	claims = append(claims,

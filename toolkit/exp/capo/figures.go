@@ -107,7 +107,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			{greedyCurve, "held-out greedy accuracy", "frontier_auc_greedy"},
 			{accCurve, "held-out accuracy (mean@16)", "frontier_auc_accuracy"},
 		} {
-			f, err := exp.Frontier(res, "AUC of lpm against "+fr.label+" along RL (every evaluation; bold: mean path, pale: each seed)", fr.label, "held-out AUC of lpm",
+			f, err := exp.Frontier(res, "AUC of lpm against "+fr.label+" along RL (at every evaluation)", fr.label, "held-out AUC of lpm",
 				rl, fr.x, aucCurve)
 			if err := figs.Add(f, err, fr.name); err != nil {
 				return nil, err
