@@ -13,7 +13,8 @@ import (
 // (figures/capo/checkpoints/sft, with its own RL pool and held-out set) and the default
 // configuration: where a step's time goes (sampling G rollouts of 16 prompts, scoring them under the
 // reference, the advantages, the update) and what one held-out evaluation costs. bench/capo.sh runs
-// them; BENCHMARKS.md quotes its output.
+// them; BENCHMARKS.md quotes its output. Each compiles its graphs in a first call outside the
+// timing (a run compiles them once for its hundreds of steps).
 
 // benchRL opens the warm start twice (policy and frozen reference) with the default configuration.
 func benchRL(b *testing.B) (policy, ref *probe.Policy, pool, held *lmtask.Set, cfg Config) {
@@ -48,6 +49,9 @@ func BenchmarkRLSample(b *testing.B) {
 		}
 	}
 	sc := cfg.RL.Sample
+	if _, err := policy.Model.Sample(ids, sc); err != nil { // compile the shapes outside the timing
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		sc.Seed = uint64(i)
@@ -66,6 +70,9 @@ func BenchmarkRLCollect(b *testing.B) {
 	for i := range prompts {
 		prompts[i] = i
 	}
+	if _, err := rl.Collect(policy.Model, ref.Model, pool, prompts, cfg.RL, est, 0); err != nil { // compile outside the timing
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := rl.Collect(policy.Model, ref.Model, pool, prompts, cfg.RL, est, i+1); err != nil {
@@ -79,7 +86,13 @@ func BenchmarkRLCollect(b *testing.B) {
 func BenchmarkRLStep(b *testing.B) {
 	policy, ref, pool, _, cfg := benchRL(b)
 	rc := cfg.RL
-	rc.Steps, rc.EvalEvery = 20, 0
+	rc.Steps, rc.EvalEvery = 2, 0
+	if tr, _, err := rl.Train(policy.Model, ref.Model, pool, rc, rl.Hooks{}); err != nil { // compile outside the timing
+		b.Fatal(err)
+	} else {
+		tr.Close()
+	}
+	rc.Steps = 20
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		rc.Seed = uint64(i + 1)
@@ -98,6 +111,9 @@ func BenchmarkRLStep(b *testing.B) {
 // with every metric the curves keep.
 func BenchmarkEval(b *testing.B) {
 	policy, _, _, held, cfg := benchRL(b)
+	if _, _, err := evaluate(policy.Model, held, evalSpec{K: 1, Bins: cfg.Bins, Greedy: true}); err != nil { // compile outside the timing
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, _, err := evaluate(policy.Model, held, evalSpec{K: cfg.EvalSamples, Seed: uint64(i), Bins: cfg.Bins, Greedy: true}); err != nil {
