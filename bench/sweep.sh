@@ -15,7 +15,7 @@ ser=() par=()
 for r in $(seq "$reps"); do
   for mode in serial parallel; do
     rm -rf "$out/$mode"
-    extra=(); [ "$mode" = parallel ] && extra=(-jobs "$jobs")
+    extra=(-jobs 1); [ "$mode" = parallel ] && extra=(-jobs "$jobs")  # -jobs 1: an experiment's own default (capo: 2) must not make the serial leg parallel
     t0=$(date +%s.%N)
     "$bin" "$exp" -scale "$scale" -seeds "1-$n" -out "$out/$mode" -save none "${extra[@]}" > "$out/$mode.log" 2>&1
     t=$(echo "$(date +%s.%N) - $t0" | bc)
