@@ -319,11 +319,12 @@ func TailChange(c Curve, frac float64) float64 {
 // TailChangeOf is, per seed, TailChange of method's curve key (signed: a seed still rising gives a
 // positive value, one falling a negative one).
 func (r *Result) TailChangeOf(method, key string, frac float64) PerSeed {
-	return r.curveMeasure(method, key, func(c Curve) float64 { return TailChange(c, frac) })
+	return r.CurveMeasure(method, key, func(c Curve) float64 { return TailChange(c, frac) })
 }
 
-// curveMeasure is, per seed, f of method's curve key (absent where the curve is missing or f gives NaN).
-func (r *Result) curveMeasure(method, key string, f func(Curve) float64) PerSeed {
+// CurveMeasure is, per seed, f of method's curve key (absent where the curve is missing or empty,
+// or f gives NaN): a room check's or a claim's per-seed value read off a curve.
+func (r *Result) CurveMeasure(method, key string, f func(Curve) float64) PerSeed {
 	return func(seed uint64) (float64, bool) {
 		c, ok := r.CurveOf(method, key, seed)
 		if !ok {
@@ -361,7 +362,7 @@ func (r *Result) CurveOf(method, key string, seed uint64) (Curve, bool) {
 // one that turned back (a collapse, a diverging critic) have both not settled, so their signed
 // shares must not cancel in the mean over seeds that a room check judges.
 func (r *Result) Plateau(method, key string, frac float64) PerSeed {
-	return r.curveMeasure(method, key, func(c Curve) float64 { return math.Abs(TailShare(c, frac)) })
+	return r.CurveMeasure(method, key, func(c Curve) float64 { return math.Abs(TailShare(c, frac)) })
 }
 
 // VerdictText is the verdict with the failed room checks named: "untestable here (fails: a, b)".

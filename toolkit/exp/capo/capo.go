@@ -245,21 +245,17 @@ func runMethod(cfg Config, m Method, seed uint64, sft *lm.Model, pool, eval *lmt
 		rc.Adv.CAPONorm = m.Norm
 	}
 	var mask maskCount
-	var window diagWindow
 	problems := pool.Problems
 	progress := opt.Progress(fmt.Sprintf("capo seed %d: %s", seed, m.Name), rc.Steps)
 	tr, curves, err := rl.Train(policy, sft, pool, rc, rl.Hooks{
 		Progress: progress,
-		OnRollout: func(_ int, ro *rl.Rollout) {
-			mask.add(ro, problems)
-			window.add(ro.Diag)
-		},
+		OnRollout: func(_ int, ro *rl.Rollout) { mask.add(ro, problems) },
 		OnEval: func(step int) (map[string]float64, error) {
 			f, _, err := evaluate(policy, eval, evalSpec{K: cfg.EvalSamples, Seed: seed*1000 + uint64(step), Bins: cfg.Bins, Greedy: true})
 			if err != nil {
 				return nil, err
 			}
-			out := window.flush()
+			out := map[string]float64{}
 			for _, k := range evalMetrics {
 				if v, ok := f[k]; ok {
 					out["eval_"+k] = v
@@ -295,12 +291,14 @@ func runMethod(cfg Config, m Method, seed uint64, sft *lm.Model, pool, eval *lmt
 	for _, k := range evalMetrics {
 		keep = append(keep, "eval_"+k)
 	}
-	for _, k := range rl.DiagnosticNames {
-		keep = append(keep, diagPrefix+k)
-	}
 	for _, k := range keep {
 		if c, ok := curves[k]; ok {
 			run.Curves["train/"+k] = c
+		}
+	}
+	for _, k := range rl.DiagnosticNames {
+		if c := windowMeans(curves[k], curves["eval_accuracy"].X); len(c.Y) > 0 {
+			run.Curves["train/"+diagPrefix+k] = c
 		}
 	}
 	return run, nil
@@ -324,29 +322,22 @@ func finalSpec(cfg Config, seed uint64) evalSpec {
 // the RL steps since the previous evaluation.
 const diagPrefix = "diag_"
 
-// diagWindow accumulates the per-step advantage diagnostics between two evaluations.
-type diagWindow struct {
-	sum map[string]float64
-	n   map[string]float64
-}
-
-func (w *diagWindow) add(d rl.Diagnostics) {
-	if w.sum == nil {
-		w.sum, w.n = map[string]float64{}, map[string]float64{}
+// windowMeans is a per-step curve averaged over the windows between evaluations: at each
+// evaluation step x_i, the mean of its points at steps in (x_{i−1}, x_i] (a window with no point,
+// e.g. before step 1, has none).
+func windowMeans(perStep exp.Curve, evals []float64) exp.Curve {
+	var out exp.Curve
+	j := 0
+	for _, x := range evals {
+		var sum, n float64
+		for ; j < len(perStep.X) && perStep.X[j] <= x; j++ { // the points up to evals[i−1] were taken already
+			sum += perStep.Y[j]
+			n++
+		}
+		if n > 0 {
+			out.X, out.Y = append(out.X, x), append(out.Y, sum/n)
+		}
 	}
-	for k, v := range d.Metrics() {
-		w.sum[k] += v
-		w.n[k]++
-	}
-}
-
-// flush returns the window's means (diagPrefix + name; none before the first step) and empties it.
-func (w *diagWindow) flush() map[string]float64 {
-	out := map[string]float64{}
-	for k, s := range w.sum {
-		out[diagPrefix+k] = s / w.n[k]
-	}
-	w.sum, w.n = nil, nil
 	return out
 }
 

@@ -123,8 +123,8 @@ func Claims(res *exp.Result) []exp.Claim {
 		// per-step rollout entropy.
 		diff("without the mask CAPO ends with a higher rollout entropy (5 seeds)", "rollout entropy, last 10 % of steps (capo-nomask − capo)", pos,
 			func(seed uint64) (float64, bool) {
-				x, ok1 := tailMean(res, "capo-nomask", "train/entropy", seed)
-				y, ok2 := tailMean(res, "capo", "train/entropy", seed)
+				x, ok1 := tailMeanOf(res, "capo-nomask", "train/entropy")(seed)
+				y, ok2 := tailMeanOf(res, "capo", "train/entropy")(seed)
 				return x - y, ok1 && ok2
 			}).Needs(needs(tauCheck("capo"), roomAblSeeds)...),
 		diff("the mask alone (GRPO + mask) does not improve AUC (5 seeds)", "AUC(grpo-mask) − AUC(grpo)", exp.AtMost(0.01), pair("grpo-mask", "auc", "grpo", "auc")).
@@ -144,13 +144,7 @@ func accText(x string) string {
 // meanCurveOf is, per seed, the mean over a method's curve key (e.g. a diagnostic over the run's
 // evaluation windows).
 func meanCurveOf(res *exp.Result, method, key string) exp.PerSeed {
-	return func(seed uint64) (float64, bool) {
-		c, ok := res.CurveOf(method, key, seed)
-		if !ok {
-			return 0, false
-		}
-		return stats.Mean(c.Y), true
-	}
+	return res.CurveMeasure(method, key, func(c exp.Curve) float64 { return stats.Mean(c.Y) })
 }
 
 // meanCurveDiff is, per seed, meanCurveOf(a) − meanCurveOf(b).
@@ -162,12 +156,7 @@ func meanCurveDiff(res *exp.Result, a, b, key string) exp.PerSeed {
 	}
 }
 
-// tailMean is the mean of the last 10 % of a method's per-step curve on a seed (at least one point).
-func tailMean(res *exp.Result, method, key string, seed uint64) (float64, bool) {
-	c, ok := res.CurveOf(method, key, seed)
-	if !ok {
-		return 0, false
-	}
-	k := max(1, len(c.Y)/10)
-	return stats.Mean(c.Y[len(c.Y)-k:]), true
+// tailMeanOf is, per seed, the mean of the last 10 % of a method's per-step curve (at least one point).
+func tailMeanOf(res *exp.Result, method, key string) exp.PerSeed {
+	return res.CurveMeasure(method, key, func(c exp.Curve) float64 { return stats.Mean(c.Y[len(c.Y)-max(1, len(c.Y)/10):]) })
 }

@@ -299,3 +299,17 @@ func withSFTFinal(res *exp.Result, key string, v float64) *exp.Result {
 	}
 	return &out
 }
+
+// windowMeans averages a per-step curve over (previous evaluation, evaluation]: nothing at step 0,
+// a window whose steps logged nothing (a diagnostic undefined there) is left out.
+func TestWindowMeans(t *testing.T) {
+	per := exp.Curve{X: []float64{1, 2, 3, 4, 6}, Y: []float64{1, 2, 3, 5, 7}}
+	got := windowMeans(per, []float64{0, 2, 4, 5, 6})
+	want := exp.Curve{X: []float64{2, 4, 6}, Y: []float64{1.5, 4, 7}}
+	if !slices.Equal(got.X, want.X) || !slices.Equal(got.Y, want.Y) {
+		t.Fatalf("windows %+v, want %+v", got, want)
+	}
+	if c := windowMeans(per, nil); len(c.Y) != 0 {
+		t.Fatalf("no evaluations: %+v", c)
+	}
+}
