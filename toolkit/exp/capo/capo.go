@@ -248,7 +248,7 @@ func runMethod(cfg Config, m Method, seed uint64, sft *lm.Model, pool, eval *lmt
 	problems := pool.Problems
 	progress := opt.Progress(fmt.Sprintf("capo seed %d: %s", seed, m.Name), rc.Steps)
 	tr, curves, err := rl.Train(policy, sft, pool, rc, rl.Hooks{
-		Progress: progress,
+		Progress:  progress,
 		OnRollout: func(_ int, ro *rl.Rollout) { mask.add(ro, problems) },
 		OnEval: func(step int) (map[string]float64, error) {
 			f, _, err := evaluate(policy, eval, evalSpec{K: cfg.EvalSamples, Seed: seed*1000 + uint64(step), Bins: cfg.Bins, Greedy: true})
