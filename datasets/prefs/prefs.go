@@ -8,10 +8,13 @@
 // Some prompt letters are unsafe, so covering the prompt (helpful) sometimes means writing unsafe
 // letters: the two dimensions conflict on those letters. HelpfulSafe — the distinct *safe* prompt
 // letters covered — is the part of helpfulness that dimension 2 does not fight. An optional third
-// dimension, concise(y) = −len(y), exists for runs with more dimensions. Preference pairs per
-// dimension are drawn by Bradley–Terry from two responses of the same prompt.
+// dimension, concise(y) = −len(y), exists for runs with more dimensions. Preference pairs are drawn
+// by Bradley–Terry from two responses of the same prompt (BuildPairs).
 //
-// Default is the task since issue 15; Counting is the first runs' task, kept as a named variant. Its
+// Default is the two-label task since issue 34: every pair labelled on both dimensions from the same
+// two responses, as PKU-SafeRLHF's pairs are, 30 % of them a refusal against a response that covers
+// the prompt with one unsafe letter. OneLabel is the task of issues 15–33 (each dimension's pairs on
+// their own prompts) and Counting the first runs' task, both kept as named variants. Counting's
 // helpful counted response letters found in the prompt *with repeats*, so it grew with length, and
 // its prompt letters were unsafe with probability 0.4 against a base rate of 4/16, so a prompt-blind
 // policy that wrote long responses with many unsafe letters scored nearly as well as one that read
@@ -56,12 +59,32 @@ type Config struct {
 	// CopyProb is the chance that each letter of a demonstration (Response) copies a random prompt
 	// letter instead of a uniform one, so that covering the prompt is in the SFT model's support.
 	CopyProb float64 `json:"copy_prob"`
+	// TwoLabel labels every pair on every dimension from the same two responses, as PKU-SafeRLHF's
+	// pairs carry both a "better" and a "safer" label (BuildPairs); false draws each dimension's
+	// pairs on their own prompts and labels them on that dimension only (the one-label task).
+	TwoLabel bool `json:"two_label,omitempty"`
+	// RefusalShare is the share of two-label pairs made of a refusal (Refusal: safe letters, none
+	// from the prompt) and a response that covers the prompt with one unsafe letter (UnsafeCover)
+	// instead of two sampled responses: the harmlessness data that, followed naively, teaches a
+	// policy to ignore the prompt. [UNVERIFIED] PaperLab's share (the issue's ~30 %); PKU-SafeRLHF's
+	// share of refusals among its safer responses was not measured here.
+	RefusalShare float64 `json:"refusal_share,omitempty"`
 }
 
-// Default is the task of the SPO experiment: helpfulness counts distinct prompt letters, prompt
-// letters are unsafe at the base rate (4 of 16), and demonstrations copy a prompt letter with
-// probability 0.3 per letter.
+// Default is the task of the SPO experiment since issue 34: OneLabel's rewards and prompts, with
+// every pair labelled on both dimensions from the same two responses and 30 % of the pairs a
+// refusal against a response that covers the prompt with one unsafe letter.
 func Default() Config {
+	c := OneLabel()
+	c.TwoLabel, c.RefusalShare = true, 0.3
+	return c
+}
+
+// OneLabel is the task of issues 15–33 (the named variant "one-label"): helpfulness counts
+// distinct prompt letters, prompt letters are unsafe at the base rate (4 of 16), demonstrations
+// copy a prompt letter with probability 0.3 per letter, and each dimension's pairs are drawn on
+// their own prompts and labelled on that dimension only.
+func OneLabel() Config {
 	return Config{PromptLen: 3, MinResp: 4, MaxResp: 8, Unsafe: "mnop", PromptUnsafe: 0.25, BTScale: 2, HeldOutEvery: 8, Helpful: "distinct", CopyProb: 0.3}
 }
 
@@ -90,6 +113,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("prefs config: helpful = %q, want distinct or count", c.Helpful)
 	case c.CopyProb < 0 || c.CopyProb > 1:
 		return fmt.Errorf("prefs config: copy_prob = %v", c.CopyProb)
+	case c.RefusalShare < 0 || c.RefusalShare > 1:
+		return fmt.Errorf("prefs config: refusal_share = %v", c.RefusalShare)
+	case c.RefusalShare > 0 && !c.TwoLabel:
+		return fmt.Errorf("prefs config: refusal_share = %v needs two_label (a refusal pair is labelled on both dimensions)", c.RefusalShare)
+	case c.RefusalShare > 0 && c.MaxResp < c.PromptLen+1:
+		return fmt.Errorf("prefs config: max_resp = %d cannot hold an unsafe cover of a %d-letter prompt", c.MaxResp, c.PromptLen)
 	}
 	return nil
 }
@@ -242,6 +271,8 @@ type Pair struct {
 	RRejected float64 `json:"r_rejected"`
 	// Seed of the Bradley–Terry draw that ordered the pair.
 	Seed uint64 `json:"seed"`
+	// Refusal marks a refusal pair (Refusal against UnsafeCover) of the two-label task.
+	Refusal bool `json:"refusal,omitempty"`
 }
 
 // Label orders two responses a, b to prompt x on a dimension by a Bradley–Terry draw:
@@ -278,4 +309,98 @@ func (c Config) Check(p Pair) error {
 		return fmt.Errorf("field r_chosen/r_rejected: %v/%v, the %s rewards are %v/%v", p.RChosen, p.RRejected, p.Dimension, rc, rr)
 	}
 	return nil
+}
+
+// safeOutside is the safe letters that are not in the prompt body.
+func (c Config) safeOutside(body string) []byte {
+	var out []byte
+	for i := 0; i < len(Letters); i++ {
+		if ch := Letters[i]; !strings.ContainsRune(c.Unsafe, rune(ch)) && !strings.ContainsRune(body, rune(ch)) {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// Refusal is a response that is safe but ignores prompt x: a random length in [MinResp, MaxResp] of
+// safe letters that are not in the prompt (helpful 0, harmless 0).
+func (c Config) Refusal(r *rand.Rand, x string) string {
+	pool := c.safeOutside(strings.TrimSuffix(x, ">"))
+	b := make([]byte, c.MinResp+r.IntN(c.MaxResp-c.MinResp+1))
+	for i := range b {
+		b[i] = pool[r.IntN(len(pool))]
+	}
+	return string(b)
+}
+
+// UnsafeCover is a response that covers prompt x with exactly one unsafe letter: every safe prompt
+// letter, one unsafe letter (a prompt's own when it has one, else a random one), and safe letters
+// from outside the prompt up to a random length in [max(MinResp, needed), MaxResp], shuffled. Its
+// helpfulness is the prompt's safe letters plus one when the unsafe letter is the prompt's; its
+// harmlessness is −1.
+func (c Config) UnsafeCover(r *rand.Rand, x string) string {
+	body := strings.TrimSuffix(x, ">")
+	var b, unsafe []byte
+	for i := 0; i < len(body); i++ {
+		if strings.ContainsRune(c.Unsafe, rune(body[i])) {
+			unsafe = append(unsafe, body[i])
+		} else {
+			b = append(b, body[i])
+		}
+	}
+	if len(unsafe) == 0 {
+		unsafe = []byte(c.Unsafe)
+	}
+	b = append(b, unsafe[r.IntN(len(unsafe))])
+	pool := c.safeOutside(body)
+	for n := max(c.MinResp, len(b)) + r.IntN(c.MaxResp-max(c.MinResp, len(b))+1); len(b) < n; {
+		b = append(b, pool[r.IntN(len(pool))])
+	}
+	r.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
+	return string(b)
+}
+
+// refusalStream is the stream of the generator that decides and writes the refusal pairs.
+const refusalStream = 0x726566
+
+// BuildPairs labels candidate pairs on dims: a[i] and b[i] are two responses to prompts[i] (in the
+// experiment, two samples of the SFT model). It returns the pairs of each dimension (out[d] for
+// dims[d]). Each dimension's label is its own Bradley–Terry draw (Label, in prompt order, dimension
+// by dimension within a pair) from a generator seeded by seed. Candidates that are empty, identical
+// or not letters teach nothing and are skipped. On the two-label task every kept pair is labelled on
+// every dimension from the same two responses, and a share RefusalShare of the kept pairs (a
+// Bernoulli draw per kept pair from a second generator) get a Refusal and an UnsafeCover instead of
+// their candidates; on the one-label task dims must name one dimension. IDs count the kept pairs.
+func (c Config) BuildPairs(seed uint64, dims []string, prompts, a, b []string) ([][]Pair, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if len(a) != len(prompts) || len(b) != len(prompts) {
+		return nil, fmt.Errorf("prefs: %d prompts with %d and %d candidate responses", len(prompts), len(a), len(b))
+	}
+	if !c.TwoLabel && len(dims) != 1 {
+		return nil, fmt.Errorf("prefs: the one-label task labels a pair on one dimension, got %v", dims)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x6274))
+	rr := rand.New(rand.NewPCG(seed, refusalStream))
+	out := make([][]Pair, len(dims))
+	for i, x := range prompts {
+		ya, yb, refusal := a[i], b[i], false
+		if ya == "" || yb == "" || ya == yb || strings.Trim(ya+yb, Letters) != "" {
+			continue
+		}
+		if c.RefusalShare > 0 && rr.Float64() < c.RefusalShare {
+			ya, yb, refusal = c.Refusal(rr, x), c.UnsafeCover(rr, x), true
+		}
+		id := len(out[0])
+		for d, dim := range dims {
+			p, err := c.Label(r, id, dim, x, ya, yb, seed)
+			if err != nil {
+				return nil, err
+			}
+			p.Refusal = refusal
+			out[d] = append(out[d], p)
+		}
+	}
+	return out, nil
 }

@@ -187,3 +187,130 @@ func TestHeldOutPrompts(t *testing.T) {
 		t.Fatalf("held_out_every = 1 accepted (err %v)", err)
 	}
 }
+
+// candidates draws two demonstrations per prompt (stand-ins for the SFT model's samples).
+func candidates(t *testing.T, c Config, seed uint64, n int) (prompts, a, b []string) {
+	t.Helper()
+	prompts, err := c.TrainPrompts(seed, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(seed, 9))
+	for _, x := range prompts {
+		a, b = append(a, c.Response(r, x)), append(b, c.Response(r, x))
+	}
+	return prompts, a, b
+}
+
+// TestTwoLabelPairs: on the two-label task every pair is labelled on both dimensions from the same
+// two responses; about RefusalShare of the pairs are a refusal (safe, no prompt letter) against a
+// response that covers every safe prompt letter with exactly one unsafe letter.
+func TestTwoLabelPairs(t *testing.T) {
+	c := Default()
+	prompts, a, b := candidates(t, c, 5, 2000)
+	out, err := c.BuildPairs(11, []string{"helpful", "harmless"}, prompts, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	help, harm := out[0], out[1]
+	if len(help) != len(harm) || len(help) < 1900 {
+		t.Fatalf("%d helpful and %d harmless pairs of 2000 prompts", len(help), len(harm))
+	}
+	refusals, helpfulChoosesCover, harmlessChoosesRefusal := 0, 0, 0
+	for i, p := range help {
+		q := harm[i]
+		if p.Dimension != "helpful" || q.Dimension != "harmless" || p.ID != i || q.ID != i {
+			t.Fatalf("pair %d: dimensions %s/%s, ids %d/%d", i, p.Dimension, q.Dimension, p.ID, q.ID)
+		}
+		same := p.Prompt == q.Prompt && ((p.Chosen == q.Chosen && p.Rejected == q.Rejected) || (p.Chosen == q.Rejected && p.Rejected == q.Chosen))
+		if !same || p.Refusal != q.Refusal {
+			t.Fatalf("pair %d: %+v and %+v are not one pair labelled twice", i, p, q)
+		}
+		for _, x := range []Pair{p, q} {
+			if err := c.Check(x); err != nil {
+				t.Fatalf("pair %d: %v", i, err)
+			}
+		}
+		if !p.Refusal {
+			continue
+		}
+		refusals++
+		// The two responses of a refusal pair, told apart by their harmlessness.
+		ref, cover := q.Chosen, q.Rejected
+		if q.RChosen < q.RRejected {
+			ref, cover = cover, ref
+		} else {
+			harmlessChoosesRefusal++
+		}
+		if p.Chosen == cover {
+			helpfulChoosesCover++
+		}
+		body := strings.TrimSuffix(p.Prompt, ">")
+		if strings.ContainsAny(ref, body) || strings.ContainsAny(ref, c.Unsafe) || len(ref) < c.MinResp || len(ref) > c.MaxResp {
+			t.Fatalf("pair %d: refusal %q to %q is not safe letters outside the prompt of a demonstration's length", i, ref, p.Prompt)
+		}
+		if hs, _ := c.Reward("harmless", p.Prompt, cover); hs != -1 {
+			t.Fatalf("pair %d: cover %q has %v unsafe letters, want exactly one", i, cover, -hs)
+		}
+		safe := 0
+		for _, ch := range body {
+			if !strings.ContainsRune(c.Unsafe, ch) {
+				safe++
+			}
+		}
+		if c.HelpfulSafe(p.Prompt, cover) != float64(safe) || len(cover) > c.MaxResp {
+			t.Fatalf("pair %d: cover %q of %q misses a safe prompt letter or is too long", i, cover, p.Prompt)
+		}
+	}
+	if share := float64(refusals) / float64(len(help)); share < 0.27 || share > 0.33 {
+		t.Errorf("refusal share %.3f of %d pairs, want about %.2f", share, len(help), c.RefusalShare)
+	}
+	// Bradley–Terry at scale 2: the cover wins helpfulness, the refusal harmlessness, mostly.
+	if f := float64(helpfulChoosesCover) / float64(refusals); f < 0.8 {
+		t.Errorf("helpfulness prefers the cover on only %.2f of refusal pairs", f)
+	}
+	if f := float64(harmlessChoosesRefusal) / float64(refusals); f < 0.8 {
+		t.Errorf("harmlessness prefers the refusal on only %.2f of refusal pairs", f)
+	}
+	again, _ := c.BuildPairs(11, []string{"helpful", "harmless"}, prompts, a, b)
+	other, _ := c.BuildPairs(12, []string{"helpful", "harmless"}, prompts, a, b)
+	if !reflect.DeepEqual(out, again) || reflect.DeepEqual(out, other) {
+		t.Error("pairs are not a function of the seed")
+	}
+}
+
+// TestOneLabelPairs: the one-label task draws exactly what labelling the candidates one by one on
+// one dimension with the seed's Bradley–Terry stream drew before issue 34 (the committed pairs
+// reproduce), skips empty, identical and malformed candidates, and refuses two dimensions.
+func TestOneLabelPairs(t *testing.T) {
+	c := OneLabel()
+	prompts, a, b := candidates(t, c, 6, 300)
+	a[3], b[4], b[5] = "", a[4], "ab>c"
+	out, err := c.BuildPairs(21, []string{"harmless"}, prompts, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(21, 0x6274))
+	var want []Pair
+	for i, x := range prompts {
+		if i >= 3 && i <= 5 {
+			continue
+		}
+		p, _ := c.Label(r, len(want), "harmless", x, a[i], b[i], 21)
+		want = append(want, p)
+	}
+	if len(out) != 1 || !reflect.DeepEqual(out[0], want) {
+		t.Fatalf("one-label pairs differ from labelling one by one (%d vs %d pairs)", len(out[0]), len(want))
+	}
+	if _, err := c.BuildPairs(21, []string{"helpful", "harmless"}, prompts, a, b); err == nil {
+		t.Error("the one-label task labelled two dimensions")
+	}
+	if _, err := c.BuildPairs(21, []string{"helpful"}, prompts, a[:2], b); err == nil {
+		t.Error("fewer candidates than prompts accepted")
+	}
+	bad := c
+	bad.RefusalShare = 0.3
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "two_label") {
+		t.Errorf("refusal pairs without two labels: %v", err)
+	}
+}

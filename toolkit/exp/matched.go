@@ -1,6 +1,7 @@
 package exp
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -15,10 +16,18 @@ import (
 // y_A(x_B) − y_B: "A's AUC at B's accuracy minus B's AUC".
 //
 // A seed whose A path never reaches x_B (the curves do not overlap) is left out and said in the
-// claim's Notes — or, with FallbackFinal, measured at A's final point and said so.
+// claim's Notes — or, with Either, matched at A's operating point instead (B's path at A's final x),
+// or, with FallbackFinal, measured at A's final point; said so either way.
 type Match struct {
 	A, B string
 	X, Y string
+	// BX and BY are B's curve names where they differ from A's (a method logged under another
+	// prefix, e.g. "mixed/reward_2" against "round2/reward_2"); empty means X and Y.
+	BX, BY string
+	// Either: a seed whose A path never reaches B's final x is compared at A's final point instead,
+	// y_A − y_B(x_A) with B's path interpolated at A's final x; left out only when neither path reaches
+	// the other's end (noted either way).
+	Either bool
 	// FallbackFinal: a seed whose A path never reaches B's x uses A's last checkpoint instead of
 	// being left out (noted either way).
 	FallbackFinal bool
@@ -54,14 +63,16 @@ func InterpAt(xs, ys []float64, x float64) (y float64, ok bool) {
 // MatchedOn compares m.A with m.B at m.B's operating point on every seed of seeds (see Match),
 // judged by test on the paired values. A seed where either curve is missing is left out; a seed
 // where A's path never reaches B's x is said in the claim's Notes (the curves do not overlap
-// there) and left out, or measured at A's final point with m.FallbackFinal.
+// there) and left out, or matched at A's final point with m.Either, or measured at A's final point
+// with m.FallbackFinal.
 func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Match) Claim {
 	c := Claim{Text: text, Measure: measure, Test: test}
 	for _, seed := range seeds {
+		bxk, byk := cmp.Or(m.BX, m.X), cmp.Or(m.BY, m.Y)
 		ax, ok1 := r.CurveOf(m.A, m.X, seed)
 		ay, ok2 := r.CurveOf(m.A, m.Y, seed)
-		bx, ok3 := r.CurveOf(m.B, m.X, seed)
-		by, ok4 := r.CurveOf(m.B, m.Y, seed)
+		bx, ok3 := r.CurveOf(m.B, bxk, seed)
+		by, ok4 := r.CurveOf(m.B, byk, seed)
 		if !ok1 || !ok2 || !ok3 || !ok4 {
 			continue
 		}
@@ -70,12 +81,22 @@ func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Mat
 		if !ok {
 			lo, hi := minMax(ax.Y)
 			note := fmt.Sprintf("seed %d: no overlap (%s's %s spans %.3g…%.3g, %s ends at %.3g)", seed, m.A, m.X, lo, hi, m.B, xb)
-			if !m.FallbackFinal {
+			if m.Either {
+				xa := ax.Y[len(ax.Y)-1]
+				yb2, ok := InterpAt(bx.Y, by.Y, xa)
+				if !ok {
+					c.Notes = append(c.Notes, note+fmt.Sprintf(" and %s's path never reaches %s's end %.3g: left out", m.B, m.A, xa))
+					continue
+				}
+				c.Notes = append(c.Notes, note+": matched at "+m.A+"'s final point instead")
+				ya, yb = ay.Y[len(ay.Y)-1], yb2
+			} else if !m.FallbackFinal {
 				c.Notes = append(c.Notes, note+": left out")
 				continue
+			} else {
+				c.Notes = append(c.Notes, note+": "+m.A+"'s final point used")
+				ya = ay.Y[len(ay.Y)-1]
 			}
-			c.Notes = append(c.Notes, note+": "+m.A+"'s final point used")
-			ya = ay.Y[len(ay.Y)-1]
 		}
 		d := ya - yb
 		c.Diffs = append(c.Diffs, d)
@@ -105,8 +126,15 @@ func minMax(xs []float64) (lo, hi float64) {
 // with markers, every seed's own path thin and pale behind it as the seed band — so two methods
 // that trade one metric for another can be read at the same operating point.
 func Frontier(res *Result, title, xlabel, ylabel string, methods []string, x, y string) (*plot.Figure, error) {
+	return FrontierBy(res, title, xlabel, ylabel, methods, func(string) (string, string) { return x, y })
+}
+
+// FrontierBy is Frontier with each method's curve names given by keys (methods that log their path
+// under different prefixes, e.g. a first round, a second round and a one-round baseline).
+func FrontierBy(res *Result, title, xlabel, ylabel string, methods []string, keys func(method string) (x, y string)) (*plot.Figure, error) {
 	var series []plot.FrontierSeries
 	for _, m := range methods {
+		x, y := keys(m)
 		s := plot.FrontierSeries{Name: m, Color: MethodColor(res, m)}
 		for _, seed := range res.Seeds {
 			cx, ok1 := res.CurveOf(m, x, seed)
@@ -121,7 +149,7 @@ func Frontier(res *Result, title, xlabel, ylabel string, methods []string, x, y 
 		}
 	}
 	if len(series) == 0 {
-		return nil, fmt.Errorf("no method of %v has curves %s and %s: %w", methods, x, y, ErrNoFigures)
+		return nil, fmt.Errorf("no method of %v has its frontier curves: %w", methods, ErrNoFigures)
 	}
 	return plot.Frontier(title, xlabel, ylabel, series)
 }

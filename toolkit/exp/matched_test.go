@@ -77,6 +77,28 @@ func TestMatchedOperatingPoint(t *testing.T) {
 	if len(f.Diffs) != 4 || f.Diffs[3] != 0 || !strings.Contains(f.Notes[0], "final point used") {
 		t.Errorf("fallback: diffs %v, notes %q", f.Diffs, f.Notes)
 	}
+	// With Either seed 4 is matched at a's final point instead: a ends at accuracy 0.4 with AUC 0.7,
+	// where b's path (0.2 → 0.4 at step 100) has AUC 0.8.
+	e := res.Matched("x", "m", Positive, Match{A: "a", B: "b", X: "acc", Y: "auc", Either: true})
+	if len(e.Diffs) != 4 || math.Abs(e.Diffs[3]-(0.7-0.8)) > 1e-12 || !strings.Contains(e.Notes[0], "matched at a's final point") {
+		t.Errorf("either: diffs %v, notes %q", e.Diffs, e.Notes)
+	}
+	// B's curves under other names (BX, BY) give the same comparison.
+	for _, run := range res.RunsOf("b") {
+		res.Runs = append(res.Runs, Run{Method: "c", Seed: run.Seed, Curves: map[string]Curve{"c/acc": run.Curves["acc"], "c/auc": run.Curves["auc"]}})
+	}
+	o := res.Matched("x", "m", Positive, Match{A: "a", B: "c", X: "acc", Y: "auc", BX: "c/acc", BY: "c/auc"})
+	if len(o.Diffs) != 3 || o.Diffs[0] != c.Diffs[0] || o.Diffs[2] != c.Diffs[2] {
+		t.Errorf("renamed B curves: diffs %v, want %v", o.Diffs, c.Diffs)
+	}
+	if _, err := FrontierBy(res, "t", "x", "y", []string{"a", "c"}, func(m string) (string, string) {
+		if m == "c" {
+			return "c/acc", "c/auc"
+		}
+		return "acc", "auc"
+	}); err != nil {
+		t.Error(err)
+	}
 	// The frontier draws both methods.
 	fig, err := Frontier(res, "AUC against accuracy", "accuracy", "AUC", []string{"a", "b"}, "acc", "auc")
 	if err != nil {
@@ -85,7 +107,7 @@ func TestMatchedOperatingPoint(t *testing.T) {
 	if _, err := fig.Render("svg"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Frontier(res, "t", "x", "y", []string{"c"}, "acc", "auc"); err == nil {
+	if _, err := Frontier(res, "t", "x", "y", []string{"d"}, "acc", "auc"); err == nil {
 		t.Error("a frontier of a method with no curves drew")
 	}
 }

@@ -308,3 +308,44 @@ func TestRPOAddsChosenNLL(t *testing.T) {
 		t.Fatalf("RPO loss %.6f = DPO %.6f + NLL %.6f? reported NLL %.6f", rpo[0], dpo[0], nll, rpo[7])
 	}
 }
+
+// TestNextRoundReadsRoundOneBeta: round 2's offsets are λ·Δr̂₁ with round 1's implicit reward at
+// round 1's own β (its Stage), not at the β of the round being trained; a finished round without
+// a β is an error.
+func TestNextRoundReadsRoundOneBeta(t *testing.T) {
+	_, m, pairs := setup(t)
+	for i := range pairs {
+		pairs[i].Offset = 0
+	}
+	c1 := TrainConfig{Beta: 0.5, Steps: 4, BatchSize: 4, Opt: lm.DefaultOpt(1e-2), Seed: 3}
+	pi1, _ := m.Clone()
+	if _, err := TrainPairs(pi1, m, pairs, c1, Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	second := []PairEx{pairs[2], pairs[0], pairs[1]}
+	c2 := TrainConfig{Beta: 0.1, Steps: 1, BatchSize: 2, Opt: lm.DefaultOpt(1e-3), Seed: 4}
+	r, err := NextRound([]Stage{{Model: m}, {Model: pi1, Beta: c1.Beta}}, second, []float64{0.5}, c2, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at1, _ := ImplicitRewardGaps(pi1, m, c1.Beta, second)
+	at2, _ := ImplicitRewardGaps(pi1, m, c2.Beta, second)
+	for i, p := range r.Pairs {
+		if math.Abs(p.Offset-0.5*at1[i]) > 1e-12 {
+			t.Fatalf("pair %d: offset %v, want λ·Δr̂₁ at β₁ = %v (at round 2's β it would be %v)", i, p.Offset, 0.5*at1[i], 0.5*at2[i])
+		}
+	}
+	if math.Abs(at1[0]-at2[0]) < 1e-9 {
+		t.Fatal("round 1 learned nothing: the test cannot tell the two β apart")
+	}
+	if r.Beta != c2.Beta || r.Stage().Beta != c2.Beta {
+		t.Errorf("round result β %v, want %v", r.Beta, c2.Beta)
+	}
+	if _, err := NextRound([]Stage{{Model: m}, {Model: pi1}}, second, []float64{0.5}, c2, Hooks{}); err == nil {
+		t.Error("a finished round with β 0 accepted")
+	}
+	// λ = 0 needs no β (the round's implicit reward is not read).
+	if _, err := NextRound([]Stage{{Model: m}, {Model: pi1}}, second, []float64{0}, c2, Hooks{}); err != nil {
+		t.Errorf("λ = 0: %v", err)
+	}
+}

@@ -7,14 +7,22 @@ import (
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
-// NextRound runs one round of sequential alignment (SPO, §2.2) on top of a history of finished
-// rounds: history[0] is the starting (SFT) model and history[k] the policy after round k. The new
-// policy starts from, and is regularised towards, the last model of the history; each pair's offset
-// is Σ_j λ_j·Δr̂_j over the finished rounds j = 1…len(history)−1, with round j's implicit reward
-// r̂_j = β·log π_j/π_{j−1} (ImplicitRewardGaps). lambdas has one value per finished round; nil or all
-// zeros is naive sequential DPO, and the first round (a history of one model) is plain DPO.
-// Offsets already set on pairs are replaced.
-func NextRound(history []*lm.Model, pairs []PairEx, lambdas []float64, cfg TrainConfig, hooks Hooks) (*RoundResult, error) {
+// A Stage is one model of a sequential run: the starting (SFT) model, with Beta 0, or a finished
+// round's policy with the β it was trained with — the scale of its implicit reward
+// r̂ = β·log π_round/π_before, so that a later round reads round j's reward with round j's own β.
+type Stage struct {
+	Model *lm.Model
+	Beta  float64
+}
+
+// NextRound runs one round of sequential alignment (SPO, §2.2) on top of a history of stages:
+// history[0] is the starting (SFT) model and history[k] the policy after round k. The new policy
+// starts from, and is regularised towards, the last model of the history; each pair's offset is
+// Σ_j λ_j·Δr̂_j over the finished rounds j = 1…len(history)−1, with round j's implicit reward
+// r̂_j = β_j·log π_j/π_{j−1} at round j's own β (history[j].Beta; ImplicitRewardGaps), not this
+// round's. lambdas has one value per finished round; nil or all zeros is naive sequential DPO, and
+// the first round (a history of one model) is plain DPO. Offsets already set on pairs are replaced.
+func NextRound(history []Stage, pairs []PairEx, lambdas []float64, cfg TrainConfig, hooks Hooks) (*RoundResult, error) {
 	if len(history) == 0 {
 		return nil, fmt.Errorf("pref: a round needs at least the starting model")
 	}
@@ -28,7 +36,10 @@ func NextRound(history []*lm.Model, pairs []PairEx, lambdas []float64, cfg Train
 			gaps = append(gaps, make([]float64, len(pairs))) // skip the scoring: its weight is 0
 			continue
 		}
-		g, err := ImplicitRewardGaps(history[j], history[j-1], cfg.Beta, pairs)
+		if !(history[j].Beta > 0) {
+			return nil, fmt.Errorf("pref: round %d of the history has β = %v (a finished round needs its β > 0)", j, history[j].Beta)
+		}
+		g, err := ImplicitRewardGaps(history[j].Model, history[j-1].Model, history[j].Beta, pairs)
 		if err != nil {
 			return nil, fmt.Errorf("pref: implicit rewards of round %d: %w", j, err)
 		}
@@ -43,7 +54,7 @@ func NextRound(history []*lm.Model, pairs []PairEx, lambdas []float64, cfg Train
 		withOff[i] = p
 		withOff[i].Offset = off[i]
 	}
-	ref := history[done]
+	ref := history[done].Model
 	policy, err := ref.Clone()
 	if err != nil {
 		return nil, err
@@ -52,16 +63,20 @@ func NextRound(history []*lm.Model, pairs []PairEx, lambdas []float64, cfg Train
 	if err != nil {
 		return nil, fmt.Errorf("round %d: %w", done+1, err)
 	}
-	return &RoundResult{Policy: policy, Ref: ref, Pairs: withOff, Curves: curves}, nil
+	return &RoundResult{Policy: policy, Ref: ref, Beta: cfg.Beta, Pairs: withOff, Curves: curves}, nil
 }
 
-// RoundResult is a finished round: the new policy, the reference it was trained against, the pairs with
-// the offsets used, and the curves of TrainPairs.
+// RoundResult is a finished round: the new policy, the reference it was trained against, the β it
+// was trained with, the pairs with the offsets used, and the curves of TrainPairs.
 type RoundResult struct {
 	Policy, Ref *lm.Model
+	Beta        float64
 	Pairs       []PairEx
 	Curves      track.Curves
 }
+
+// Stage is the round's policy as a stage of the history of later rounds.
+func (r *RoundResult) Stage() Stage { return Stage{Model: r.Policy, Beta: r.Beta} }
 
 // Sequential aligns start on one preference dimension after another: rounds[k] holds dimension
 // k+1's pairs, and every later round k weighs the implicit rewards of the rounds before it by
@@ -71,7 +86,7 @@ func Sequential(start *lm.Model, rounds [][]PairEx, lambdas []float64, cfg Train
 	if lambdas != nil && len(lambdas) < len(rounds)-1 {
 		return nil, nil, fmt.Errorf("pref: %d λ values for %d rounds (need one per round but the last)", len(lambdas), len(rounds))
 	}
-	history := []*lm.Model{start}
+	history := []Stage{{Model: start}}
 	var all []track.Curves
 	for k, pairs := range rounds {
 		var lam []float64
@@ -88,8 +103,12 @@ func Sequential(start *lm.Model, rounds [][]PairEx, lambdas []float64, cfg Train
 		if err != nil {
 			return nil, nil, err
 		}
-		history = append(history, r.Policy)
+		history = append(history, r.Stage())
 		all = append(all, r.Curves)
 	}
-	return history[1:], all, nil
+	models := make([]*lm.Model, 0, len(rounds))
+	for _, st := range history[1:] {
+		models = append(models, st.Model)
+	}
+	return models, all, nil
 }

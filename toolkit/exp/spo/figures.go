@@ -1,18 +1,24 @@
 package spo
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image/color"
+	"math"
+	"slices"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
-// Figures draws the Pareto plot of the two true rewards (mean with 95 % intervals over seeds), the
-// per-round reward curves (seed bands), and the distribution of SPO's per-pair gradient weight
-// against naive DPO's.
+// Figures draws the Pareto plot of the two true rewards at the end (mean with 95 % intervals over
+// seeds), the prompt-blind bars, the fronts (every method's path through harmlessness and
+// helpfulness, seed bands: the main methods, the λ sweep, the mixing shares), the mechanism (mean
+// gradient weight of refusal and ordinary pairs along round 2), KL from π₁ and from SFT, the
+// per-round reward curves, and the distribution of SPO's per-pair gradient weight at the end of
+// round 2 against naive DPO's.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
 	var cfg Config
@@ -50,6 +56,86 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	if err := figs.Add(f, err, "prompt_blind"); err != nil && !errors.Is(err, exp.ErrNoFigures) {
 		return nil, err
 	}
+	// The fronts: every method's path through (harmlessness, helpfulness), seed bands.
+	keys := func(y int) func(string) (string, string) {
+		return func(m string) (string, string) {
+			x, h, safe := pathKeys(m)
+			if y == 1 {
+				return x, safe
+			}
+			return x, h
+		}
+	}
+	present := func(ms ...string) []string {
+		var out []string
+		for _, m := range ms {
+			if _, ok := res.Summary[m]; ok {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	lambdas := []string{"seq-dpo"}
+	for _, l := range append([]float64{cfg.Lambda}, cfg.Sweep...) {
+		lambdas = append(lambdas, cfg.SPOName(l))
+	}
+	slices.SortFunc(lambdas[1:], func(a, b string) int { return cmp.Compare(lambdaOf(cfg, a), lambdaOf(cfg, b)) })
+	lambdas = append(lambdas, "spo-flip")
+	var mixed []string
+	for _, sh := range cfg.MixedShares {
+		mixed = append(mixed, MixedName(sh))
+	}
+	xl := "harmlessness: reward 2 (−unsafe letters per response)"
+	for _, fr := range []struct {
+		name, title, ylabel string
+		y                   int
+		methods             []string
+	}{
+		{"front_helpful", "paths through (harmlessness, helpfulness): round 1, then round 2", "helpfulness: reward 1 (prompt letters covered)", 0,
+			present("dpo-1", "seq-dpo", "spo", "mixed-dpo")},
+		{"front_safe", "paths through (harmlessness, safe helpfulness)", "safe prompt letters covered (helpful_safe)", 1,
+			present("dpo-1", "seq-dpo", "spo", "mixed-dpo")},
+		{"front_lambda", "round 2 at every λ (λ = 0 is seq-dpo; spo-flip is −λ)", "safe prompt letters covered (helpful_safe)", 1, present(lambdas...)},
+		{"front_mixed", "mixed-data DPO at each share of harmlessness pairs, from SFT", "helpfulness: reward 1 (prompt letters covered)", 0,
+			present(append(mixed, "seq-dpo", "spo")...)},
+	} {
+		f, err := exp.FrontierBy(res, fr.title, xl, fr.ylabel, fr.methods, keys(fr.y))
+		if err == nil {
+			f.Subtitle = "mean path over seeds (bold, checkpoints every few steps, last one ringed); each seed's path pale"
+		}
+		if err := figs.Add(f, err, fr.name); err != nil && !errors.Is(err, exp.ErrNoFigures) {
+			return nil, err
+		}
+	}
+	// The mechanism: mean gradient weight on refusal and on ordinary pairs along round 2.
+	var panels []plot.Panel
+	for _, m := range present("seq-dpo", "spo") {
+		title := "naive sequential DPO (λ = 0)"
+		if m == "spo" {
+			title = fmt.Sprintf("SPO (λ = %g)", cfg.Lambda)
+		}
+		var series []plot.Series
+		for i, k := range []string{"weight_refusal", "weight_ordinary"} {
+			for _, s := range exp.CurveSeries(res, "round2/"+k, []string{m}) {
+				s.Name, s.Color = []string{"refusal pairs", "ordinary pairs"}[i], plot.Color(3*i)
+				series = append(series, s)
+			}
+		}
+		panels = append(panels, plot.Panel{Title: title, Series: series})
+	}
+	f, err = plot.Panels("gradient weight σ(λ·Δr̂₁ − β·Δθ) along round 2", "round-2 step", "mean weight on the tracked pairs", panels, plot.BandOpts{})
+	if err := figs.Add(f, err, "mechanism"); err != nil {
+		return nil, err
+	}
+	// KL from π₁ and from SFT along round 2.
+	klm := present("seq-dpo", "spo", cfg.SPOName(2))
+	f, err = plot.Panels("how far round 2 moves", "round-2 step", "KL (nats per response, Monte Carlo)", []plot.Panel{
+		{Title: "KL(π ‖ π₁)", Series: exp.CurveSeries(res, "round2/kl_pi1", klm)},
+		{Title: "KL(π ‖ π_SFT)", Series: exp.CurveSeries(res, "round2/kl_sft", klm)},
+	}, plot.BandOpts{})
+	if err := figs.Add(f, err, "kl"); err != nil {
+		return nil, err
+	}
 	// Round 1 (DPO on dimension 1) before round 2 (sequential DPO and SPO on dimension 2).
 	for round, methods := range [][]string{{"dpo-1"}, {"seq-dpo", "spo"}} {
 		for i, dim := range dims[:2] {
@@ -84,4 +170,14 @@ func renameSeries(res *exp.Result, spo, dpo []plot.Series) []plot.Series {
 		dpo[i].Color = exp.MethodColor(res, "seq-dpo")
 	}
 	return append(spo, dpo...)
+}
+
+// lambdaOf is the λ of a round-2 method name (0 for seq-dpo).
+func lambdaOf(cfg Config, m string) float64 {
+	for _, l := range append([]float64{0, cfg.Lambda, -cfg.Lambda}, cfg.Sweep...) {
+		if cfg.SPOName(l) == m {
+			return l
+		}
+	}
+	return math.NaN()
 }

@@ -25,40 +25,55 @@ const (
 	MarginTail = 0.2
 )
 
+// MinAgree is the share of round-2 pairs (with a difference in true helpfulness) on which round 1's
+// implicit reward Δr̂₁ must have the sign of Δhelpful for SPO's offset to carry dimension 1 at all:
+// chance is ½, and with ~1,500 such pairs per seed a share of 0.55 is ≥ 3 standard errors above it.
+const MinAgree = 0.55
+
 // Names of the room checks (claims name them in Needs).
 const (
 	roomGain      = "round 1 gained on reward 1"
+	roomConverged = "round 1 converged"
 	roomForget    = "naive sequential DPO loses round 1's safe gain"
 	roomOffset    = "λ offset within DPO's own margin"
 	roomHeadroom2 = "harmlessness left to gain in round 2"
+	roomSettled   = "round 2 settled"
+	roomAgree     = "round 1's implicit reward agrees with helpfulness"
 )
 
-// metricOffset is the final metric of every SPO run (spo, spo-λ…, spo-flip) that runs from now on
-// record: the mean |λ·Δr̂₁| over its round-2 pairs.
+// metricOffset is the final metric of every SPO run (spo, spo-λ…, spo-flip): the mean |λ·Δr̂₁| over
+// its round-2 pairs.
 const metricOffset = "offset_abs_mean"
 
 // Room measures the preconditions of the claims on a stored result, per seed (judged on the mean):
-//   - round 1's gain on reward 1 over SFT;
+//   - round 1's gain on reward 1 over SFT, and that its held-out reward 1 has stopped moving;
 //   - the share of round 1's gain on helpful_safe (the helpfulness harmlessness does not forbid)
 //     that naive sequential DPO loses: 1 − (seq-dpo − sft)/(dpo-1 − sft);
-//   - SPO's mean |offset| over naive DPO's final round-2 margin (the offset from spo's recorded
-//     offset_abs_mean, or, for a result without it, a lower bound from the first round-2 losses of
-//     spo and spo-flip: OffsetLowerBound);
-//   - the unsafe letters per response dpo-1 leaves for round 2 (the ceiling is 0).
+//   - SPO's mean |offset| over naive DPO's final round-2 margin;
+//   - the unsafe letters per response dpo-1 leaves for round 2 (the ceiling is 0), and that naive
+//     DPO's harmlessness has stopped moving by round 2's end;
+//   - the share of round-2 pairs on which Δr̂₁ has the sign of Δhelpful.
 func Room(res *exp.Result) []exp.RoomCheck {
 	var cfg Config
 	_ = json.Unmarshal(res.Config, &cfg)
 	final := func(m, k string, seed uint64) (float64, bool) { return res.Final(m, k, seed) }
+	abs := func(f exp.PerSeed) exp.PerSeed {
+		return func(seed uint64) (float64, bool) { v, ok := f(seed); return math.Abs(v), ok }
+	}
 	return []exp.RoomCheck{
 		res.CheckRoom(roomGain, exp.AtLeast(MinGain),
 			fmt.Sprintf("Losing, keeping or trading dimension 1 in round 2 can be seen only if round 1 raised it: reward_1(dpo-1) − reward_1(sft), distinct prompt letters per response. "+
 				"Needs ≥ %g, about two standard errors of a difference of two evaluations (200 prompts × 4 samples each). [UNVERIFIED] PaperLab's choice.", MinGain),
 			"no reward_1 of dpo-1 or sft", res.Diff("dpo-1", "reward_1", "sft", "reward_1")),
+		res.CheckRoom(roomConverged, exp.Test{Op: exp.Below, X: MinGain},
+			fmt.Sprintf("Round 2 must start from a round 1 that has finished, or round 2's changes mix forgetting with round 1's unfinished drift: |change| of dpo-1's held-out reward_1 "+
+				"over the last %.0f %% of round 1 (a least-squares line through its checkpoints, exp.TailChange). Needs < %g (MinGain). [UNVERIFIED] PaperLab's choice.", 100*TailFrac, MinGain),
+			"no round1/reward_1 curve of dpo-1", abs(res.TailChangeOf("dpo-1", "round1/reward_1", TailFrac))),
 		res.CheckRoom(roomForget, exp.AtLeast(MinForgetting),
 			fmt.Sprintf("SPO can keep more of round 1 than naive sequential DPO only where naive DPO loses it. Part of round 1's gain on reward 1 is unsafe coverage that harmlessness "+
 				"must remove whatever the method; the part it does not forbid is helpful_safe (safe prompt letters covered). Share of dpo-1's gain on helpful_safe over SFT that seq-dpo "+
-				"loses, 1 − (seq-dpo − sft)/(dpo-1 − sft), on seeds whose gain is ≥ %g. Needs ≥ %g: the paper's picture is naive DPO dropping towards SFT (1), and below half "+
-				"the claims that SPO keeps at least half would hold for naive DPO itself. [UNVERIFIED] PaperLab's choice.", MinGain, MinForgetting),
+				"loses, 1 − (seq-dpo − sft)/(dpo-1 − sft), on seeds whose gain is ≥ %g. Needs ≥ %g: the paper's picture is naive DPO dropping towards SFT (1); below half, "+
+				"SPO's room to keep more is within the seed spread (the 2026-12-02 audit). [UNVERIFIED] PaperLab's choice.", MinGain, MinForgetting),
 			"no helpful_safe of sft, dpo-1 or seq-dpo", func(seed uint64) (float64, bool) {
 				s, ok1 := final("sft", "helpful_safe", seed)
 				d, ok2 := final("dpo-1", "helpful_safe", seed)
@@ -71,18 +86,12 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		res.CheckRoom(roomOffset, exp.Test{Op: exp.Below, X: MaxOffsetRatio},
 			fmt.Sprintf("SPO's offset λ·Δr̂₁ is meant to reweight the dimension-2 pairs by round 1's implicit preference, not to replace them: SPO's loss σ(β·Δθ − offset) reaches its "+
 				"optimum only once the margin the policy builds exceeds the offset, so an offset larger than the margin DPO itself builds on these pairs makes round 2 mostly re-learn round 1's "+
-				"implicit reward (π₂ ∝ π₁·(π₁/π₀)^λ·e^{R₂/β}). Mean |offset| of spo (λ = %g) over seq-dpo's round-2 margin (mean batch rewards/margins over the last %.0f %% of steps); needs < %g. "+
-				"Runs that record spo's %s use it; for the committed run it is a lower bound from the first round-2 step, where the policy equals its reference and the loss is mean softplus(±offset) "+
-				"on the same batch for spo and spo-flip: mean |offset| ≥ L_spo + L_flip − 2 ln 2. [UNVERIFIED] PaperLab's choice.", cfg.Lambda, 100*MarginTail, MaxOffsetRatio, metricOffset),
-			"no spo "+metricOffset+" and no first round-2 loss of spo and spo-flip, or no seq-dpo round2/rewards/margins", func(seed uint64) (float64, bool) {
+				"implicit reward. Mean |offset| of spo (λ = %g, its %s) over seq-dpo's round-2 margin (mean batch rewards/margins over the last %.0f %% of steps); needs < %g. "+
+				"[UNVERIFIED] PaperLab's choice.", cfg.Lambda, metricOffset, 100*MarginTail, MaxOffsetRatio),
+			"no spo "+metricOffset+" or no seq-dpo round2/rewards/margins", func(seed uint64) (float64, bool) {
 				off, ok := res.Final("spo", metricOffset, seed)
-				if !ok {
-					if off, ok = OffsetLowerBound(res, seed); !ok {
-						return 0, false
-					}
-				}
-				m, ok := FinalMargin(res, "seq-dpo", seed)
-				if !ok || m <= 0 {
+				m, ok2 := FinalMargin(res, "seq-dpo", seed)
+				if !ok || !ok2 || m <= 0 {
 					return 0, false
 				}
 				return off / m, true
@@ -94,27 +103,21 @@ func Room(res *exp.Result) []exp.RoomCheck {
 				v, ok := final("dpo-1", "reward_2", seed)
 				return math.Abs(v), ok // reward_2 = −(unsafe letters) ≤ 0
 			}),
+		res.CheckRoom(roomSettled, exp.Test{Op: exp.Below, X: MinGain},
+			fmt.Sprintf("A comparison at round 2's final step needs a budget at which the methods have stopped moving: |change| of seq-dpo's held-out reward_1 over the last %.0f %% "+
+				"of round 2 (exp.TailChange), the dimension naive DPO loses. Needs < %g (MinGain). The matched-harmlessness comparisons read the whole paths and do not need it. "+
+				"[UNVERIFIED] PaperLab's choice.", 100*TailFrac, MinGain),
+			"no round2/reward_1 curve of seq-dpo", abs(res.TailChangeOf("seq-dpo", pathHelpful, TailFrac))),
+		res.CheckRoom(roomAgree, exp.AtLeast(MinAgree),
+			fmt.Sprintf("SPO's offset carries dimension 1 into round 2 only as far as round 1's implicit reward r̂₁ = β₁·log π₁/π_SFT ranks the round-2 pairs' responses as true helpfulness "+
+				"does: share of the tracked round-2 pairs (with a difference in helpfulness) on which Δr̂₁ has the sign of Δhelpful (dpo-1's rhat_agree). Needs ≥ %g (chance is ½). "+
+				"[UNVERIFIED] PaperLab's choice.", MinAgree),
+			"no rhat_agree of dpo-1", func(seed uint64) (float64, bool) { return final("dpo-1", "rhat_agree", seed) }),
 	}
 }
 
-// OffsetLowerBound bounds SPO's mean |offset| on one seed from below by the first round-2 losses of
-// spo and spo-flip. At step 1 the policy is a copy of its reference (π₁), so every pair's margin
-// β·Δθ is 0 (checked: rewards/margins is 0 at step 1 for both) and the loss is the batch mean of
-// softplus(offset) for spo and of softplus(−offset) for spo-flip, on the same batch (same seed and
-// pairs). softplus(x) + softplus(−x) = |x| + 2·ln(1 + e^{−|x|}) ≤ |x| + 2 ln 2, so
-// mean |offset| ≥ L_spo + L_flip − 2 ln 2. False when either run or curve is missing.
-func OffsetLowerBound(res *exp.Result, seed uint64) (float64, bool) {
-	var sum float64
-	for _, m := range []string{"spo", "spo-flip"} {
-		l, ok1 := res.CurveOf(m, "round2/loss", seed)
-		g, ok2 := res.CurveOf(m, "round2/rewards/margins", seed)
-		if !ok1 || !ok2 || l.X[0] != 1 || g.X[0] != 1 || math.Abs(g.Y[0]) > 1e-6 {
-			return 0, false
-		}
-		sum += l.Y[0]
-	}
-	return math.Max(0, sum-2*math.Ln2), true
-}
+// TailFrac is the share of a round's checkpoints over which "stopped moving" is measured.
+const TailFrac = 0.25
 
 // FinalMargin is method's round-2 margin at the end: the mean of its batch rewards/margins
 // (β·Δθ) over the last MarginTail of round 2's steps.

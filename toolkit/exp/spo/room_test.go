@@ -3,7 +3,6 @@ package spo
 import (
 	"encoding/json"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
-	"github.com/paperlab/paperlab/toolkit/pref"
 )
 
 // On the committed result every claim's checks exist, every check has a finite value on every
@@ -31,7 +29,7 @@ func TestRoomCommitted(t *testing.T) {
 	}
 }
 
-// The forgetting share and the offset bound equal a recomputation from the raw metrics.json.
+// The forgetting share and the offset ratio equal a recomputation from the raw metrics.json.
 func TestRoomRecomputedFromRaw(t *testing.T) {
 	res, e := exptest.Committed(t, "spo")
 	raw, err := os.ReadFile(filepath.Join(exptest.CommittedDir(t, "spo"), exp.MetricsFile))
@@ -50,18 +48,18 @@ func TestRoomRecomputedFromRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	hs := map[string]map[uint64]float64{}
-	loss1 := map[string]map[uint64]float64{}
+	offset := map[uint64]float64{}
 	margin := map[uint64]float64{}
 	for _, r := range doc.Runs {
 		if hs[r.Method] == nil {
-			hs[r.Method], loss1[r.Method] = map[uint64]float64{}, map[uint64]float64{}
+			hs[r.Method] = map[uint64]float64{}
 		}
 		hs[r.Method][r.Seed] = r.Final["helpful_safe"]
-		if c, ok := r.Curves["round2/loss"]; ok {
-			loss1[r.Method][r.Seed] = c.Y[0]
+		if r.Method == "spo" {
+			offset[r.Seed] = r.Final[metricOffset]
 		}
 		if c, ok := r.Curves["round2/rewards/margins"]; ok && r.Method == "seq-dpo" {
-			tail := c.Y[len(c.Y)-30:] // the last 20 % of 150 steps
+			tail := c.Y[len(c.Y)-int(math.Ceil(MarginTail*float64(len(c.Y)))):]
 			s := 0.0
 			for _, y := range tail {
 				s += y
@@ -70,45 +68,51 @@ func TestRoomRecomputedFromRaw(t *testing.T) {
 		}
 	}
 	j := exptest.Judge(t, e, res)
-	forget, offset := exptest.RoomCheck(t, j.Room, roomForget), exptest.RoomCheck(t, j.Room, roomOffset)
+	forget, off := exptest.RoomCheck(t, j.Room, roomForget), exptest.RoomCheck(t, j.Room, roomOffset)
 	for i, seed := range forget.Seeds {
 		want := 1 - (hs["seq-dpo"][seed]-hs["sft"][seed])/(hs["dpo-1"][seed]-hs["sft"][seed])
 		if math.Abs(forget.PerSeed[i]-want) > 1e-12 {
 			t.Errorf("seed %d: %s %v, recomputed %v", seed, roomForget, forget.PerSeed[i], want)
 		}
 	}
-	for i, seed := range offset.Seeds {
-		want := (loss1["spo"][seed] + loss1["spo-flip"][seed] - 2*math.Ln2) / margin[seed]
-		if math.Abs(offset.PerSeed[i]-want) > 1e-9 {
-			t.Errorf("seed %d: %s %v, recomputed %v", seed, roomOffset, offset.PerSeed[i], want)
+	for i, seed := range off.Seeds {
+		if want := offset[seed] / margin[seed]; math.Abs(off.PerSeed[i]-want) > 1e-9 {
+			t.Errorf("seed %d: %s %v, recomputed %v", seed, roomOffset, off.PerSeed[i], want)
 		}
 	}
 }
 
-// The committed result leaves SPO's keep-round-1 claims untestable (naming the failed checks); a
-// result where naive DPO forgets all of round 1's safe gain and the offset is small makes them
-// testable again, and the recorded offset is read in place of the bound.
+// A result where naive DPO keeps all of round 1's safe gain leaves SPO's matched claims untestable
+// (naming the failed check); one where it loses all of it and SPO's offset is a quarter of DPO's
+// margin does not.
 func TestRoomTurnsClaimsUntestable(t *testing.T) {
 	res, e := exptest.Committed(t, "spo")
-	j := exptest.Judge(t, e, res)
-	c := exptest.ClaimWithPrefix(t, j.Claims, "SPO keeps more of dimension 1")
-	if c.Verdict() != exp.Untestable || !slices.Contains(c.Untestable, roomForget) {
-		t.Fatalf("committed: %q reads %q (fails %v)", c.Text, c.Verdict(), c.Untestable)
-	}
-	if c := exptest.ClaimWithPrefix(t, j.Claims, "sign diagnostic"); len(c.Untestable) != 0 {
-		t.Fatalf("sign diagnostic fails %v", c.Untestable)
-	}
-	for i := range res.Runs {
-		r := &res.Runs[i]
-		switch r.Method {
-		case "seq-dpo":
-			s, _ := res.Final("sft", "helpful_safe", r.Seed)
-			r.Final["helpful_safe"] = s // everything round 1 gained is lost
-		case "spo":
-			m, _ := FinalMargin(res, "seq-dpo", r.Seed)
-			r.Final[metricOffset] = 0.25 * m
+	set := func(forgetAll bool) {
+		for i := range res.Runs {
+			r := &res.Runs[i]
+			switch r.Method {
+			case "seq-dpo":
+				src := "dpo-1" // keeps everything round 1 gained
+				if forgetAll {
+					src = "sft"
+				}
+				r.Final["helpful_safe"], _ = res.Final(src, "helpful_safe", r.Seed)
+			case "spo":
+				m, _ := FinalMargin(res, "seq-dpo", r.Seed)
+				r.Final[metricOffset] = 0.25 * m
+			}
 		}
 	}
+	const text = "spo above seq-dpo on safe helpfulness"
+	set(false)
+	j := exptest.Judge(t, e, res)
+	if c := exptest.ClaimWithPrefix(t, j.Claims, text); c.Verdict() != exp.Untestable || !slices.Contains(c.Untestable, roomForget) {
+		t.Fatalf("no forgetting: %q reads %q (fails %v)", c.Text, c.Verdict(), c.Untestable)
+	}
+	if c := exptest.ClaimWithPrefix(t, j.Claims, "round 1 (DPO on dimension 1) raises"); len(c.Untestable) != 0 {
+		t.Fatalf("round 1's claim fails %v", c.Untestable)
+	}
+	set(true)
 	j = exptest.Judge(t, e, res)
 	if f := exptest.RoomCheck(t, j.Room, roomForget); !f.OK || math.Abs(f.Value-1) > 1e-12 {
 		t.Fatalf("full forgetting: %+v", f)
@@ -116,40 +120,7 @@ func TestRoomTurnsClaimsUntestable(t *testing.T) {
 	if o := exptest.RoomCheck(t, j.Room, roomOffset); !o.OK || math.Abs(o.Value-0.25) > 1e-12 {
 		t.Fatalf("recorded offset a quarter of the margin: %+v", o)
 	}
-	if c := exptest.ClaimWithPrefix(t, j.Claims, "SPO keeps more of dimension 1"); len(c.Untestable) != 0 {
+	if c := exptest.ClaimWithPrefix(t, j.Claims, text); slices.Contains(c.Untestable, roomForget) || slices.Contains(c.Untestable, roomOffset) {
 		t.Fatalf("still fails %v", c.Untestable)
-	}
-}
-
-// OffsetLowerBound brackets the mean |offset| from the first-step losses of SPO and its flip:
-// mean |x| − 2 ln 2 ≤ bound ≤ mean |x|.
-func TestOffsetLowerBound(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for trial := 0; trial < 20; trial++ {
-		scale := 0.1 + 5*r.Float64()
-		var lp, lf, abs float64
-		const n = 64
-		for b := 0; b < n; b++ {
-			x := scale * r.NormFloat64()
-			lp += pref.LossValue(0.2, 0, x) / n // softplus(x): the policy equals its reference
-			lf += pref.LossValue(0.2, 0, -x) / n
-			abs += math.Abs(x) / n
-		}
-		curve := func(l float64) map[string]exp.Curve {
-			return map[string]exp.Curve{"round2/loss": {X: []float64{1, 2}, Y: []float64{l, 0}}, "round2/rewards/margins": {X: []float64{1, 2}, Y: []float64{0, 1}}}
-		}
-		res := &exp.Result{Seeds: []uint64{1}, Runs: []exp.Run{{Method: "spo", Seed: 1, Curves: curve(lp)}, {Method: "spo-flip", Seed: 1, Curves: curve(lf)}}}
-		got, ok := OffsetLowerBound(res, 1)
-		if !ok || got > abs+1e-9 || got < abs-2*math.Ln2-1e-9 {
-			t.Fatalf("scale %.2f: bound %v for mean |offset| %v", scale, got, abs)
-		}
-	}
-	// A first step whose margin is not 0 (the policy moved before the loss was taken) gives no bound.
-	res := &exp.Result{Seeds: []uint64{1}, Runs: []exp.Run{
-		{Method: "spo", Seed: 1, Curves: map[string]exp.Curve{"round2/loss": {X: []float64{1}, Y: []float64{1}}, "round2/rewards/margins": {X: []float64{1}, Y: []float64{0.3}}}},
-		{Method: "spo-flip", Seed: 1, Curves: map[string]exp.Curve{"round2/loss": {X: []float64{1}, Y: []float64{1}}, "round2/rewards/margins": {X: []float64{1}, Y: []float64{0}}}},
-	}}
-	if _, ok := OffsetLowerBound(res, 1); ok {
-		t.Fatal("bound from a first step with a nonzero margin")
 	}
 }

@@ -2,9 +2,11 @@ package spo
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/datasets/prefs"
@@ -17,18 +19,47 @@ import (
 // stored preference pairs (readable, with their seed) and the claims' evaluation.
 func TestSmokeRunMetricsComplete(t *testing.T) {
 	_, back, dir := exptest.Smoke(t, "spo")
-	exptest.RequireMetrics(t, back, []string{"sft", "dpo-1", "seq-dpo", "mixed-dpo", "spo", "spo-flip"},
-		[]string{"reward_1", "reward_2", "helpful_safe", "blind_reward_1", "blind_helpful_safe"}, 1)
+	exptest.RequireMetrics(t, back, []string{"sft", "dpo-1", "seq-dpo", "mixed-dpo", "mixed-dpo-0.25", "spo", "spo-λ1", "spo-flip"},
+		[]string{"reward_1", "reward_2", "helpful_safe", "blind_reward_1", "blind_helpful_safe", "kl_sft"}, 1)
 	// Covering distinct safe prompt letters is part of covering distinct prompt letters.
 	for _, m := range []string{"sft", "spo"} {
 		if hs, r1 := back.Summary[m]["helpful_safe"].Mean, back.Summary[m]["reward_1"].Mean; hs > r1 || hs < 0 {
 			t.Fatalf("%s: helpful_safe %v outside [0, reward_1 = %v]", m, hs, r1)
 		}
 	}
-	run := back.RunsOf("spo")[0]
-	for _, k := range []string{"round1/reward_1", "round2/reward_2", "weights/spo", "weights/seq-dpo", "round2/rewards/margins"} {
-		if c, ok := run.Curves[k]; !ok || len(c.Y) == 0 {
-			t.Fatalf("spo: curve %s missing", k)
+	// Every round's path, with a point at step 0; the gradient weights along round 2.
+	paths := map[string][]string{
+		"dpo-1":          {"round1/reward_1", "round1/reward_2", "round1/helpful_safe", "round1/kl_sft"},
+		"mixed-dpo-0.25": {"mixed/reward_1", "mixed/reward_2", "mixed/helpful_safe", "mixed/kl_sft"},
+	}
+	for _, m := range []string{"seq-dpo", "spo", "spo-λ1", "spo-flip"} {
+		paths[m] = []string{"round2/reward_1", "round2/reward_2", "round2/helpful_safe", "round2/kl_pi1", "round2/kl_sft",
+			"round2/weight_refusal", "round2/weight_ordinary", "round2/rewards/margins"}
+	}
+	paths["spo"] = append(paths["spo"], "weights/spo", "weights/seq-dpo")
+	for m, keys := range paths {
+		run := back.RunsOf(m)[0]
+		for _, k := range keys {
+			c, ok := run.Curves[k]
+			if !ok || len(c.Y) == 0 {
+				t.Fatalf("%s: curve %s missing", m, k)
+			}
+			if !strings.HasPrefix(k, "weights/") && !strings.HasSuffix(k, "margins") && c.X[0] != 0 {
+				t.Fatalf("%s: curve %s starts at step %v, want a point at step 0", m, k, c.X[0])
+			}
+		}
+	}
+	// At step 0 of round 2 the policy is π₁: naive DPO weighs every pair ½, KL from π₁ is 0.
+	seq := back.RunsOf("seq-dpo")[0]
+	if w := seq.Curves["round2/weight_ordinary"].Y[0]; math.Abs(w-0.5) > 1e-6 {
+		t.Errorf("seq-dpo's weight at round 2's step 0 is %v, want ½", w)
+	}
+	if kl := seq.Curves["round2/kl_pi1"].Y[0]; math.Abs(kl) > 1e-3 {
+		t.Errorf("KL(π‖π₁) at round 2's step 0 is %v, want 0", kl)
+	}
+	for _, k := range []string{"rhat_agree", "rhat_refusal", "rhat_ordinary"} {
+		if _, ok := back.Summary["dpo-1"][k]; !ok {
+			t.Errorf("dpo-1 lacks %s", k)
 		}
 	}
 	for _, dim := range ConfigFor("smoke").Dims {
@@ -53,9 +84,11 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 
 // TestMakePairsDeterministic: the experiment's own pair generator (SFT samples labelled by
 // Bradley–Terry) gives the same pairs and the same JSONL file for a seed, other pairs for another
-// seed, and never uses a held-out prompt.
+// seed, never uses a held-out prompt, and on the two-label task labels one set of pairs on both
+// dimensions: the same prompts and responses, the same refusal pairs.
 func TestMakePairsDeterministic(t *testing.T) {
 	cfg := ConfigFor(exp.Smoke)
+	cfg.PairsPerDim = 400 // an untrained model: many samples are empty or malformed and skipped
 	tok, err := lm.NewTokenizer(prefs.Alphabet)
 	if err != nil {
 		t.Fatal(err)
@@ -65,34 +98,57 @@ func TestMakePairsDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	s := &setup{cfg: cfg, tok: tok, sft: m, seed: 1}
+	gen := func(seed uint64, dir string) *setup {
+		s := &setup{cfg: cfg, tok: tok, sft: m, seed: seed}
+		if err := s.makePairs(dir); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	dirA, dirB := t.TempDir(), t.TempDir()
-	a, err := s.makePairs("helpful", 100, dirA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := s.makePairs("helpful", 100, dirB)
-	c, _ := s.makePairs("helpful", 101, t.TempDir())
-	if len(a) < 10 || !reflect.DeepEqual(a, b) || reflect.DeepEqual(a, c) {
+	a, b, c := gen(1, dirA), gen(1, dirB), gen(2, t.TempDir())
+	if len(a.pairs[0]) < 100 || !reflect.DeepEqual(a.labeled, b.labeled) || reflect.DeepEqual(a.labeled, c.labeled) {
 		t.Fatalf("pairs are not a function of the seed (%d pairs; same seed equal %v; other seed equal %v)",
-			len(a), reflect.DeepEqual(a, b), reflect.DeepEqual(a, c))
+			len(a.pairs[0]), reflect.DeepEqual(a.labeled, b.labeled), reflect.DeepEqual(a.labeled, c.labeled))
 	}
-	fa, err := os.ReadFile(filepath.Join(dirA, "pairs", "helpful_seed1.jsonl"))
+	for _, dim := range cfg.Dims {
+		name := filepath.Join("pairs", dim+"_seed1.jsonl")
+		fa, err := os.ReadFile(filepath.Join(dirA, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fb, _ := os.ReadFile(filepath.Join(dirB, name))
+		if !bytes.Equal(fa, fb) {
+			t.Fatalf("the stored %s differs between two runs with one seed", name)
+		}
+	}
+	help, err := cfg.Task.ReadJSONL(filepath.Join(dirA, "pairs", "helpful_seed1.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb, _ := os.ReadFile(filepath.Join(dirB, "pairs", "helpful_seed1.jsonl"))
-	if !bytes.Equal(fa, fb) {
-		t.Fatal("the stored JSONL differs between two runs with one seed")
-	}
-	pairs, err := cfg.Task.ReadJSONL(filepath.Join(dirA, "pairs", "helpful_seed1.jsonl"))
+	harm, err := cfg.Task.ReadJSONL(filepath.Join(dirA, "pairs", "harmless_seed1.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range pairs {
+	if len(help) != len(harm) {
+		t.Fatalf("%d helpful and %d harmless pairs: the two-label task labels one set", len(help), len(harm))
+	}
+	refusals := 0
+	for i, p := range help {
 		if cfg.Task.HeldOut(p.Prompt) {
 			t.Fatalf("pair %d uses the held-out prompt %q", p.ID, p.Prompt)
 		}
+		q := harm[i]
+		same := p.Prompt == q.Prompt && ((p.Chosen == q.Chosen && p.Rejected == q.Rejected) || (p.Chosen == q.Rejected && p.Rejected == q.Chosen))
+		if !same || p.Refusal != q.Refusal || p.ID != q.ID {
+			t.Fatalf("pair %d: helpful %+v and harmless %+v are not one pair labelled twice", i, p, q)
+		}
+		if p.Refusal {
+			refusals++
+		}
+	}
+	if share := float64(refusals) / float64(len(help)); share < 0.15 || share > 0.45 {
+		t.Errorf("refusal share %.2f of %d pairs, configured %.2f", share, len(help), cfg.Task.RefusalShare)
 	}
 }
 
@@ -103,7 +159,12 @@ func TestConfigValidate(t *testing.T) {
 	}
 	for name, edit := range map[string]func(*Config){
 		"one eval prompt":    func(c *Config) { c.EvalPrompts = 1 },
-		"flip of zero":       func(c *Config) { c.Lambda, c.Sweep = 0, []float64{1} },
+		"lambda zero":        func(c *Config) { c.Lambda, c.Sweep = 0, []float64{1} },
+		"sweep has zero":     func(c *Config) { c.Sweep = []float64{0} },
+		"share 1/3 of 1":     func(c *Config) { c.MixedShares = []float64{1} },
+		"share not a ratio":  func(c *Config) { c.MixedShares = []float64{0.123} },
+		"round 2 no evals":   func(c *Config) { c.Round2.EvalEvery = 0 },
+		"one dimension":      func(c *Config) { c.Dims = c.Dims[:1] },
 		"sweep repeats λ":    func(c *Config) { c.Sweep = []float64{c.Lambda} },
 		"sweep repeats flip": func(c *Config) { c.Sweep = []float64{-c.Lambda} },
 	} {
