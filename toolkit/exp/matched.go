@@ -16,21 +16,45 @@ import (
 // y_A(x_B) − y_B: "A's AUC at B's accuracy minus B's AUC".
 //
 // A seed whose A path never reaches x_B (the curves do not overlap) is left out and said in the
-// claim's Notes — or, with Either, matched at A's operating point instead (B's path at A's final x),
-// or, with FallbackFinal, measured at A's final point; said so either way.
+// claim's Notes — or, with FallbackFinal, measured at A's final point and said so. With Envelope
+// the paths' upper envelopes are compared instead of end points.
 type Match struct {
 	A, B string
 	X, Y string
 	// BX and BY are B's curve names where they differ from A's (a method logged under another
 	// prefix, e.g. "mixed/reward_2" against "round2/reward_2"); empty means X and Y.
 	BX, BY string
-	// Either: a seed whose A path never reaches B's final x is compared at A's final point instead,
-	// y_A − y_B(x_A) with B's path interpolated at A's final x; left out only when neither path reaches
-	// the other's end (noted either way).
-	Either bool
 	// FallbackFinal: a seed whose A path never reaches B's x uses A's last checkpoint instead of
 	// being left out (noted either way).
 	FallbackFinal bool
+	// Envelope compares the two paths' upper envelopes instead of end points, for an X where more is
+	// better: per seed x* = min(max x_A, max x_B), the furthest along X both paths get, and the value
+	// is E_A(x*) − E_B(x*), where E(x) is the largest y a path attains at x or beyond (EnvelopeAt):
+	// the best each method did at least that far along X. Neither a path's last checkpoint nor the
+	// first time it crosses x* decides, so a method whose y dips and recovers is not caught at its
+	// dip.
+	Envelope bool
+}
+
+// EnvelopeAt is the largest y of the path (xs[i], ys[i]) over the points where its x is at least x:
+// its checkpoints with xs[i] ≥ x and the points where a segment crosses x (linear interpolation).
+// ok is false when the path never reaches x.
+func EnvelopeAt(xs, ys []float64, x float64) (y float64, ok bool) {
+	n := min(len(xs), len(ys))
+	y = math.Inf(-1)
+	for i := 0; i < n; i++ {
+		if xs[i] >= x {
+			y, ok = math.Max(y, ys[i]), true
+		}
+		if i+1 < n && (xs[i]-x)*(xs[i+1]-x) < 0 {
+			t := (x - xs[i]) / (xs[i+1] - xs[i])
+			y, ok = math.Max(y, ys[i]+t*(ys[i+1]-ys[i])), true
+		}
+	}
+	if !ok {
+		return math.NaN(), false
+	}
+	return y, true
 }
 
 // InterpAt is the y of the path (xs[i], ys[i]), taken in checkpoint order, where its x first
@@ -63,8 +87,8 @@ func InterpAt(xs, ys []float64, x float64) (y float64, ok bool) {
 // MatchedOn compares m.A with m.B at m.B's operating point on every seed of seeds (see Match),
 // judged by test on the paired values. A seed where either curve is missing is left out; a seed
 // where A's path never reaches B's x is said in the claim's Notes (the curves do not overlap
-// there) and left out, or matched at A's final point with m.Either, or measured at A's final point
-// with m.FallbackFinal.
+// there) and left out, or measured at A's final point with m.FallbackFinal; with m.Envelope the
+// paths' upper envelopes are compared instead.
 func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Match) Claim {
 	c := Claim{Text: text, Measure: measure, Test: test}
 	for _, seed := range seeds {
@@ -76,27 +100,33 @@ func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Mat
 		if !ok1 || !ok2 || !ok3 || !ok4 {
 			continue
 		}
+		if m.Envelope {
+			_, ahi := minMax(ax.Y)
+			_, bhi := minMax(bx.Y)
+			x := math.Min(ahi, bhi)
+			ea, ok1 := EnvelopeAt(ax.Y, ay.Y, x)
+			eb, ok2 := EnvelopeAt(bx.Y, by.Y, x)
+			if !ok1 || !ok2 {
+				continue
+			}
+			d := ea - eb
+			c.Diffs = append(c.Diffs, d)
+			if test.Agrees(d) {
+				c.Seeds++
+			}
+			continue
+		}
 		xb, yb := bx.Y[len(bx.Y)-1], by.Y[len(by.Y)-1]
 		ya, ok := InterpAt(ax.Y, ay.Y, xb)
 		if !ok {
 			lo, hi := minMax(ax.Y)
 			note := fmt.Sprintf("seed %d: no overlap (%s's %s spans %.3g…%.3g, %s ends at %.3g)", seed, m.A, m.X, lo, hi, m.B, xb)
-			if m.Either {
-				xa := ax.Y[len(ax.Y)-1]
-				yb2, ok := InterpAt(bx.Y, by.Y, xa)
-				if !ok {
-					c.Notes = append(c.Notes, note+fmt.Sprintf(" and %s's path never reaches %s's end %.3g: left out", m.B, m.A, xa))
-					continue
-				}
-				c.Notes = append(c.Notes, note+": matched at "+m.A+"'s final point instead")
-				ya, yb = ay.Y[len(ay.Y)-1], yb2
-			} else if !m.FallbackFinal {
+			if !m.FallbackFinal {
 				c.Notes = append(c.Notes, note+": left out")
 				continue
-			} else {
-				c.Notes = append(c.Notes, note+": "+m.A+"'s final point used")
-				ya = ay.Y[len(ay.Y)-1]
 			}
+			c.Notes = append(c.Notes, note+": "+m.A+"'s final point used")
+			ya = ay.Y[len(ay.Y)-1]
 		}
 		d := ya - yb
 		c.Diffs = append(c.Diffs, d)

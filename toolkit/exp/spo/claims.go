@@ -34,10 +34,11 @@ func pathKeys(m string) (harmless, helpful, safe string) {
 //   - round 1 raises dimension 1, beyond what a prompt-blind policy with its responses would get;
 //   - naive sequential DPO loses dimension 1 (and its safe part); SPO gains dimension 2;
 //   - SPO above naive sequential DPO on helpfulness and on its safe part **at matched harmlessness**
-//     (exp.Match along the round-2 paths, both of which start at π₁: SPO's path interpolated at naive
-//     DPO's final harmlessness, or — where SPO's path never gets there — naive DPO's path at SPO's
-//     final harmlessness), and at the final step; the same at matched harmlessness for every λ of the
-//     sweep, and against mixed-data DPO;
+//     (exp.Match with Envelope along the paths, checkpoints every 25 steps from π₁: the best each
+//     method reaches at harmlessness ≥ x*, x* the furthest harmlessness both paths reach — so naive
+//     DPO, whose helpfulness falls early in round 2 and partly recovers, is judged by its recovery,
+//     not its dip), and at the final step; the same at matched harmlessness for every λ of the
+//     sweep, and against mixed-data DPO (whose path starts at SFT);
 //   - the λ trade-off (largest λ against smallest at the final step), the sign diagnostic (spo-flip),
 //     and the mechanism: SPO weighs refusal pairs down against ordinary ones, naive DPO does not.
 //
@@ -49,13 +50,13 @@ func Claims(res *exp.Result) []exp.Claim {
 	_ = json.Unmarshal(res.Config, &cfg)
 	matched := func(a, b, yKey, what string) exp.Claim {
 		bx, by, bs := pathKeys(b)
-		m := exp.Match{A: a, B: b, X: pathHarmless, Y: yKey, BX: bx, BY: by, Either: true}
+		m := exp.Match{A: a, B: b, X: pathHarmless, Y: yKey, BX: bx, BY: by, Envelope: true}
 		if yKey == pathSafe {
 			m.BY = bs
 		}
 		metric := strings.TrimPrefix(yKey, "round2/")
 		return res.Matched(fmt.Sprintf("%s above %s on %s at matched harmlessness", a, b, what),
-			fmt.Sprintf("%s(%s) − %s(%s) at the same reward_2 along their paths (%s's end, or %s's where %s's path does not reach it)", metric, a, metric, b, b, a, a), exp.Positive, m)
+			fmt.Sprintf("best %s(%s) − best %s(%s) along the paths at reward_2 ≥ x*, the furthest reward_2 both reach", metric, a, metric, b), exp.Positive, m)
 	}
 	claims := []exp.Claim{
 		res.Check("round 1 (DPO on dimension 1) raises reward 1", "reward_1(dpo-1) − reward_1(sft)", exp.Positive, res.Diff("dpo-1", "reward_1", "sft", "reward_1")),
