@@ -40,5 +40,5 @@ var PaperSettings = []exp.Setting{
 		Why: "Round 2 runs until naive DPO's helpfulness stops falling (room check \"" + roomSettled + "\"); methods are compared along their paths at matched harmlessness as well."},
 	{Field: "Round1.Opt.LR", Paper: notObtained + " (LoRA fine-tuning)", Source: exp.SourceNote, Ref: refNote,
 		Why: "Adam 1e-3 decaying to 0 over each round (LRDecay, as TRL's DPOTrainer does by default), gradient-norm clipping at 1 in both rounds, for a 2-layer model " +
-			"trained from scratch [UNVERIFIED]. A one-seed probe at a constant rate ended round 2 mid-oscillation (naive DPO's final helpfulness moved by up to 0.13 between checkpoints 25 steps apart); with the decay the paths settle."},
+			"trained from scratch [UNVERIFIED]. On one-seed probes at a constant rate naive DPO's helpfulness was still swinging between checkpoints at the end of round 2; with the decay the paths settle."},
 }

@@ -105,7 +105,7 @@ type Config struct {
 // check "round 1 converged" measures it on every seed (with the decay its last quarter is flat by
 // construction, so the constant-rate probe is the evidence). Round 2 runs RoundTwoSteps:
 // harmlessness reached its ceiling by step ~100 on four probe seeds; the first 8-seed run with 200
-// steps took 33.5 min, over the 30-minute budget, with 96 % of the time in ONNX Runtime's
+// steps went over the 30-minute budget, with nearly all of the time in ONNX Runtime's
 // execution of the training and sampling graphs (a CPU profile), so round 2 was shortened. λ = 0.5 is the middle of
 // the sweep {0.1, 0.25, 0.5, 1, 2}, chosen before any run ([UNVERIFIED]: the paper's λ was not
 // obtained).
