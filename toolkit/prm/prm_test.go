@@ -306,3 +306,97 @@ func TestTraceScore(t *testing.T) {
 		t.Errorf("majority %q", a)
 	}
 }
+
+// firstStepScorer is a scripted PRM for the beam tests: a prefix with one judged step scores its
+// step's first symbol id / 100; a prefix with two steps scores 1 − that of its first step, so the
+// best first step leads to the worst second one.
+func firstStepScorer(tag int32) StepScorer {
+	return func(ps, xs [][]int32) ([]float64, error) {
+		out := make([]float64, len(xs))
+		for i, x := range xs {
+			first := float64(x[0]) / 100
+			if count(x, tag) >= 2 {
+				out[i] = 1 - first
+			} else {
+				out[i] = first
+			}
+		}
+		return out, nil
+	}
+}
+
+// With M = N (width 1) the wide beam is Beam: the same samples, the same kept steps, the same
+// completion and token count.
+func TestWideBeamWidthOneIsBeam(t *testing.T) {
+	pol, tag, marker := tinyPolicy(t)
+	prompts := [][]int32{enc(t, pol, "3+4="), enc(t, pol, "9*9-1=")}
+	score := firstStepScorer(tag)
+	out, tokens, err := Beam(pol, tag, marker, prompts, score, BeamConfig{N: 6, MaxSteps: 3, MaxStepTokens: 6, Temperature: 1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, wtokens, err := WideBeam(pol, tag, marker, prompts, score, WideBeamConfig{N: 6, M: 6, MaxSteps: 3, MaxStepTokens: 6, Temperature: 1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wtokens != tokens {
+		t.Fatalf("tokens %d, Beam's %d", wtokens, tokens)
+	}
+	for i := range prompts {
+		if len(wide[i]) != 1 || !slices.Equal(wide[i][0].Completion, out[i]) {
+			t.Fatalf("question %d: wide beam of width 1 kept %v, Beam %v", i, wide[i], out[i])
+		}
+	}
+	if _, _, err := WideBeam(pol, tag, marker, prompts, score, WideBeamConfig{N: 6, M: 4, MaxSteps: 3, MaxStepTokens: 6}); err == nil {
+		t.Error("n not a multiple of m accepted")
+	}
+}
+
+// A wider beam finds a chain that width 1 misses: with a scripted policy whose candidate first
+// steps are "0#" … "5#" and a scorer under which the best first step has the worst continuation,
+// width 1 keeps "5#" and ends at 0.5, width 3 keeps "5#", "4#", "3#" and finds 0.7 after "3#".
+func TestWideBeamFindsWhatWidthOneMisses(t *testing.T) {
+	pol, tag, marker := tinyPolicy(t)
+	digit := func(d int) int32 { return enc(t, pol, string(rune('0'+d)))[0] }
+	// One step per call: the first step is digit(n mod 6) then the tag; the second the answer marker,
+	// a digit, the tag, EOS.
+	sample := func(inputs [][]int32, seed uint64) ([]lm.Generation, error) {
+		out := make([]lm.Generation, len(inputs))
+		for n, in := range inputs {
+			if count(in, tag) == 0 {
+				out[n] = lm.Generation{Tokens: []int32{digit(n % 6), tag}, Stopped: true}
+			} else {
+				out[n] = lm.Generation{Tokens: []int32{marker, digit(n % 10), tag}, Stopped: true, Finished: true}
+			}
+		}
+		return out, nil
+	}
+	prompt := enc(t, pol, "1+1=")
+	// The scorer reads the completion (prompt excluded): make it see the first step's digit.
+	score := func(ps, xs [][]int32) ([]float64, error) {
+		out := make([]float64, len(xs))
+		for i, x := range xs {
+			d := float64(slices.Index([]int32{digit(0), digit(1), digit(2), digit(3), digit(4), digit(5)}, x[0])) / 10
+			if count(x, tag) >= 2 {
+				out[i] = 1 - d
+			} else {
+				out[i] = d
+			}
+		}
+		return out, nil
+	}
+	run := func(m int) Candidate {
+		res, _, err := wideBeam(sample, tag, marker, [][]int32{prompt}, score, WideBeamConfig{N: 6, M: m, MaxSteps: 3, MaxStepTokens: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res[0][0]
+	}
+	one, three := run(6), run(2)
+	if math.Abs(one.Score-0.5) > 1e-12 || math.Abs(three.Score-0.7) > 1e-12 {
+		t.Fatalf("width 1 ends at %v (want 0.5), width 3 at %v (want 0.7)", one.Score, three.Score)
+	}
+	if three.Completion[0] != digit(3) {
+		t.Fatalf("width 3's best chain starts with %v, want the third-best first step %v", three.Completion[0], digit(3))
+	}
+}

@@ -1,7 +1,9 @@
 package prm
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/paperlab/paperlab/toolkit/calib"
@@ -169,3 +171,139 @@ func Beam(policy *lm.Model, tag, answerMarker int32, prompts [][]int32, score St
 
 // SearchMethods are the inference-time search methods, in table order.
 var SearchMethods = []string{"majority", "bon", "weighted", "beam"}
+
+// WideBeamConfig configures width-k step-level beam search (search-and-learn's beam search for
+// test-time compute): per question N candidate steps are sampled at every step, from N/M kept
+// beams expanded M ways each; the N/M best-scored candidates survive. M = N is a beam of width 1
+// (Beam's search); the first step expands the empty prefix N ways.
+type WideBeamConfig struct {
+	// N is the number of candidate steps sampled per question at every step (the budget, as
+	// BeamConfig.N); M the expansions of each kept beam, so that N/M beams are kept (the width).
+	N int `json:"n"`
+	M int `json:"m"`
+	// MaxSteps bounds the steps of a trace (the answer step included); MaxStepTokens the tokens of
+	// one step (its tag included).
+	MaxSteps      int     `json:"max_steps"`
+	MaxStepTokens int     `json:"max_step_tokens"`
+	Temperature   float64 `json:"temperature"`
+	Seed          uint64  `json:"seed"`
+}
+
+// Width is the number of beams kept per question.
+func (c WideBeamConfig) Width() int { return c.N / max(c.M, 1) }
+
+// Validate names an invalid field.
+func (c WideBeamConfig) Validate() error {
+	if c.N < 1 || c.M < 1 || c.N%c.M != 0 || c.MaxSteps < 1 || c.MaxStepTokens < 1 {
+		return fmt.Errorf("prm: wide beam n = %d, m = %d, max_steps = %d, max_step_tokens = %d: need n a multiple of m ≥ 1 and the rest ≥ 1",
+			c.N, c.M, c.MaxSteps, c.MaxStepTokens)
+	}
+	return nil
+}
+
+// Candidate is a finished beam: its completion and the scorer's value of its last judged step
+// (−1 when its last step carried no tag to judge).
+type Candidate struct {
+	Completion []int32
+	Score      float64
+}
+
+// sampleFunc samples one step for every input (lm.Model.Sample with Stop = the step tag).
+type sampleFunc func(inputs [][]int32, seed uint64) ([]lm.Generation, error)
+
+// WideBeam runs width-k step-level beam search for every prompt. At every step each kept beam is
+// expanded M ways (the empty prefix N ways at the first step), each candidate up to and including
+// the next tag; the scorer judges the tagged candidates (untagged ones, cut off or ended by EOS,
+// score −1); the N/M best candidates of the question survive (ties: sampling order). A surviving
+// candidate that holds the answer marker, ended with EOS or carries no tag is finished; the others
+// are the next step's beams. Beams still open after MaxSteps are finished as they are. It returns
+// each question's finished beams, best first, and the number of tokens the policy generated; the
+// caller picks the answer (the best, or a PRM-weighted vote among them: WeightedVote). With M = N
+// the best finished beam is exactly Beam's completion.
+func WideBeam(policy *lm.Model, tag, answerMarker int32, prompts [][]int32, score StepScorer, cfg WideBeamConfig) ([][]Candidate, int, error) {
+	return wideBeam(func(inputs [][]int32, seed uint64) ([]lm.Generation, error) {
+		return policy.Sample(inputs, lm.SampleConfig{MaxNew: cfg.MaxStepTokens, Temperature: cfg.Temperature, Seed: seed, Stop: []int32{tag}})
+	}, tag, answerMarker, prompts, score, cfg)
+}
+
+func wideBeam(sample sampleFunc, tag, answerMarker int32, prompts [][]int32, score StepScorer, cfg WideBeamConfig) ([][]Candidate, int, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, 0, err
+	}
+	width := cfg.Width()
+	active := make([][]Candidate, len(prompts)) // open beams per question
+	for i := range active {
+		active[i] = []Candidate{{}}
+	}
+	finished := make([][]Candidate, len(prompts))
+	tokens := 0
+	for depth := 0; depth < cfg.MaxSteps; depth++ {
+		type origin struct{ q, b int }
+		var inputs [][]int32
+		var from []origin
+		for i, beams := range active {
+			per := cfg.M
+			if depth == 0 {
+				per = cfg.N
+			}
+			for b, bm := range beams {
+				in := append(slices.Clone(prompts[i]), bm.Completion...)
+				for r := 0; r < per; r++ {
+					inputs = append(inputs, in)
+					from = append(from, origin{i, b})
+				}
+			}
+		}
+		if len(inputs) == 0 {
+			break
+		}
+		gens, err := sample(inputs, cfg.Seed*1_000_003+uint64(depth))
+		if err != nil {
+			return nil, 0, err
+		}
+		cands := make([]Candidate, len(gens))
+		var sp, sc [][]int32
+		var si []int
+		for n, g := range gens {
+			tokens += len(g.Tokens)
+			o := from[n]
+			cands[n] = Candidate{Completion: append(slices.Clone(active[o.q][o.b].Completion), g.Tokens...), Score: -1}
+			if g.Stopped {
+				sp, sc, si = append(sp, prompts[o.q]), append(sc, cands[n].Completion), append(si, n)
+			}
+		}
+		if len(sp) > 0 {
+			s, err := score(sp, sc)
+			if err != nil {
+				return nil, 0, err
+			}
+			for k, n := range si {
+				cands[n].Score = s[k]
+			}
+		}
+		next := make([][]Candidate, len(prompts))
+		for i := range prompts {
+			var idx []int
+			for n, o := range from {
+				if o.q == i {
+					idx = append(idx, n)
+				}
+			}
+			slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(cands[b].Score, cands[a].Score) })
+			for _, n := range idx[:min(width, len(idx))] {
+				g := gens[n]
+				if g.Finished || !g.Stopped || slices.Contains(g.Tokens, answerMarker) {
+					finished[i] = append(finished[i], cands[n])
+				} else {
+					next[i] = append(next[i], cands[n])
+				}
+			}
+		}
+		active = next
+	}
+	for i := range finished {
+		finished[i] = append(finished[i], active[i]...)
+		slices.SortStableFunc(finished[i], func(a, b Candidate) int { return cmp.Compare(b.Score, a.Score) })
+	}
+	return finished, tokens, nil
+}
