@@ -47,6 +47,11 @@ type Config struct {
 	// ReverseAnswer writes the answer's digits in reverse (least significant first), which makes
 	// multi-digit addition learnable left to right by a tiny transformer.
 	ReverseAnswer bool `json:"reverse_answer"`
+	// AnswerMod ≥ 2 makes the answer a lossy function of the chain: the last sub-result mod
+	// AnswerMod, so a chain with a wrong step often still ends at the right answer (CoS's
+	// multiple-choice benchmarks, where right answers after wrong reasoning are common). 0: the answer
+	// is the last sub-result.
+	AnswerMod int `json:"answer_mod,omitempty"`
 }
 
 // Default is the configuration of the shared CAPO task: 2–4 operations mod 10 on single digits,
@@ -88,6 +93,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("arith config: hidden_mode_prob = %v, need a value in [0,1]", c.HiddenModeProb)
 	case c.HiddenModeProb > 0 && (c.HiddenMode < 0 || c.HiddenMode > c.OperandMax):
 		return fmt.Errorf("arith config: hidden_mode = %d outside the operands' range [0, %d]", c.HiddenMode, c.OperandMax)
+	case c.AnswerMod < 0 || c.AnswerMod == 1 || (c.AnswerMod > 0 && (c.Modulus == 0 || c.AnswerMod >= c.Modulus)):
+		return fmt.Errorf("arith config: answer_mod = %d, need 0 (none) or 2 ≤ answer_mod < modulus (%d)", c.AnswerMod, c.Modulus)
 	}
 	return nil
 }
@@ -113,6 +120,17 @@ type Problem struct {
 	Modulus       int  `json:"modulus"`
 	Trace         bool `json:"trace"`
 	ReverseAnswer bool `json:"reverse_answer"`
+	// AnswerMod ≥ 2: the answer is the last sub-result mod AnswerMod (Config.AnswerMod).
+	AnswerMod int `json:"answer_mod,omitempty"`
+}
+
+// AnswerOf is the answer a chain whose last sub-result is last ends at: last itself, or last mod
+// AnswerMod on the lossy task.
+func (p Problem) AnswerOf(last int) int {
+	if p.AnswerMod >= 2 {
+		return ((last % p.AnswerMod) + p.AnswerMod) % p.AnswerMod
+	}
+	return last
 }
 
 // Underdetermined reports whether the answer cannot be derived from the prompt.
@@ -210,7 +228,7 @@ func Generate(cfg Config, seed uint64, n, firstID int) ([]Problem, error) {
 	for k := range out {
 		steps := cfg.MinSteps + r.IntN(cfg.MaxSteps-cfg.MinSteps+1)
 		p := Problem{ID: firstID + k, Start: r.IntN(cfg.OperandMax + 1), Hidden: -1,
-			Modulus: cfg.Modulus, Trace: cfg.Trace, ReverseAnswer: cfg.ReverseAnswer}
+			Modulus: cfg.Modulus, Trace: cfg.Trace, ReverseAnswer: cfg.ReverseAnswer, AnswerMod: cfg.AnswerMod}
 		for i := 0; i < steps; i++ {
 			p.Ops = append(p.Ops, string(cfg.Ops[r.IntN(len(cfg.Ops))]))
 			p.Operands = append(p.Operands, r.IntN(cfg.OperandMax+1))
@@ -231,7 +249,7 @@ func Generate(cfg Config, seed uint64, n, firstID int) ([]Problem, error) {
 			}
 		}
 		p.Steps = evaluate(p.Start, p.Ops, p.Operands, p.Modulus)
-		p.Answer = p.Steps[len(p.Steps)-1]
+		p.Answer = p.AnswerOf(p.Steps[len(p.Steps)-1])
 		p.Prompt = renderPrompt(p.Start, p.Ops, p.Operands, p.Hidden)
 		out[k] = p
 	}
@@ -258,6 +276,9 @@ func (p Problem) Check() error {
 	if p.Modulus < 0 || p.Modulus == 1 {
 		return fmt.Errorf("field modulus: %d", p.Modulus)
 	}
+	if p.AnswerMod < 0 || p.AnswerMod == 1 {
+		return fmt.Errorf("field answer_mod: %d", p.AnswerMod)
+	}
 	if want := renderPrompt(p.Start, p.Ops, p.Operands, p.Hidden); p.Prompt != want {
 		return fmt.Errorf("field prompt: %q does not match start/ops/operands (%q)", p.Prompt, want)
 	}
@@ -270,8 +291,8 @@ func (p Problem) Check() error {
 			return fmt.Errorf("field steps: steps[%d] = %d, want %d", i, p.Steps[i], want[i])
 		}
 	}
-	if p.Answer != want[len(want)-1] {
-		return fmt.Errorf("field answer: %d, want %d", p.Answer, want[len(want)-1])
+	if a := p.AnswerOf(want[len(want)-1]); p.Answer != a {
+		return fmt.Errorf("field answer: %d, want %d", p.Answer, a)
 	}
 	return nil
 }
@@ -296,6 +317,6 @@ func (p Problem) NoisyCompletion(r *rand.Rand, stepNoise float64) string {
 		}
 		q.Steps[i] = v
 	}
-	q.Answer = q.Steps[len(q.Steps)-1]
+	q.Answer = p.AnswerOf(q.Steps[len(q.Steps)-1])
 	return q.Completion()
 }

@@ -2,6 +2,7 @@ package arith
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -37,7 +38,45 @@ func (p Problem) NoisyTaggedCompletion(r *rand.Rand, stepNoise float64) string {
 		}
 		steps[i] = v
 	}
-	return tagged(steps, p.FormatAnswer(steps[len(steps)-1]))
+	return tagged(steps, p.FormatAnswer(p.AnswerOf(steps[len(steps)-1])))
+}
+
+// Slips are the arithmetic errors of tagged demonstrations (SlippedTaggedCompletion).
+type Slips struct {
+	// Uniform: each step slips to a uniformly drawn wrong value with this probability (the errors
+	// of NoisyTaggedCompletion, which independent samples do not repeat: a majority vote washes them
+	// out).
+	Uniform float64 `json:"uniform"`
+	// Carry: a step whose result leaves [0, Modulus) before the reduction — a carry (a sum or
+	// product ≥ Modulus) or a borrow (a difference < 0) — is written one too high after a carry and
+	// one too low after a borrow with this probability: a systematic error a model learns as a rule
+	// and repeats in every sample, so a vote cannot wash it out. [UNVERIFIED] PaperLab's error model.
+	Carry float64 `json:"carry"`
+}
+
+// SlippedTaggedCompletion is a tagged demonstration with both kinds of slip (Slips): per step, a
+// carry or borrow slip first (where the step has one), else a uniform slip; later steps continue
+// from the written value, and the answer is the one the written chain ends at (AnswerOf). With
+// Carry 0 it draws exactly what NoisyTaggedCompletion draws. Needs a modulus.
+func (p Problem) SlippedTaggedCompletion(r *rand.Rand, s Slips) string {
+	steps := make([]int, len(p.Ops))
+	v := p.Start
+	for i, op := range p.Ops {
+		raw := apply(v, op, p.Operands[i], 0)
+		v = apply(v, op, p.Operands[i], p.Modulus)
+		switch carry := p.Modulus >= 2 && (raw >= p.Modulus || raw < 0); {
+		case carry && s.Carry > 0 && r.Float64() < s.Carry:
+			if raw < 0 {
+				v = (v + p.Modulus - 1) % p.Modulus
+			} else {
+				v = (v + 1) % p.Modulus
+			}
+		case p.Modulus >= 2 && s.Uniform > 0 && r.Float64() < s.Uniform:
+			v = (v + 1 + r.IntN(p.Modulus-1)) % p.Modulus
+		}
+		steps[i] = v
+	}
+	return tagged(steps, p.FormatAnswer(p.AnswerOf(steps[len(steps)-1])))
 }
 
 func tagged(steps []int, answer string) string {
@@ -60,9 +99,12 @@ type TaggedVerdict struct {
 	Steps  []string
 	Answer string
 	// StepCorrect[i]: step i equals the gold sub-result i (so every step after a slip is wrong,
-	// even when it computes correctly from the slipped value); Correct: the answer is the gold one.
-	StepCorrect []bool
-	Correct     bool
+	// even when it computes correctly from the slipped value); Correct: the answer is the gold one;
+	// ChainCorrect: the answer and every step are right, with as many steps as the gold chain (on
+	// the lossy task a wrong chain can still have the right answer).
+	StepCorrect  []bool
+	Correct      bool
+	ChainCorrect bool
 }
 
 // VerifyTagged checks a tagged completion against the problem. A completion that is cut off after
@@ -91,5 +133,6 @@ func VerifyTagged(p Problem, completion string) TaggedVerdict {
 	}
 	v.Parsed, v.Answer = true, ans
 	v.Correct = ans == p.FormatAnswer(p.Answer)
+	v.ChainCorrect = v.Correct && len(v.StepCorrect) == len(p.Steps) && !slices.Contains(v.StepCorrect, false)
 	return v
 }
