@@ -400,3 +400,43 @@ func TestWideBeamFindsWhatWidthOneMisses(t *testing.T) {
 		t.Fatalf("width 3's best chain starts with %v, want the third-best first step %v", three.Completion[0], digit(3))
 	}
 }
+
+// An independent PRM has a trunk of its own (here twice the policy's width), reads no policy
+// features, scores every tag in (0, 1), and learns labels that depend on the step it reads.
+func TestIndependentPRMLearns(t *testing.T) {
+	pol, tag, _ := tinyPolicy(t)
+	c := pol.Config
+	c.Dim, c.InitStd = 2*c.Dim, 0.05
+	p, err := NewIndependent(c, pol.Tok, tag, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.ReadsPolicy() || p.LM.NumParams() <= pol.NumParams() {
+		t.Fatalf("reads policy %v, %d parameters against the policy's %d", p.ReadsPolicy(), p.LM.NumParams(), pol.NumParams())
+	}
+	// Label a step good when its digit is even: a rule the trunk must read off the step itself.
+	var exs []Example
+	for a := 0; a < 10; a++ {
+		for b := 0; b < 10; b++ {
+			comp := enc(t, pol, string(rune('0'+a))+"#"+string(rune('0'+b))+"#")
+			exs = append(exs, Example{Prompt: enc(t, pol, "1+1="), Completion: comp,
+				Labels: []float64{float64(1 - a%2), float64(1 - b%2)}})
+		}
+	}
+	curves, err := p.Train(exs, TrainConfig{Steps: 150, BatchSize: 32, Seed: 1, Opt: lm.DefaultOpt(3e-3)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := curves["tag_accuracy"].Y
+	if last := acc[len(acc)-1]; last < 0.9 {
+		t.Fatalf("tag accuracy %.2f after training, want ≥ 0.9", last)
+	}
+	s, err := p.Score([][]int32{enc(t, pol, "1+1=")}, [][]int32{enc(t, pol, "4#7#")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s[0]) != 2 || !(s[0][0] > 0.5 && s[0][1] < 0.5) {
+		t.Fatalf("scores %v for an even then an odd step", s[0])
+	}
+}
