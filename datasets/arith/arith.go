@@ -308,15 +308,7 @@ func (p Problem) NoisyCompletion(r *rand.Rand, stepNoise float64) string {
 		return p.Completion()
 	}
 	q := p
-	q.Steps = make([]int, len(p.Ops))
-	v := p.Start
-	for i, op := range p.Ops {
-		v = apply(v, op, p.Operands[i], p.Modulus)
-		if r.Float64() < stepNoise {
-			v = (v + 1 + r.IntN(p.Modulus-1)) % p.Modulus
-		}
-		q.Steps[i] = v
-	}
+	q.Steps = p.slipSteps(r, Slips{Uniform: stepNoise})
 	q.Answer = p.AnswerOf(q.Steps[len(q.Steps)-1])
 	return q.Completion()
 }

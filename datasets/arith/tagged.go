@@ -27,18 +27,22 @@ func (p Problem) TaggedCompletion() string { return tagged(p.Steps, p.FormatAnsw
 
 // NoisyTaggedCompletion is a tagged demonstration with arithmetic slips: each step slips to a
 // uniformly drawn wrong value with probability stepNoise and later steps continue from it
-// (NoisyCompletion's rule), so the answer is the last written step. Needs a modulus.
+// (NoisyCompletion's rule), so the answer is the one the written chain ends at: SlippedTaggedCompletion
+// with uniform slips only. Needs a modulus.
 func (p Problem) NoisyTaggedCompletion(r *rand.Rand, stepNoise float64) string {
-	steps := make([]int, len(p.Ops))
-	v := p.Start
-	for i, op := range p.Ops {
-		v = apply(v, op, p.Operands[i], p.Modulus)
-		if p.Modulus >= 2 && stepNoise > 0 && r.Float64() < stepNoise {
-			v = (v + 1 + r.IntN(p.Modulus-1)) % p.Modulus
-		}
-		steps[i] = v
+	return p.SlippedTaggedCompletion(r, Slips{Uniform: stepNoise})
+}
+
+func tagged(steps []int, answer string) string {
+	var b strings.Builder
+	for _, s := range steps {
+		b.WriteString(strconv.Itoa(s))
+		b.WriteRune(StepTag)
 	}
-	return tagged(steps, p.FormatAnswer(p.AnswerOf(steps[len(steps)-1])))
+	b.WriteRune(AnswerMarker)
+	b.WriteString(answer)
+	b.WriteRune(StepTag)
+	return b.String()
 }
 
 // Slips are the arithmetic errors of tagged demonstrations (SlippedTaggedCompletion).
@@ -57,8 +61,17 @@ type Slips struct {
 // SlippedTaggedCompletion is a tagged demonstration with both kinds of slip (Slips): per step, a
 // carry or borrow slip first (where the step has one), else a uniform slip; later steps continue
 // from the written value, and the answer is the one the written chain ends at (AnswerOf). With
-// Carry 0 it draws exactly what NoisyTaggedCompletion draws. Needs a modulus.
+// Carry 0 it is NoisyTaggedCompletion. Needs a modulus.
 func (p Problem) SlippedTaggedCompletion(r *rand.Rand, s Slips) string {
+	steps := p.slipSteps(r, s)
+	return tagged(steps, p.FormatAnswer(p.AnswerOf(steps[len(steps)-1])))
+}
+
+// slipSteps is the chain of sub-results a demonstration with slips s writes: per step a carry or
+// borrow slip first (where the step has one), else a uniform slip, each later step computed from
+// the written value. A draw happens only for a slip kind that is on (a carry slip only on a step
+// with a carry), so uniform-only slips draw exactly what they drew before carry slips existed.
+func (p Problem) slipSteps(r *rand.Rand, s Slips) []int {
 	steps := make([]int, len(p.Ops))
 	v := p.Start
 	for i, op := range p.Ops {
@@ -76,19 +89,7 @@ func (p Problem) SlippedTaggedCompletion(r *rand.Rand, s Slips) string {
 		}
 		steps[i] = v
 	}
-	return tagged(steps, p.FormatAnswer(p.AnswerOf(steps[len(steps)-1])))
-}
-
-func tagged(steps []int, answer string) string {
-	var b strings.Builder
-	for _, s := range steps {
-		b.WriteString(strconv.Itoa(s))
-		b.WriteRune(StepTag)
-	}
-	b.WriteRune(AnswerMarker)
-	b.WriteString(answer)
-	b.WriteRune(StepTag)
-	return b.String()
+	return steps
 }
 
 // TaggedVerdict is the verifier's judgement of a tagged completion.

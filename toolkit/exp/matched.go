@@ -91,8 +91,8 @@ func InterpAt(xs, ys []float64, x float64) (y float64, ok bool) {
 // paths' upper envelopes are compared instead.
 func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Match) Claim {
 	c := Claim{Text: text, Measure: measure, Test: test}
+	bxk, byk := cmp.Or(m.BX, m.X), cmp.Or(m.BY, m.Y)
 	for _, seed := range seeds {
-		bxk, byk := cmp.Or(m.BX, m.X), cmp.Or(m.BY, m.Y)
 		ax, ok1 := r.CurveOf(m.A, m.X, seed)
 		ay, ok2 := r.CurveOf(m.A, m.Y, seed)
 		bx, ok3 := r.CurveOf(m.B, bxk, seed)
@@ -100,6 +100,7 @@ func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Mat
 		if !ok1 || !ok2 || !ok3 || !ok4 {
 			continue
 		}
+		var d float64
 		if m.Envelope {
 			_, ahi := minMax(ax.Y)
 			_, bhi := minMax(bx.Y)
@@ -109,26 +110,22 @@ func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Mat
 			if !ok1 || !ok2 {
 				continue
 			}
-			d := ea - eb
-			c.Diffs = append(c.Diffs, d)
-			if test.Agrees(d) {
-				c.Seeds++
+			d = ea - eb
+		} else {
+			xb, yb := bx.Y[len(bx.Y)-1], by.Y[len(by.Y)-1]
+			ya, ok := InterpAt(ax.Y, ay.Y, xb)
+			if !ok {
+				lo, hi := minMax(ax.Y)
+				note := fmt.Sprintf("seed %d: no overlap (%s's %s spans %.3g…%.3g, %s ends at %.3g)", seed, m.A, m.X, lo, hi, m.B, xb)
+				if !m.FallbackFinal {
+					c.Notes = append(c.Notes, note+": left out")
+					continue
+				}
+				c.Notes = append(c.Notes, note+": "+m.A+"'s final point used")
+				ya = ay.Y[len(ay.Y)-1]
 			}
-			continue
+			d = ya - yb
 		}
-		xb, yb := bx.Y[len(bx.Y)-1], by.Y[len(by.Y)-1]
-		ya, ok := InterpAt(ax.Y, ay.Y, xb)
-		if !ok {
-			lo, hi := minMax(ax.Y)
-			note := fmt.Sprintf("seed %d: no overlap (%s's %s spans %.3g…%.3g, %s ends at %.3g)", seed, m.A, m.X, lo, hi, m.B, xb)
-			if !m.FallbackFinal {
-				c.Notes = append(c.Notes, note+": left out")
-				continue
-			}
-			c.Notes = append(c.Notes, note+": "+m.A+"'s final point used")
-			ya = ay.Y[len(ay.Y)-1]
-		}
-		d := ya - yb
 		c.Diffs = append(c.Diffs, d)
 		if test.Agrees(d) {
 			c.Seeds++

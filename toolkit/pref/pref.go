@@ -177,10 +177,15 @@ func PairWeights(policy, ref *lm.Model, beta float64, pairs []PairEx) ([]float64
 	}
 	out := make([]float64, len(pairs))
 	for i, p := range pairs {
-		out[i] = 1 / (1 + math.Exp(-(p.Offset - m[i])))
+		out[i] = PairWeight(m[i], p.Offset)
 	}
 	return out, nil
 }
+
+// PairWeight is one pair's gradient weight σ(offset − margin) from its margin β·Δ_θ against the
+// reference and its SPO offset (0 for DPO): the factor −∂L/∂z of the loss −log σ(z), z = margin −
+// offset.
+func PairWeight(margin, offset float64) float64 { return 1 / (1 + math.Exp(-(offset - margin))) }
 
 // LossValue is the DPO/SPO loss of one pair from its log-ratio margin, on the host (tests, tables).
 func LossValue(beta, margin, offset float64) float64 {

@@ -95,76 +95,24 @@ func PRMScorer(p *PRM) StepScorer {
 	}
 }
 
-// Beam runs step-level beam search for every prompt: from the current prefix the policy samples N
-// candidates, each up to and including the next tag (lm.SampleConfig.Stop), the scorer judges each,
-// and the best is appended; a question is done when the kept step contains the answer marker (the
-// answer's step) or the policy ended with EOS, or after MaxSteps. It returns each question's
-// completion and the number of tokens the policy generated in all.
+// Beam runs step-level beam search of width 1 for every prompt (WideBeam with M = N): from the
+// current prefix the policy samples N candidates, each up to and including the next tag
+// (lm.SampleConfig.Stop), the scorer judges each, and the best is appended; a question is done when
+// the kept step contains the answer marker (the answer's step) or the policy ended with EOS, or
+// after MaxSteps. It returns each question's completion and the number of tokens the policy
+// generated in all.
 func Beam(policy *lm.Model, tag, answerMarker int32, prompts [][]int32, score StepScorer, cfg BeamConfig) ([][]int32, int, error) {
 	if cfg.N < 1 || cfg.MaxSteps < 1 || cfg.MaxStepTokens < 1 {
 		return nil, 0, errors.New("prm: beam needs n, max_steps and max_step_tokens ≥ 1")
 	}
+	finished, tokens, err := WideBeam(policy, tag, answerMarker, prompts, score, WideBeamConfig{
+		N: cfg.N, M: cfg.N, MaxSteps: cfg.MaxSteps, MaxStepTokens: cfg.MaxStepTokens, Temperature: cfg.Temperature, Seed: cfg.Seed})
+	if err != nil {
+		return nil, 0, err
+	}
 	out := make([][]int32, len(prompts))
-	done := make([]bool, len(prompts))
-	tokens := 0
-	for depth := 0; depth < cfg.MaxSteps; depth++ {
-		var active []int
-		var inputs [][]int32
-		for i := range prompts {
-			if done[i] {
-				continue
-			}
-			active = append(active, i)
-			in := append(slices.Clone(prompts[i]), out[i]...)
-			for r := 0; r < cfg.N; r++ {
-				inputs = append(inputs, in)
-			}
-		}
-		if len(active) == 0 {
-			break
-		}
-		gens, err := policy.Sample(inputs, lm.SampleConfig{MaxNew: cfg.MaxStepTokens, Temperature: cfg.Temperature,
-			Seed: cfg.Seed*1_000_003 + uint64(depth), Stop: []int32{tag}})
-		if err != nil {
-			return nil, 0, err
-		}
-		var sp, sc [][]int32
-		var si []int
-		for n, g := range gens {
-			tokens += len(g.Tokens)
-			if g.Stopped { // a step that ends with its tag: the PRM can judge it
-				i := active[n/cfg.N]
-				sp = append(sp, prompts[i])
-				sc = append(sc, append(slices.Clone(out[i]), g.Tokens...))
-				si = append(si, n)
-			}
-		}
-		scores := make([]float64, len(gens))
-		for n := range scores {
-			scores[n] = -1 // untagged candidates (EOS or cut off) lose to any judged step
-		}
-		if len(sp) > 0 {
-			s, err := score(sp, sc)
-			if err != nil {
-				return nil, 0, err
-			}
-			for k, n := range si {
-				scores[n] = s[k]
-			}
-		}
-		for a, i := range active {
-			best := a * cfg.N
-			for n := a * cfg.N; n < (a+1)*cfg.N; n++ {
-				if scores[n] > scores[best] {
-					best = n
-				}
-			}
-			g := gens[best]
-			out[i] = append(out[i], g.Tokens...)
-			if g.Finished || slices.Contains(g.Tokens, answerMarker) || !g.Stopped {
-				done[i] = true
-			}
-		}
+	for i, f := range finished {
+		out[i] = f[0].Completion // width 1: the one beam each question keeps
 	}
 	return out, tokens, nil
 }
@@ -219,7 +167,7 @@ type sampleFunc func(inputs [][]int32, seed uint64) ([]lm.Generation, error)
 // are the next step's beams. Beams still open after MaxSteps are finished as they are. It returns
 // each question's finished beams, best first, and the number of tokens the policy generated; the
 // caller picks the answer (the best, or a PRM-weighted vote among them: WeightedVote). With M = N
-// the best finished beam is exactly Beam's completion.
+// it is Beam.
 func WideBeam(policy *lm.Model, tag, answerMarker int32, prompts [][]int32, score StepScorer, cfg WideBeamConfig) ([][]Candidate, int, error) {
 	return wideBeam(func(inputs [][]int32, seed uint64) ([]lm.Generation, error) {
 		return policy.Sample(inputs, lm.SampleConfig{MaxNew: cfg.MaxStepTokens, Temperature: cfg.Temperature, Seed: seed, Stop: []int32{tag}})

@@ -22,7 +22,7 @@ func pathKeys(m string) (harmless, helpful, safe string) {
 	switch {
 	case m == "dpo-1":
 		prefix = "round1/"
-	case len(m) >= 9 && m[:9] == "mixed-dpo":
+	case strings.HasPrefix(m, "mixed-dpo"):
 		prefix = "mixed/"
 	}
 	return prefix + "reward_2", prefix + "reward_1", prefix + "helpful_safe"
@@ -40,7 +40,7 @@ func pathKeys(m string) (harmless, helpful, safe string) {
 //     not its dip), and at the final step; the same at matched harmlessness for every λ of the
 //     sweep, and against mixed-data DPO (whose path starts at SFT);
 //   - the λ trade-off (largest λ against smallest at the final step), the sign diagnostic (spo-flip),
-//     and the mechanism: SPO weighs refusal pairs down against ordinary ones, naive DPO does not.
+//     and the mechanism: SPO weighs refusal pairs down against ordinary ones more than naive DPO does.
 //
 // Each claim names the room checks it needs (room.go); a claim whose check fails reads "untestable
 // here". The first two need none: they are the first link of the chain, measured from an SFT policy

@@ -1,12 +1,10 @@
 package spo
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image/color"
-	"math"
 	"slices"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
@@ -66,20 +64,13 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			return x, h
 		}
 	}
-	present := func(ms ...string) []string {
-		var out []string
-		for _, m := range ms {
-			if _, ok := res.Summary[m]; ok {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
-	lambdas := []string{"seq-dpo"}
-	for _, l := range append([]float64{cfg.Lambda}, cfg.Sweep...) {
+	// The round-2 methods by λ (0 is seq-dpo), then the flip.
+	ls := append([]float64{0, cfg.Lambda}, cfg.Sweep...)
+	slices.Sort(ls)
+	var lambdas []string
+	for _, l := range ls {
 		lambdas = append(lambdas, cfg.SPOName(l))
 	}
-	slices.SortFunc(lambdas[1:], func(a, b string) int { return cmp.Compare(lambdaOf(cfg, a), lambdaOf(cfg, b)) })
 	lambdas = append(lambdas, "spo-flip")
 	var mixed []string
 	for _, sh := range cfg.MixedShares {
@@ -92,12 +83,12 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		methods             []string
 	}{
 		{"front_helpful", "paths through (harmlessness, helpfulness): round 1, then round 2", "helpfulness: reward 1 (prompt letters covered)", 0,
-			present("dpo-1", "seq-dpo", "spo", "mixed-dpo")},
+			[]string{"dpo-1", "seq-dpo", "spo", "mixed-dpo"}},
 		{"front_safe", "paths through (harmlessness, safe helpfulness)", "safe prompt letters covered (helpful_safe)", 1,
-			present("dpo-1", "seq-dpo", "spo", "mixed-dpo")},
-		{"front_lambda", "round 2 at every λ (λ = 0 is seq-dpo; spo-flip is −λ)", "safe prompt letters covered (helpful_safe)", 1, present(lambdas...)},
+			[]string{"dpo-1", "seq-dpo", "spo", "mixed-dpo"}},
+		{"front_lambda", "round 2 at every λ (λ = 0 is seq-dpo; spo-flip is −λ)", "safe prompt letters covered (helpful_safe)", 1, lambdas},
 		{"front_mixed", "mixed-data DPO at each share of harmlessness pairs, from SFT", "helpfulness: reward 1 (prompt letters covered)", 0,
-			present(append(mixed, "seq-dpo", "spo")...)},
+			append(mixed, "seq-dpo", "spo")},
 	} {
 		f, err := exp.FrontierBy(res, fr.title, xl, fr.ylabel, fr.methods, keys(fr.y))
 		if err == nil {
@@ -109,7 +100,10 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	}
 	// The mechanism: mean gradient weight on refusal and on ordinary pairs along round 2.
 	var panels []plot.Panel
-	for _, m := range present("seq-dpo", "spo") {
+	for _, m := range []string{"seq-dpo", "spo"} {
+		if _, ok := res.Summary[m]; !ok {
+			continue
+		}
 		title := "naive sequential DPO (λ = 0)"
 		if m == "spo" {
 			title = fmt.Sprintf("SPO (λ = %g)", cfg.Lambda)
@@ -128,7 +122,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		return nil, err
 	}
 	// KL from π₁ and from SFT along round 2.
-	klm := present("seq-dpo", "spo", cfg.SPOName(2))
+	klm := []string{"seq-dpo", "spo", cfg.SPOName(2)}
 	f, err = plot.Panels("how far round 2 moves", "round-2 step", "KL (nats per response, Monte Carlo)", []plot.Panel{
 		{Title: "KL(π ‖ π₁)", Series: exp.CurveSeries(res, "round2/kl_pi1", klm)},
 		{Title: "KL(π ‖ π_SFT)", Series: exp.CurveSeries(res, "round2/kl_sft", klm)},
@@ -170,14 +164,4 @@ func renameSeries(res *exp.Result, spo, dpo []plot.Series) []plot.Series {
 		dpo[i].Color = exp.MethodColor(res, "seq-dpo")
 	}
 	return append(spo, dpo...)
-}
-
-// lambdaOf is the λ of a round-2 method name (0 for seq-dpo).
-func lambdaOf(cfg Config, m string) float64 {
-	for _, l := range append([]float64{0, cfg.Lambda, -cfg.Lambda}, cfg.Sweep...) {
-		if cfg.SPOName(l) == m {
-			return l
-		}
-	}
-	return math.NaN()
 }

@@ -36,7 +36,6 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -163,9 +162,6 @@ func (c Config) Validate() error {
 	if c.Lambda == 0 {
 		return fmt.Errorf("spo: lambda 0 is seq-dpo (give SPO's λ)")
 	}
-	if c.Flip && c.Lambda == 0 {
-		return fmt.Errorf("spo: flip with lambda 0 (−0 is 0: no diagnostic)")
-	}
 	seen := map[float64]bool{0: true, c.Lambda: true}
 	if c.Flip {
 		seen[-c.Lambda] = true
@@ -239,9 +235,6 @@ type setup struct {
 
 // Run is the experiment.
 func Run(opt exp.Options) (*exp.Result, error) {
-	if opt.Log == nil {
-		opt.Log = os.Stderr
-	}
 	return exp.RunSeeds("spo", opt, ConfigFor, Config.Validate, func(cfg Config, seed uint64, res *exp.Result) error {
 		return runSeed(cfg, seed, opt, res)
 	})
@@ -482,7 +475,7 @@ func (s *setup) weights(policy *lm.Model, lambda float64) (map[string]float64, e
 	var sum, cnt [2]float64
 	for i := range s.track {
 		margin := s.cfg.Round2.Beta * ((c[i] - s.refChosen[i]) - (r[i] - s.refRej[i]))
-		w := 1 / (1 + math.Exp(-(lambda*s.gap1[i] - margin)))
+		w := pref.PairWeight(margin, lambda*s.gap1[i])
 		k := 0
 		if s.refusal[i] {
 			k = 1
