@@ -9,13 +9,21 @@ import (
 
 // Record is one labelled trace as stored in JSONL: {"prompt": "3+4*2-5=", "completion": "7#4#9#;9#",
 // "labels": [1, 0.25, 0, 0], "gold": [true, true, false, false]} — one label per tag of the
-// completion (soft, in [0, 1]) and, optionally, the verifier's judgement of each tag (gold).
+// completion (soft, in [0, 1]) and, optionally, the verifier's judgement of each tag (gold) and where
+// the labels came from (Source).
 type Record struct {
 	Prompt     string    `json:"prompt"`
 	Completion string    `json:"completion"`
 	Labels     []float64 `json:"labels"`
 	Gold       []bool    `json:"gold,omitempty"`
+	Source     string    `json:"source,omitempty"`
 }
+
+// Sources of a record's labels: Monte-Carlo rollouts (MCLabels) or a step judge.
+const (
+	SourceMC    = "mc"
+	SourceJudge = "judge"
+)
 
 // WriteRecords writes records to path atomically.
 func WriteRecords(path string, recs []Record) error { return jsonl.Write(path, recs) }
@@ -30,6 +38,8 @@ func ReadRecords(path string, tag rune) ([]Record, error) {
 			return fmt.Errorf("field prompt: missing")
 		case r.Completion == "":
 			return fmt.Errorf("field completion: missing")
+		case r.Source != "" && r.Source != SourceMC && r.Source != SourceJudge:
+			return fmt.Errorf("field source: %q, want %q or %q", r.Source, SourceMC, SourceJudge)
 		}
 		tags := strings.Count(r.Completion, string(tag))
 		if len(r.Labels) != tags {

@@ -107,8 +107,10 @@ var Loss = lm.Loss{Name: "prm", Inputs: Inputs, Fn: func(c lm.Config, w *lm.View
 	bce := Neg(Add(Mul(y, logGood), Mul(OneMinus(y), logBad)))
 	loss := lm.MaskedMean(bce, mask)
 	p := Exp(logGood)
-	agree := Equal(GreaterThan(p, nn.ScalarLike(p, 0.5)), GreaterThan(y, nn.ScalarLike(y, 0.5)))
-	return loss, []*Node{lm.MaskedMean(ConvertDType(agree, p.DType()), mask), lm.MaskedMean(p, mask)}
+	// Agreement compared as 0/1 floats: the pure-Go engine has no Equal on booleans.
+	above := func(x *Node) *Node { return ConvertDType(GreaterThan(x, nn.ScalarLike(x, 0.5)), x.DType()) }
+	agree := ConvertDType(Equal(above(p), above(y)), p.DType())
+	return loss, []*Node{lm.MaskedMean(agree, mask), lm.MaskedMean(p, mask)}
 }}
 
 // FeatureLoss is Loss for a PRM that reads its policy (its inputs include FeatureInputs).

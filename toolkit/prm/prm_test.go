@@ -440,3 +440,28 @@ func TestIndependentPRMLearns(t *testing.T) {
 		t.Fatalf("scores %v for an even then an odd step", s[0])
 	}
 }
+
+// TestPickPairs: each prompt's best finished sample is paired against its worst when the gap
+// exceeds the threshold; cut-off samples are never picked; ties go to the first sample.
+func TestPickPairs(t *testing.T) {
+	// 3 prompts × 3 samples, sample r of prompt q at r·3 + q.
+	scores := []float64{
+		0.9, 0.5, 0.2, // r = 0
+		0.1, 0.5, 0.95, // r = 1
+		0.4, 0.45, 0.3, // r = 2
+	}
+	finished := []bool{true, true, true, true, true, false, true, true, true}
+	pairs, gaps := PickPairs(3, 3, finished, scores, 0.1)
+	// q0: best 0 (0.9), worst 3 (0.1). q1: all within 0.05 → none. q2: index 5 is cut off, so best 8
+	// (0.3)? no: finished are 2 (0.2) and 8 (0.3): gap 0.1, not above the threshold → none.
+	if len(pairs) != 1 || pairs[0] != [2]int{0, 3} || math.Abs(gaps[0]-0.8) > 1e-12 {
+		t.Fatalf("pairs %v gaps %v, want [[0 3]] [0.8]", pairs, gaps)
+	}
+	pairs, _ = PickPairs(3, 3, finished, scores, 0.05)
+	if len(pairs) != 2 || pairs[1] != [2]int{8, 2} {
+		t.Fatalf("threshold 0.05: pairs %v, want q2's (8, 2) second", pairs)
+	}
+	if p, _ := PickPairs(1, 2, []bool{true, true}, []float64{0.5, 0.5}, -1); len(p) != 1 || p[0] != [2]int{0, 0} {
+		t.Fatalf("ties: %v, want the first sample as both", p)
+	}
+}

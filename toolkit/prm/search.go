@@ -117,9 +117,6 @@ func Beam(policy *lm.Model, tag, answerMarker int32, prompts [][]int32, score St
 	return out, tokens, nil
 }
 
-// SearchMethods are the inference-time search methods, in table order.
-var SearchMethods = []string{"majority", "bon", "weighted", "beam"}
-
 // WideBeamConfig configures width-k step-level beam search (search-and-learn's beam search for
 // test-time compute): per question N candidate steps are sampled at every step, from N/M kept
 // beams expanded M ways each; the N/M best-scored candidates survive. M = N is a beam of width 1

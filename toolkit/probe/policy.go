@@ -60,6 +60,10 @@ type Draw struct {
 	Noise       float64 `json:"noise,omitempty"`
 	NoiseSeed   uint64  `json:"noise_seed,omitempty"`
 	NoiseStream uint64  `json:"noise_stream,omitempty"`
+	// Carry > 0 (task arith_tagged): the demonstrations also carry systematic carry/borrow slips
+	// with this probability (Problem.SlippedTaggedCompletion with arith.Slips{Uniform: Noise,
+	// Carry: Carry}, the same generator).
+	Carry float64 `json:"carry,omitempty"`
 	// Responses: the demonstrations of a prefs_train draw are Prefs.Response draws from
 	// rand.NewPCG(ResponseSeed, ResponseStream), one per prompt in order.
 	ResponseSeed   uint64 `json:"response_seed,omitempty"`
@@ -233,8 +237,8 @@ func (p *Provenance) ArithExamples(name string) ([]lm.Example, error) {
 		out := make([]lm.Example, len(s.Problems))
 		for i, pr := range s.Problems {
 			text := pr.TaggedCompletion()
-			if d.Noise > 0 {
-				text = pr.NoisyTaggedCompletion(r, d.Noise)
+			if d.Noise > 0 || d.Carry > 0 {
+				text = pr.SlippedTaggedCompletion(r, arith.Slips{Uniform: d.Noise, Carry: d.Carry})
 			}
 			c, err := s.Tok.Encode(text)
 			if err != nil {

@@ -7,26 +7,28 @@ import (
 )
 
 // Claims checks the paper's claims (§3.2) per seed with paired intervals: step&answer PRM pairs beat
-// outcome pairs and answer-only PRM pairs (one-sample accuracy mean@16 after the last round: greedy
-// accuracy sits near its ceiling on some seeds; greedy is checked too); best-of-16 at step
-// weight 0.2 beats both 0 and 1; PRM beam search beats majority voting at the largest N; PRM-DPO
-// shortens the chain in its first round.
+// outcome pairs and answer-only PRM pairs, on whole-chain correctness and on answer accuracy (one
+// sample, mean@16, after the last round; greedy answer accuracy too); best-of-16 at step weight 0.2
+// beats both 0 and 1; PRM best-of-N, PRM-weighted vote and the width-k PRM beam beat majority voting
+// at N = 16 and at the largest N, with a gap that grows from N = 4; PRM-DPO shortens the chain in its
+// first round.
 //
 // Each claim names the room checks it needs (room.go): the step-aware comparisons need right
 // answers reached through wrong steps; greedy and one-sample gains need SFT below its ceiling;
-// rankings of the same samples need the oracle above them; the chain-length claims need chains
-// whose length the problem does not fix. Whether the trained PRM differs from the policy's own
-// step confidence is itself a claim here (bon16(w=0.2) − bon16(self)), so it is not also a check.
+// rankings of the same samples need the oracle above them; PRM search above voting needs the oracle
+// above voting and a PRM that ranks steps better than the policy's own step probability (issue 35:
+// "search above majority only if the independent PRM beats the policy's own score"); the
+// chain-length claims need chains whose length the problem does not fix.
 func Claims(res *exp.Result) []exp.Claim {
 	diff, pair := res.Check, res.Diff
 	pos, neg := exp.Positive, exp.Negative
 	nMax := 0
-	for _, r := range res.RunsOf("beam") {
+	for _, r := range res.RunsOf("majority") {
 		for _, x := range r.Curves["acc_vs_n"].X {
 			nMax = max(nMax, int(x))
 		}
 	}
-	at := fmt.Sprintf("acc_n%d", nMax)
+	acc := func(n int) string { return fmt.Sprintf("acc_n%d", n) }
 	w := func(v float64) string { return fmt.Sprintf("bon_w%g", v) }
 	round1 := func(m string) exp.PerSeed {
 		return func(seed uint64) (float64, bool) {
@@ -38,17 +40,42 @@ func Claims(res *exp.Result) []exp.Claim {
 			return 0, false
 		}
 	}
-	return []exp.Claim{
-		diff("step&answer PRM pairs beat outcome pairs (one-sample accuracy)", "mean@16(dpo-step-answer) − mean@16(dpo-outcome)", pos, pair("dpo-step-answer", "accuracy_mean16", "dpo-outcome", "accuracy_mean16")).Needs(roomWrongStep),
-		diff("step&answer PRM pairs beat answer-only PRM pairs", "mean@16(dpo-step-answer) − mean@16(dpo-answer)", pos, pair("dpo-step-answer", "accuracy_mean16", "dpo-answer", "accuracy_mean16")).Needs(roomWrongStep),
+	// gain is method m's accuracy at N minus majority voting's on the same question set.
+	gain := func(m string, n int) exp.PerSeed { return pair(m, acc(n), "majority", acc(n)) }
+	claims := []exp.Claim{
+		diff("step&answer PRM pairs beat outcome pairs on whole-chain correctness", "chain@16(dpo-step-answer) − chain@16(dpo-outcome)", pos,
+			pair("dpo-step-answer", "chain_accuracy_mean16", "dpo-outcome", "chain_accuracy_mean16")).Needs(roomWrongStep),
+		diff("step&answer PRM pairs beat outcome pairs on answer accuracy", "mean@16(dpo-step-answer) − mean@16(dpo-outcome)", pos,
+			pair("dpo-step-answer", "accuracy_mean16", "dpo-outcome", "accuracy_mean16")).Needs(roomWrongStep),
+		diff("step&answer PRM pairs beat answer-only PRM pairs on whole-chain correctness", "chain@16(dpo-step-answer) − chain@16(dpo-answer)", pos,
+			pair("dpo-step-answer", "chain_accuracy_mean16", "dpo-answer", "chain_accuracy_mean16")).Needs(roomWrongStep),
+		diff("step&answer PRM pairs beat answer-only PRM pairs on answer accuracy", "mean@16(dpo-step-answer) − mean@16(dpo-answer)", pos,
+			pair("dpo-step-answer", "accuracy_mean16", "dpo-answer", "accuracy_mean16")).Needs(roomWrongStep),
+		diff("step&answer PRM pairs beat outcome pairs (greedy answer accuracy)", "acc(dpo-step-answer) − acc(dpo-outcome)", pos,
+			pair("dpo-step-answer", "accuracy", "dpo-outcome", "accuracy")).Needs(roomWrongStep, roomGreedy),
 		diff("step&answer PRM DPO beats SFT", "mean@16(dpo-step-answer) − mean@16(sft)", pos, pair("dpo-step-answer", "accuracy_mean16", "sft", "accuracy_mean16")).Needs(roomSample),
-		diff("step&answer PRM pairs beat outcome pairs (greedy accuracy)", "acc(dpo-step-answer) − acc(dpo-outcome)", pos, pair("dpo-step-answer", "accuracy", "dpo-outcome", "accuracy")).Needs(roomWrongStep, roomGreedy),
 		diff("best-of-16 at step weight 0.2 beats weight 0 (answer only)", "bon16(w=0.2) − bon16(w=0)", pos, pair("step-weight", w(0.2), "step-weight", w(0))).Needs(roomWrongStep, roomRanking),
 		diff("best-of-16 at step weight 0.2 beats weight 1 (steps only)", "bon16(w=0.2) − bon16(w=1)", pos, pair("step-weight", w(0.2), "step-weight", w(1))).Needs(roomWrongStep, roomRanking),
 		diff("the trained PRM's best-of-16 beats the policy's own step confidence", "bon16(w=0.2) − bon16(policy's lowest step log-probability)", pos, pair("step-weight", w(0.2), "step-weight", "self_bon")).Needs(roomRanking),
-		diff(fmt.Sprintf("PRM beam search beats majority voting at N = %d", nMax), fmt.Sprintf("beam@%d − majority@%d", nMax, nMax), pos, pair("beam", at, "majority", at)).Needs(roomVoting),
-		diff(fmt.Sprintf("PRM best-of-N beats majority voting at N = %d", nMax), fmt.Sprintf("bon@%d − majority@%d", nMax, nMax), pos, pair("bon", at, "majority", at)).Needs(roomVoting),
+	}
+	ns := []int{16}
+	if nMax != 16 {
+		ns = append(ns, nMax)
+	}
+	for _, m := range []struct{ name, text string }{{"bon", "PRM best-of-N"}, {"weighted", "PRM-weighted voting"}, {"beam", "width-k PRM beam search"}} {
+		for _, n := range ns {
+			claims = append(claims, diff(fmt.Sprintf("%s beats majority voting at N = %d", m.text, n), fmt.Sprintf("%s@%d − majority@%d", m.name, n, n), pos,
+				gain(m.name, n)).Needs(roomVoting, roomPRM))
+		}
+		claims = append(claims, diff(fmt.Sprintf("%s's gain over majority voting grows from N = 4 to N = %d", m.text, nMax),
+			fmt.Sprintf("(%s − majority)@%d − (%s − majority)@4", m.name, nMax, m.name), pos, func(seed uint64) (float64, bool) {
+				hi, ok1 := gain(m.name, nMax)(seed)
+				lo, ok2 := gain(m.name, 4)(seed)
+				return hi - lo, ok1 && ok2
+			}).Needs(roomVoting, roomPRM))
+	}
+	return append(claims,
 		diff("PRM-DPO (step&answer) shortens the chain in round 1", "chain length after round 1 − before (dpo-step-answer)", neg, round1("dpo-step-answer")).Needs(roomLength),
 		diff("outcome DPO does not shorten the chain in round 1", "chain length after round 1 − before (dpo-outcome)", exp.AtLeast(0), round1("dpo-outcome")).Needs(roomLength),
-	}
+	)
 }

@@ -2,19 +2,27 @@
 // DPO and inference-time search on the tiny LM (shared/papers §3, CoS; a text-only stand-in for the
 // paper's VLMs).
 //
-// Per seed: a policy is SFT-trained on tagged traces ("7#4#9#;9#": every step closed by a tag, then
-// the answer and a last tag) in which each step slips with probability SFTNoise; the PRM (the SFT
-// policy's trunk plus a 2-way head read at tags) is trained with BCE on Monte-Carlo labels of the
-// policy's own traces (k rollouts from each step prefix); then
+// The task (issue 35) leaves room for steps: the answer is the chain's last sub-result mod 4, so a
+// wrong chain often ends at the right answer (as on CoS's multiple-choice benchmarks), and the SFT
+// demonstrations carry systematic carry/borrow slips beside uniform ones, errors the policy learns as
+// a rule and repeats, so a vote does not wash them out. Per seed: a policy is SFT-trained on tagged
+// traces ("7#4#9#;1#": every step closed by a tag, then the answer and a last tag); an independent
+// PRM (a trunk of its own, twice the policy's width, reading no policy features) is trained with BCE
+// on hard step labels of the policy's own traces — half by 16 Monte-Carlo rollouts from each step
+// prefix (Math-Shepherd), half by a step judge (the verifier, standing in for CoS's GPT-4o-judged
+// half); the earlier PRM (a head on the policy's trunk reading its step log-probabilities) is
+// trained on the same labels as the ablation "prm-selfconf". Then
 //
 //	dpo-outcome      3 rounds of DPO+RPO, pairs chosen by the verifier's answer check
 //	dpo-answer       … by the PRM's answer score (step weight 0)
 //	dpo-step-answer  … by w·mean(step scores) + (1 − w)·answer score, w = 0.2 (CoS)
 //
-// and, with the SFT policy, inference-time search at N = 1…32: majority vote, PRM best-of-N,
-// PRM-weighted vote and PRM step-level beam search, plus best-of-16 against the step weight. The
-// paper's claims: step&answer rewards beat outcome and answer-only rewards; best-of-N peaks near a
-// step weight of 0.2; PRM beam search beats majority voting as N grows; PRM-DPO first shortens chains.
+// (the loop itself is prm.Iterate) and, with the SFT policy, inference-time search at N = 1…32:
+// majority vote, PRM best-of-N, PRM-weighted vote, width-k PRM beam search (search-and-learn: N/4
+// beams expanded 4 ways, a PRM-weighted vote among the survivors), the width-1 step search, and
+// pass@N (the oracle), plus best-of-16 against the step weight. The paper's claims: step&answer
+// rewards beat outcome and answer-only rewards; best-of-N peaks near a step weight of 0.2; PRM search
+// beats majority voting as N grows; PRM-DPO first shortens chains.
 package cos
 
 import (
@@ -34,7 +42,6 @@ import (
 	"github.com/paperlab/paperlab/toolkit/pref"
 	"github.com/paperlab/paperlab/toolkit/prm"
 	"github.com/paperlab/paperlab/toolkit/probe"
-	"github.com/paperlab/paperlab/toolkit/stats"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
@@ -42,30 +49,43 @@ import (
 type Config struct {
 	Model lm.Config    `json:"model"`
 	Data  arith.Config `json:"data"`
-	// SFT on SFTSize tagged demonstrations whose steps slip with probability SFTNoise (later steps
-	// continue from the slip, so the answer is wrong).
+	// SFT on SFTSize tagged demonstrations: each step slips to a uniformly drawn wrong value with
+	// probability SFTNoise, and a step with a carry or borrow is written one off with probability
+	// SFTCarry (arith.Slips: a systematic error); later steps continue from the written value.
 	SFTSize  int          `json:"sft_size"`
 	SFTNoise float64      `json:"sft_noise"`
+	SFTCarry float64      `json:"sft_carry"`
 	SFT      lm.SFTConfig `json:"sft"`
 	MaxNew   int          `json:"max_new"`
-	// PRM data: PRMSamples policy traces of each of PRMPrompts prompts, every step labelled by
-	// MCRollouts rollouts (Math-Shepherd); Labels "hard" (good when any rollout reaches the answer,
-	// Math-Shepherd's hard estimate; on seed 1 its PRM ranked held-out steps with AUC 0.735 against
-	// 0.607 for soft labels) or "soft" (the fraction that does) [UNVERIFIED: the paper's binarisation].
-	PRMPrompts int    `json:"prm_prompts"`
-	PRMSamples int    `json:"prm_samples"`
-	MCRollouts int    `json:"mc_rollouts"`
-	Labels     string `json:"labels"`
-	// PRMReadsPolicy: the PRM head also reads the SFT policy's log-probability of each step and its
-	// running minimum (prm.New); false is the plain trunk-and-head PRM. [UNVERIFIED: the paper's PRM
-	// is a fine-tuned VLM; at this scale the plain head stayed near chance within a question.]
-	PRMReadsPolicy bool            `json:"prm_reads_policy"`
-	PRM            prm.TrainConfig `json:"prm"`
-	// Iterative DPO: Rounds rounds; each samples DPOSamples traces of each of DPOPrompts prompts from
-	// the current policy, takes the best and the worst by the method's score as chosen and rejected,
-	// and keeps the pair when their gap exceeds GapThreshold [UNVERIFIED: t]. Ref is "sft" (every
-	// round against the SFT model, the note's "policy and reference from SFT") or "previous" (the
-	// previous round's policy) [UNVERIFIED].
+	// PRM data: PRMSamples policy traces of each of PRMPrompts prompts. A JudgeShare of them get their
+	// step labels from a step judge (the verifier's step check: CoS's ~100k GPT-4o-judged traces
+	// [UNVERIFIED: our judge is exact, GPT-4o is not]); the rest by MCRollouts Monte-Carlo rollouts
+	// from each step prefix (Math-Shepherd), Labels "hard" (good when any rollout reaches the answer,
+	// the authors' hard labels) or "soft" (the fraction that does; the default, a named deviation:
+	// with 4 possible answers a rollout from a wrong prefix lands on the right one by luck, so "any of
+	// 16" marks most wrong steps good — see settings.go for the seed-1 numbers).
+	PRMPrompts int     `json:"prm_prompts"`
+	PRMSamples int     `json:"prm_samples"`
+	MCRollouts int     `json:"mc_rollouts"`
+	Labels     string  `json:"labels"`
+	JudgeShare float64 `json:"judge_share"`
+	// PRMModel is the independent PRM's own trunk (the policy's tokenizer and renderer). PRMPretrain
+	// first teaches that trunk the task's language by next-token prediction on the SFT prompts' gold
+	// (unslipped) tagged chains — a stand-in for CoS's pretrained backbone, which can do arithmetic
+	// before it sees a step label [UNVERIFIED: PaperLab's choice; Steps 0 starts from scratch]; PRM is
+	// then its BCE training on the step labels.
+	PRMModel    lm.Config       `json:"prm_model"`
+	PRMPretrain lm.SFTConfig    `json:"prm_pretrain"`
+	PRM         prm.TrainConfig `json:"prm"`
+	// SelfConf trains the ablation "prm-selfconf" on the same labels: a head on the SFT policy's trunk
+	// that also reads the policy's step log-probability and its running minimum (prm.New with
+	// readPolicy, the PRM of issues 16–34). Steps 0 skips it.
+	SelfConf prm.TrainConfig `json:"selfconf"`
+	// Iterative DPO (prm.Iterate): Rounds rounds; each samples DPOSamples traces of each of
+	// DPOPrompts prompts from the current policy, takes the best and the worst by the method's score
+	// as chosen and rejected, and keeps the pair when their gap exceeds GapThreshold [UNVERIFIED: t].
+	// Ref is "sft" (every round against the SFT model, the note's "policy and reference from SFT") or
+	// "previous" (the previous round's policy) [UNVERIFIED].
 	Rounds       int              `json:"rounds"`
 	DPOPrompts   int              `json:"dpo_prompts"`
 	DPOSamples   int              `json:"dpo_samples"`
@@ -78,11 +98,13 @@ type Config struct {
 	Aggregation string    `json:"aggregation"`
 	WeightSweep []float64 `json:"weight_sweep"`
 	// Held-out evaluation: greedy and mean@EvalSamples on EvalPrompts prompts; search on the first
-	// SearchPrompts of them at every N of SearchN.
+	// SearchPrompts of them at every N of SearchN. The width-k beam expands each kept beam BeamExpand
+	// ways (search-and-learn's M; N/M beams are kept, width 1 where N ≤ M).
 	EvalPrompts   int   `json:"eval_prompts"`
 	EvalSamples   int   `json:"eval_samples"`
 	SearchPrompts int   `json:"search_prompts"`
 	SearchN       []int `json:"search_n"`
+	BeamExpand    int   `json:"beam_expand"`
 	Bins          int   `json:"bins"`
 }
 
@@ -92,6 +114,18 @@ var Methods = []struct {
 	Name   string
 	Weight float64
 }{{"dpo-outcome", -1}, {"dpo-answer", 0}, {"dpo-step-answer", 0.2}}
+
+// SearchMethods are the search runs, in figure order: majority vote, PRM best-of-N, PRM-weighted
+// vote, width-k beam, width-1 step search, the prm-selfconf ablation's best-of-N, and pass@N.
+var SearchMethods = []string{"majority", "bon", "weighted", "beam", "step-search", "bon-selfconf", "pass"}
+
+// ExactTask is the task of issues 16–34 as a named variant of a configuration: the answer is the
+// last sub-result itself and the SFT demonstrations slip uniformly (probability 0.2) only, so a right
+// answer almost never follows a wrong step (1.5 % of seed 1's traces) and a vote washes slips out.
+func ExactTask(c Config) Config {
+	c.Data.AnswerMod, c.SFTNoise, c.SFTCarry = 0, 0.2, 0
+	return c
+}
 
 // ConfigFor returns the configuration at a scale.
 func ConfigFor(s exp.Scale) Config {
@@ -105,38 +139,53 @@ func ConfigFor(s exp.Scale) Config {
 	// sub-result can never be mended by a later step. With '*' (mod 10) a later ×0 or ×5 often erases
 	// a slip, Monte-Carlo labels then call steps that lead to 0 "good", and the first PRM learned to
 	// prefer zeros: best-of-32 picked "0#0#;0#"-like traces and fell below one random sample.
+	// Answers mod 4 (issue 35): a wrong chain lands on the right answer often enough for step scores
+	// to matter. Mod 2 was probed first (seed 1): the policy learned a parity shortcut (answer 0.69,
+	// whole chains 0.02); mod 4 with carry slips 0.5 and uniform slips 0.1 gave one-sample answer
+	// accuracy 0.40, whole chains 0.23, and a wrong step in 41 % of right-answer traces.
 	data := arith.Default()
-	data.UnderdeterminedFrac, data.Ops = 0, "+-"
+	data.UnderdeterminedFrac, data.Ops, data.AnswerMod = 0, "+-", 4
 	// SFT at 1e-3: at 3e-3 (capo's rate) the policy learned the +/− task on one seed of three
 	// (greedy 0.42 / 0.10 / 0.22); at 1e-3 a probe of SFT alone gave 0.97 / 0.66 / 0.53.
 	sftOpt := lm.DefaultOpt(1e-3)
 	sftOpt.WarmupSteps, sftOpt.TotalSteps, sftOpt.MinLRFrac, sftOpt.ClipNorm = 150, 3000, 0.1, 1
-	// PRM at 3e-3: the head's policy-feature weights start near 0 and Adam moves them about lr per
-	// step (seed-1 probe, 800 steps: within-question AUC of the trace score 0.90 / 0.95 / 0.97 and
-	// best-of-16 0.75 / 0.90 / 0.97 at 3e-4 / 1e-3 / 3e-3).
-	prmOpt := lm.DefaultOpt(3e-3)
-	prmOpt.WarmupSteps, prmOpt.TotalSteps, prmOpt.MinLRFrac, prmOpt.ClipNorm = 40, 800, 0.1, 1
+	// The independent PRM: the policy's shape, its own weights, pretrained on gold chains as the policy
+	// is trained on slipped ones (same rate and schedule), then 1,000 BCE steps. A first seed-1 run
+	// trained a trunk twice as wide from scratch for 2,000 BCE steps: its step AUC was 0.81 against
+	// 0.87 for the policy's own lowest step probability, and its best-of-32 (0.23) fell below one
+	// random sample (0.40). [UNVERIFIED] PaperLab's choice: CoS fine-tunes a pretrained 38B VLM.
+	prmModel := model
+	prmOpt := lm.DefaultOpt(1e-3)
+	prmOpt.WarmupSteps, prmOpt.TotalSteps, prmOpt.MinLRFrac, prmOpt.ClipNorm = 50, 1000, 0.1, 1
+	// prm-selfconf at 3e-3: the head's policy-feature weights start near 0 and Adam moves them about
+	// lr per step (seed-1 probe, 800 steps: within-question AUC of the trace score 0.90 / 0.95 / 0.97
+	// and best-of-16 0.75 / 0.90 / 0.97 at 3e-4 / 1e-3 / 3e-3).
+	selfOpt := lm.DefaultOpt(3e-3)
+	selfOpt.WarmupSteps, selfOpt.TotalSteps, selfOpt.MinLRFrac, selfOpt.ClipNorm = 40, 800, 0.1, 1
 	roundOpt := lm.DefaultOpt(2e-4)
 	roundOpt.ClipNorm = 1
 	c := Config{
 		Model: model, Data: data,
-		SFTSize: 8000, SFTNoise: 0.2, SFT: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, MaxNew: 12,
-		PRMPrompts: 2000, PRMSamples: 2, MCRollouts: 8, Labels: "hard", PRMReadsPolicy: true,
-		PRM:    prm.TrainConfig{Steps: 800, BatchSize: 64, Opt: prmOpt},
-		Rounds: 3, DPOPrompts: 400, DPOSamples: 16, GapThreshold: 0.1, Ref: "sft",
+		SFTSize: 8000, SFTNoise: 0.1, SFTCarry: 0.5, SFT: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, MaxNew: 12,
+		PRMPrompts: 10000, PRMSamples: 1, MCRollouts: 16, Labels: "soft", JudgeShare: 0.5,
+		PRMModel: prmModel, PRMPretrain: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, PRM: prm.TrainConfig{Steps: 1000, BatchSize: 64, Opt: prmOpt},
+		SelfConf: prm.TrainConfig{Steps: 800, BatchSize: 64, Opt: selfOpt},
+		Rounds:   3, DPOPrompts: 400, DPOSamples: 16, GapThreshold: 0.1, Ref: "sft",
 		// 25 steps of 32 pairs a round: about two epochs of round 1's ~400 pairs. At 120 steps (ten
 		// epochs) outcome DPO overfit its pairs: seed 1's greedy accuracy fell from 0.973 to 0.517.
 		Round:      pref.TrainConfig{Beta: 0.1, Steps: 25, BatchSize: 32, Opt: roundOpt, RPOAlpha: 1},
 		StepWeight: 0.2, Aggregation: "mean", WeightSweep: []float64{0, 0.1, 0.2, 0.5, 0.8, 1},
-		EvalPrompts: 300, EvalSamples: 16, SearchPrompts: 150, SearchN: []int{1, 2, 4, 8, 16, 32}, Bins: 10,
+		EvalPrompts: 300, EvalSamples: 16, SearchPrompts: 150, SearchN: []int{1, 2, 4, 8, 16, 32}, BeamExpand: 4, Bins: 10,
 	}
 	if s == exp.Smoke {
 		// 120 steps at 3e-3: enough for the smoke policy to write whole tagged traces to label.
 		c.SFTSize, c.SFT.Steps, c.SFT.Opt.TotalSteps, c.SFT.Opt.WarmupSteps, c.SFT.Opt.LR = 1000, 120, 120, 6, 3e-3
 		c.PRMPrompts, c.PRMSamples, c.MCRollouts = 40, 1, 4
+		c.PRMPretrain = c.SFT
 		c.PRM.Steps, c.PRM.Opt.TotalSteps, c.PRM.Opt.WarmupSteps = 10, 10, 2
+		c.SelfConf.Steps, c.SelfConf.Opt.TotalSteps, c.SelfConf.Opt.WarmupSteps = 10, 10, 2
 		c.Rounds, c.DPOPrompts, c.DPOSamples, c.Round.Steps = 2, 24, 4, 4
-		c.EvalPrompts, c.EvalSamples, c.SearchPrompts, c.SearchN = 24, 4, 12, []int{1, 2, 4}
+		c.EvalPrompts, c.EvalSamples, c.SearchPrompts, c.SearchN = 24, 4, 12, []int{1, 2, 4, 8}
 	}
 	return c
 }
@@ -157,9 +206,11 @@ type setup struct {
 	opt         exp.Options
 	tok         *lm.Tokenizer
 	tag, marker int32
+	train       *lmtask.Set // the SFT prompts
 	eval, dpo   *lmtask.Set
 	sft         *lm.Model
-	prm         *prm.PRM
+	prm         *prm.PRM // the independent PRM
+	selfconf    *prm.PRM // the prm-selfconf ablation (nil when SelfConf.Steps is 0)
 	res         *exp.Result
 }
 
@@ -169,11 +220,13 @@ type setup struct {
 func VisionConfigFor(s exp.Scale) Config {
 	c := ConfigFor(s)
 	c.Model.Renderer, c.Model.Pixels = lmtask.GlyphRenderer, arith.GlyphPixels
+	c.PRMModel.Renderer, c.PRMModel.Pixels = lmtask.GlyphRenderer, arith.GlyphPixels
 	if s == exp.Default {
 		// Twice the text variant's SFT: reading digits from pixels is learned only through the
 		// arithmetic loss, and a seed-1 probe's loss was still 0.57 at 3,000 steps (text: 0.22 by
 		// 1,600), 0.31 at 6,000.
 		c.SFT.Steps, c.SFT.Opt.TotalSteps = 6000, 6000
+		c.PRMPretrain = c.SFT
 	}
 	return c
 }
@@ -204,8 +257,15 @@ func (c Config) Validate() error {
 	if _, err := prm.Aggregate([]float64{1}, c.Aggregation); err != nil {
 		return err
 	}
-	if len(c.SearchN) == 0 || c.Rounds < 1 || c.DPOSamples < 2 || c.EvalSamples < 1 {
-		return fmt.Errorf("cos: search_n, rounds ≥ 1, dpo_samples ≥ 2 and eval_samples ≥ 1 are needed")
+	if len(c.SearchN) == 0 || c.Rounds < 1 || c.DPOSamples < 2 || c.EvalSamples < 1 || c.BeamExpand < 1 {
+		return fmt.Errorf("cos: search_n, rounds ≥ 1, dpo_samples ≥ 2, eval_samples ≥ 1 and beam_expand ≥ 1 are needed")
+	}
+	if c.JudgeShare < 0 || c.JudgeShare > 1 {
+		return fmt.Errorf("cos: judge_share = %v, want a share in [0, 1]", c.JudgeShare)
+	}
+	if c.PRMModel.Vocab != c.Model.Vocab || c.PRMModel.Renderer != c.Model.Renderer {
+		return fmt.Errorf("cos: prm_model reads vocab %d and renderer %q, the policy %d and %q: the PRM reads the policy's inputs",
+			c.PRMModel.Vocab, c.PRMModel.Renderer, c.Model.Vocab, c.Model.Renderer)
 	}
 	return nil
 }
@@ -219,6 +279,7 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	if err != nil {
 		return err
 	}
+	s.train = train
 	if s.eval, err = lmtask.Generate(tok, cfg.Data, seed+20_000, cfg.EvalPrompts, train.PromptSet()); err != nil {
 		return err
 	}
@@ -233,7 +294,7 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	r := rand.New(rand.NewPCG(seed, sftStream))
 	demos := make([]lm.Example, len(train.Problems))
 	for i, p := range train.Problems {
-		c, err := tok.Encode(p.NoisyTaggedCompletion(r, cfg.SFTNoise))
+		c, err := tok.Encode(p.SlippedTaggedCompletion(r, arith.Slips{Uniform: cfg.SFTNoise, Carry: cfg.SFTCarry}))
 		if err != nil {
 			return err
 		}
@@ -258,26 +319,38 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	}
 	// The PRM, from Monte-Carlo labels of the SFT policy's own traces.
 	t1 := time.Now()
-	prmRun, err := s.trainPRM(prmSet)
+	prmRuns, err := s.trainPRM(prmSet)
 	if err != nil {
 		return fmt.Errorf("prm: %w", err)
 	}
 	defer s.prm.Close()
+	if s.selfconf != nil {
+		defer s.selfconf.Close()
+	}
 	res.Timing["prm"] += time.Since(t1).Seconds()
-	// Held-out: the SFT policy, the PRM on gold step labels.
+	// Held-out: the SFT policy, the PRMs on gold step labels.
 	t2 := time.Now()
 	sftFinal, err := s.evaluate(s.sft, seed)
 	if err != nil {
 		return err
 	}
 	res.Runs = append(res.Runs, exp.Run{Method: "sft", Seed: seed, Final: sftFinal, Curves: map[string]exp.Curve{}})
-	if err := s.judgePRM(&prmRun); err != nil {
-		return err
+	for i, p := range []*prm.PRM{s.prm, s.selfconf} {
+		if p == nil {
+			continue
+		}
+		if err := s.judgePRM(p, &prmRuns[i]); err != nil {
+			return err
+		}
+		res.Runs = append(res.Runs, prmRuns[i])
 	}
-	res.Runs = append(res.Runs, prmRun)
-	fmt.Fprintf(opt.Log, "seed %d sft: greedy %.3f mean@%d %.3f chain %.2f tokens, traces with a wrong step %.3f; prm step accuracy %.3f AUC %.3f\n",
-		seed, sftFinal["accuracy"], cfg.EvalSamples, sftFinal["accuracy_mean16"], sftFinal["chain_length"], sftFinal["step_error_rate"],
-		prmRun.Final["step_accuracy"], prmRun.Final["step_auc"])
+	fmt.Fprintf(opt.Log, "seed %d sft: greedy %.3f (whole chain %.3f) mean@%d %.3f (whole chain %.3f), chain %.2f tokens; prm step AUC %.3f, policy's own lowest step probability %.3f",
+		seed, sftFinal["accuracy"], sftFinal["chain_accuracy"], cfg.EvalSamples, sftFinal["accuracy_mean16"], sftFinal["chain_accuracy_mean16"], sftFinal["chain_length"],
+		prmRuns[0].Final["step_auc"], prmRuns[0].Final["self_step_auc"])
+	if s.selfconf != nil {
+		fmt.Fprintf(opt.Log, ", prm-selfconf %.3f", prmRuns[1].Final["step_auc"])
+	}
+	fmt.Fprintln(opt.Log)
 	// Inference-time search with the SFT policy.
 	if err := s.search(); err != nil {
 		return fmt.Errorf("search: %w", err)
@@ -303,14 +376,15 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 func (s *setup) judge(p arith.Problem, g lm.Generation) arith.TaggedVerdict {
 	if !g.Finished {
 		v := arith.VerifyTagged(p, s.tok.Decode(g.Tokens))
-		v.Parsed, v.Correct = false, false
+		v.Parsed, v.Correct, v.ChainCorrect = false, false, false
 		return v
 	}
 	return arith.VerifyTagged(p, s.tok.Decode(g.Tokens))
 }
 
 // evaluate measures a policy on the held-out set: greedy accuracy ("accuracy"), the accuracy of one
-// sample ("accuracy_mean16", over EvalSamples samples per prompt), the mean completion length in
+// sample ("accuracy_mean16", over EvalSamples samples per prompt), the same for whole chains (the
+// answer and every step right: "chain_accuracy", "chain_accuracy_mean16"), the mean completion length in
 // tokens ("chain_length", EOS excluded) and steps written ("steps_written") of the samples, and the
 // fraction of parsed samples with a wrong step ("step_error_rate").
 func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
@@ -324,17 +398,16 @@ func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
 		return nil, err
 	}
 	n := len(set.Problems)
-	var right, sampled, length, steps, parsed, wrongStep float64
+	var right, rightChain, sampled, sampledChain, length, steps, parsed, wrongStep float64
 	for i, g := range greedy {
-		if s.judge(set.Problems[i], g).Correct {
-			right++
-		}
+		v := s.judge(set.Problems[i], g)
+		right += float64(boolInt(v.Correct))
+		rightChain += float64(boolInt(v.ChainCorrect))
 	}
 	for i, g := range gens {
 		v := s.judge(set.Problems[i%n], g)
-		if v.Correct {
-			sampled++
-		}
+		sampled += float64(boolInt(v.Correct))
+		sampledChain += float64(boolInt(v.ChainCorrect))
 		length += float64(len(g.Tokens) - boolInt(g.Finished))
 		steps += float64(len(v.Steps))
 		if v.Parsed {
@@ -346,6 +419,7 @@ func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
 	}
 	out := map[string]float64{
 		"accuracy": right / float64(n), "accuracy_mean16": sampled / float64(len(gens)),
+		"chain_accuracy": rightChain / float64(n), "chain_accuracy_mean16": sampledChain / float64(len(gens)),
 		"chain_length": length / float64(len(gens)), "steps_written": steps / float64(len(gens)),
 	}
 	if parsed > 0 {
@@ -380,23 +454,16 @@ func (s *setup) complete(g lm.Generation) bool {
 	return g.Finished && len(g.Tokens) >= 2 && g.Tokens[len(g.Tokens)-2] == s.tag
 }
 
-// body is a finished trace without its EOS.
-func body(g lm.Generation) []int32 {
-	if g.Finished {
-		return g.Tokens[:len(g.Tokens)-1]
-	}
-	return g.Tokens
-}
-
-// trainPRM samples the SFT policy's traces on the PRM prompts, labels them by Monte Carlo, writes
-// the first seed's labelled traces as JSONL, trains the PRM and returns its run (curves so far),
-// with what the room checks read from those traces on every seed: right_answer_wrong_step and
-// off_length_share (room.go).
-func (s *setup) trainPRM(set *lmtask.Set) (exp.Run, error) {
+// trainPRM samples the SFT policy's traces on the PRM prompts, labels a JudgeShare of them by the
+// step judge and the rest by Monte Carlo, writes the first seed's labelled traces as JSONL, trains
+// the independent PRM (and the prm-selfconf ablation on the same labels) and returns their runs
+// (curves so far; "prm" first), with what the room checks read from those traces on every seed:
+// right_answer_wrong_step and off_length_share (room.go).
+func (s *setup) trainPRM(set *lmtask.Set) ([]exp.Run, error) {
 	c := s.cfg
 	gens, vs, err := s.traces(s.sft, set, c.PRMSamples, s.seed+500)
 	if err != nil {
-		return exp.Run{}, err
+		return nil, err
 	}
 	n := len(set.Problems)
 	var prompts, comps [][]int32
@@ -407,74 +474,141 @@ func (s *setup) trainPRM(set *lmtask.Set) (exp.Run, error) {
 			continue
 		}
 		prompts = append(prompts, set.Prompts[i%n])
-		comps = append(comps, body(g))
+		comps = append(comps, prm.Body(g))
 		probs = append(probs, set.Problems[i%n])
 		gold = append(gold, append(slices.Clone(vs[i].StepCorrect), vs[i].Correct))
 	}
 	if len(comps) == 0 {
-		return exp.Run{}, fmt.Errorf("no complete traces to label")
+		return nil, fmt.Errorf("no complete traces to label")
 	}
-	correct := func(i int, text string) bool { return arith.VerifyTagged(probs[i], text).Correct }
-	soft, cutOff, err := prm.MCLabels(s.sft, s.tag, prompts, comps, correct, c.MCRollouts,
-		lm.SampleConfig{MaxNew: c.MaxNew, Temperature: 1, Seed: s.seed + 600})
-	if err != nil {
-		return exp.Run{}, err
+	// Which traces the judge labels: a seeded JudgeShare of them; the rest go to Monte Carlo.
+	judged := make([]bool, len(comps))
+	for _, i := range rand.New(rand.NewPCG(s.seed, judgeStream)).Perm(len(comps))[:int(math.Round(c.JudgeShare*float64(len(comps))))] {
+		judged[i] = true
+	}
+	var mcIdx []int
+	var mcPrompts, mcComps [][]int32
+	for i := range comps {
+		if !judged[i] {
+			mcIdx, mcPrompts, mcComps = append(mcIdx, i), append(mcPrompts, prompts[i]), append(mcComps, comps[i])
+		}
+	}
+	soft := make([][]float64, len(comps)) // the label of every tag in [0, 1]
+	for i := range comps {
+		if judged[i] {
+			soft[i] = make([]float64, len(gold[i]))
+			for j, ok := range gold[i] {
+				soft[i][j] = float64(boolInt(ok))
+			}
+		}
+	}
+	var cutOff, agree, tags float64
+	if len(mcIdx) > 0 {
+		correct := func(k int, text string) bool { return arith.VerifyTagged(probs[mcIdx[k]], text).Correct }
+		mc, co, err := prm.MCLabels(s.sft, s.tag, mcPrompts, mcComps, correct, c.MCRollouts,
+			lm.SampleConfig{MaxNew: c.MaxNew, Temperature: 1, Seed: s.seed + 600})
+		if err != nil {
+			return nil, err
+		}
+		cutOff = co
+		hard := prm.Hard(mc)
+		for k, i := range mcIdx {
+			soft[i] = mc[k]
+			for j, ok := range gold[i] {
+				tags++
+				agree += float64(boolInt((hard[k][j] == 1) == ok))
+			}
+		}
 	}
 	labels := soft
 	if c.Labels == "hard" {
 		labels = prm.Hard(soft)
 	}
 	examples := make([]prm.Example, len(comps))
-	var agree, tags float64
-	hard := prm.Hard(soft)
 	for i := range comps {
 		examples[i] = prm.Example{Prompt: prompts[i], Completion: comps[i], Labels: labels[i]}
-		for j, ok := range gold[i] {
-			tags++
-			if (hard[i][j] == 1) == ok {
-				agree++
-			}
-		}
 	}
 	if dir := s.opt.Out; dir != "" && s.seed == 1 {
 		recs := make([]prm.Record, len(comps))
 		for i := range comps {
-			recs[i] = prm.Record{Prompt: probs[i].Prompt, Completion: s.tok.Decode(comps[i]), Labels: soft[i], Gold: gold[i]}
+			recs[i] = prm.Record{Prompt: probs[i].Prompt, Completion: s.tok.Decode(comps[i]), Labels: soft[i], Gold: gold[i], Source: prm.SourceMC}
+			if judged[i] {
+				recs[i].Source = prm.SourceJudge
+			}
 		}
-		if err := prm.WriteRecords(filepath.Join(dir, "prm_traces_seed1.jsonl"), recs); err != nil {
-			return exp.Run{}, err
+		if err := prm.WriteRecords(filepath.Join(dir, TracesFile), recs); err != nil {
+			return nil, err
 		}
 	}
-	if s.prm, err = prm.New(s.sft, s.tag, s.seed+700, c.PRMReadsPolicy); err != nil {
-		return exp.Run{}, err
+	final := map[string]float64{"label_traces": float64(len(comps)), "judge_traces": float64(len(comps) - len(mcIdx)), "mc_cutoff_rate": cutOff}
+	if tags > 0 {
+		final["mc_label_gold_agreement"] = agree / tags
 	}
-	pc := c.PRM
-	pc.Seed = s.seed
-	curves, err := s.prm.Train(examples, pc, s.opt.Progress(fmt.Sprintf("cos seed %d: PRM", s.seed), pc.Steps))
-	if err != nil {
-		return exp.Run{}, err
-	}
-	run := exp.Run{Method: "prm", Seed: s.seed, Final: map[string]float64{
-		"label_traces": float64(len(comps)), "mc_label_gold_agreement": agree / tags, "mc_cutoff_rate": cutOff,
-	}, Curves: map[string]exp.Curve{"train/loss": curves["loss"], "train/tag_accuracy": curves["tag_accuracy"]}}
 	// What the room checks read (room.go): how often a right answer follows a wrong step, and how
 	// often a parsed trace's step count differs from its problem's, on these labelled traces.
 	if v, ok := WrongStepShare(gold); ok {
-		run.Final[metricWrongStep] = v
+		final[metricWrongStep] = v
 	}
 	steps, want := make([]int, len(gold)), make([]int, len(gold))
 	for i := range gold {
 		steps[i], want[i] = len(gold[i])-1, len(probs[i].Steps)
 	}
 	if v, ok := OffLengthShare(steps, want); ok {
-		run.Final[metricOffLength] = v
+		final[metricOffLength] = v
 	}
-	return run, nil
+	if s.prm, err = prm.NewIndependent(c.PRMModel, s.tok, s.tag, s.seed+700); err != nil {
+		return nil, err
+	}
+	if c.PRMPretrain.Steps > 0 {
+		demos := make([]lm.Example, len(s.train.Problems))
+		for i, p := range s.train.Problems {
+			comp, err := s.tok.Encode(p.TaggedCompletion())
+			if err != nil {
+				return nil, err
+			}
+			demos[i] = lm.Example{Prompt: s.train.Prompts[i], Completion: comp}
+		}
+		pc := c.PRMPretrain
+		pc.Seed = s.seed + 700
+		tr, _, err := lm.TrainSFT(s.prm.LM, pc, demos, nil, lm.SFTHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: PRM pretraining", s.seed), pc.Steps)})
+		if tr != nil {
+			tr.Close()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("pretraining: %w", err)
+		}
+	}
+	train := func(p *prm.PRM, name string, tc prm.TrainConfig) (exp.Run, error) {
+		tc.Seed = s.seed
+		curves, err := p.Train(examples, tc, s.opt.Progress(fmt.Sprintf("cos seed %d: %s", s.seed, name), tc.Steps))
+		if err != nil {
+			return exp.Run{}, err
+		}
+		return exp.Run{Method: name, Seed: s.seed, Final: maps.Clone(final),
+			Curves: map[string]exp.Curve{"train/loss": curves["loss"], "train/tag_accuracy": curves["tag_accuracy"]}}, nil
+	}
+	run, err := train(s.prm, "prm", c.PRM)
+	if err != nil {
+		return nil, err
+	}
+	runs := []exp.Run{run}
+	if c.SelfConf.Steps > 0 {
+		if s.selfconf, err = prm.New(s.sft, s.tag, s.seed+700, true); err != nil {
+			return nil, err
+		}
+		if run, err = train(s.selfconf, "prm-selfconf", c.SelfConf); err != nil {
+			return nil, err
+		}
+		runs = append(runs, run)
+	}
+	return runs, nil
 }
 
-// judgePRM scores the SFT policy's held-out traces with the PRM and compares with the verifier's
-// gold step labels: step_accuracy (p > ½ agrees), step_auc, answer_auc, and the reliability of p.
-func (s *setup) judgePRM(run *exp.Run) error {
+// judgePRM scores the SFT policy's held-out traces with a PRM and compares with the verifier's
+// gold step labels: step_accuracy (p > ½ agrees), step_auc, answer_auc, the reliability of p, and,
+// beside them, self_step_auc: the AUC of the policy's own lowest step log-probability so far (the
+// running minimum at each step tag), the score the PRM must beat to add anything to the policy.
+func (s *setup) judgePRM(pr *prm.PRM, run *exp.Run) error {
 	gens, vs, err := s.traces(s.sft, s.eval, 1, s.seed+800)
 	if err != nil {
 		return err
@@ -483,26 +617,30 @@ func (s *setup) judgePRM(run *exp.Run) error {
 	var gold [][]bool
 	for i, g := range gens {
 		if s.complete(g) && vs[i].Parsed {
-			prompts, comps = append(prompts, s.eval.Prompts[i]), append(comps, body(g))
+			prompts, comps = append(prompts, s.eval.Prompts[i]), append(comps, prm.Body(g))
 			gold = append(gold, append(slices.Clone(vs[i].StepCorrect), vs[i].Correct))
 		}
 	}
-	scores, err := s.prm.Score(prompts, comps)
+	scores, err := pr.Score(prompts, comps)
 	if err != nil {
 		return err
 	}
-	var p, ansP []float64
+	feats, err := prm.StepFeatures(s.sft, s.tag, prompts, comps)
+	if err != nil {
+		return err
+	}
+	var p, self, ansP []float64
 	var ok, ansOK []bool
 	for i, sc := range scores {
-		if len(sc) != len(gold[i]) {
-			return fmt.Errorf("trace %d: %d scores for %d tags", i, len(sc), len(gold[i]))
+		if len(sc) != len(gold[i]) || len(feats[i]) != len(gold[i]) {
+			return fmt.Errorf("trace %d: %d scores and %d features for %d tags", i, len(sc), len(feats[i]), len(gold[i]))
 		}
 		for j := range sc {
 			if j == len(sc)-1 {
 				ansP, ansOK = append(ansP, sc[j]), append(ansOK, gold[i][j])
 				continue
 			}
-			p, ok = append(p, sc[j]), append(ok, gold[i][j])
+			p, ok, self = append(p, sc[j]), append(ok, gold[i][j]), append(self, float64(feats[i][j][1]))
 		}
 	}
 	var agree float64
@@ -514,6 +652,9 @@ func (s *setup) judgePRM(run *exp.Run) error {
 	run.Final["step_accuracy"] = agree / float64(len(p))
 	if a, err := calib.AUC(p, ok); err == nil {
 		run.Final["step_auc"] = a
+	}
+	if a, err := calib.AUC(self, ok); err == nil {
+		run.Final["self_step_auc"] = a
 	}
 	if a, err := calib.AUC(ansP, ansOK); err == nil {
 		run.Final["answer_auc"] = a
@@ -531,20 +672,20 @@ func (s *setup) judgePRM(run *exp.Run) error {
 func (s *setup) completeTraces(prompts [][]int32, gens []lm.Generation) (ps, cs [][]int32, idx []int) {
 	for i, g := range gens {
 		if s.complete(g) {
-			ps, cs, idx = append(ps, prompts[i]), append(cs, body(g)), append(idx, i)
+			ps, cs, idx = append(ps, prompts[i]), append(cs, prm.Body(g)), append(idx, i)
 		}
 	}
 	return ps, cs, idx
 }
 
-// traceScores scores traces with the PRM: each trace's tag scores (nil for an incomplete trace).
-func (s *setup) traceScores(prompts [][]int32, gens []lm.Generation) ([][]float64, error) {
+// traceScores scores traces with a PRM: each trace's tag scores (nil for an incomplete trace).
+func (s *setup) traceScores(p *prm.PRM, prompts [][]int32, gens []lm.Generation) ([][]float64, error) {
 	ps, cs, idx := s.completeTraces(prompts, gens)
 	out := make([][]float64, len(gens))
 	if len(cs) == 0 {
 		return out, nil
 	}
-	sc, err := s.prm.Score(ps, cs)
+	sc, err := p.Score(ps, cs)
 	if err != nil {
 		return nil, err
 	}
@@ -593,8 +734,9 @@ func (s *setup) score(tagScores []float64, v arith.TaggedVerdict, weight float64
 	return prm.TraceScore(tagScores, weight, s.cfg.Aggregation)
 }
 
-// iterate runs Rounds rounds of DPO+RPO from the SFT policy with pairs chosen by one rule and returns
-// the run: the final metrics and, per round (0 = SFT), accuracy, mean@16, chain length and pairs.
+// iterate runs Rounds rounds of DPO+RPO from the SFT policy with pairs chosen by one rule
+// (prm.Iterate) and returns the run: the final metrics and, per round (0 = SFT), accuracy, mean@16,
+// their whole-chain versions, chain length and pairs.
 func (s *setup) iterate(name string, weight float64, sftFinal map[string]float64) (exp.Run, error) {
 	c := s.cfg
 	policy, err := s.sft.Clone()
@@ -602,95 +744,66 @@ func (s *setup) iterate(name string, weight float64, sftFinal map[string]float64
 		return exp.Run{}, err
 	}
 	defer policy.Close()
-	var prev *lm.Model
-	defer func() {
-		if prev != nil {
-			prev.Close()
-		}
-	}()
 	run := exp.Run{Method: name, Seed: s.seed, Curves: map[string]exp.Curve{}}
 	add := track.Curves(run.Curves).Add
-	for _, k := range []string{"accuracy", "accuracy_mean16", "chain_length", "steps_written"} {
-		add("round/"+k, 0, sftFinal[k])
+	final := maps.Clone(sftFinal)
+	record := func(round int) {
+		for _, k := range roundMetrics {
+			add("round/"+k, float64(round), final[k])
+		}
 	}
-	var final map[string]float64
+	record(0)
 	n := len(s.dpo.Problems)
-	for round := 1; round <= c.Rounds; round++ {
-		gens, vs, err := s.traces(policy, s.dpo, c.DPOSamples, s.seed*1000+uint64(round))
-		if err != nil {
-			return exp.Run{}, err
-		}
-		var tagScores [][]float64
-		if weight >= 0 {
-			if tagScores, err = s.traceScores(s.dpo.Repeat(c.DPOSamples), gens); err != nil {
-				return exp.Run{}, err
-			}
-		}
-		var pairs []pref.PairEx
-		var gaps []float64
-		for q := 0; q < n; q++ {
-			best, worst := -1, -1
-			var bs, ws float64
-			for r := 0; r < c.DPOSamples; r++ {
-				i := r*n + q
-				if !gens[i].Finished {
-					continue // cut-off samples are neither chosen nor rejected
+	rounds, err := prm.Iterate(policy, s.sft, s.dpo.Prompts, prm.RoundsConfig{
+		Rounds: c.Rounds, Samples: c.DPOSamples, GapThreshold: c.GapThreshold, Ref: c.Ref,
+		Sample: lm.SampleConfig{MaxNew: c.MaxNew, Temperature: 1}, Train: c.Round, Seed: s.seed,
+	}, prm.RoundHooks{
+		Score: func(inputs [][]int32, gens []lm.Generation) ([]float64, error) {
+			var tagScores [][]float64
+			if weight >= 0 {
+				var err error
+				if tagScores, err = s.traceScores(s.prm, inputs, gens); err != nil {
+					return nil, err
 				}
+			}
+			out := make([]float64, len(gens))
+			for i, g := range gens {
 				var ts []float64
 				if tagScores != nil {
 					ts = tagScores[i]
 				}
-				sc, err := s.score(ts, vs[i], weight)
+				v, err := s.score(ts, s.judge(s.dpo.Problems[i%n], g), weight)
 				if err != nil {
-					return exp.Run{}, err
+					return nil, err
 				}
-				if best < 0 || sc > bs {
-					best, bs = i, sc
+				out[i] = v
+			}
+			return out, nil
+		},
+		Evaluate: func(round int, policy *lm.Model, trained bool) error {
+			if trained {
+				var err error
+				if final, err = s.evaluate(policy, s.seed); err != nil {
+					return err
 				}
-				if worst < 0 || sc < ws {
-					worst, ws = i, sc
-				}
 			}
-			if best < 0 || bs-ws <= c.GapThreshold {
-				continue
-			}
-			gaps = append(gaps, bs-ws)
-			pairs = append(pairs, pref.PairEx{Prompt: s.dpo.Prompts[q], Chosen: body(gens[best]), Rejected: body(gens[worst])})
+			record(round)
+			return nil
+		},
+		Progress: func(round int) track.Progress {
+			return s.opt.Progress(fmt.Sprintf("cos seed %d: %s round %d", s.seed, name, round), c.Round.Steps)
+		},
+	})
+	if err != nil {
+		return exp.Run{}, err
+	}
+	for _, r := range rounds {
+		add("round/pairs", float64(r.Round), float64(r.Pairs))
+		if r.Pairs == 0 { // nothing to learn from: the policy stayed as it was this round
+			s.res.Notes = append(s.res.Notes, fmt.Sprintf("seed %d %s round %d: no pair passed the gap threshold %v", s.seed, name, r.Round, c.GapThreshold))
+		} else {
+			add("round/gap", float64(r.Round), r.Gap)
 		}
-		add("round/pairs", float64(round), float64(len(pairs)))
-		if len(pairs) == 0 { // nothing to learn from: the policy stays as it is this round
-			s.res.Notes = append(s.res.Notes, fmt.Sprintf("seed %d %s round %d: no pair passed the gap threshold %v", s.seed, name, round, c.GapThreshold))
-			if final == nil {
-				final = maps.Clone(sftFinal)
-			}
-			for _, k := range []string{"accuracy", "accuracy_mean16", "chain_length", "steps_written"} {
-				add("round/"+k, float64(round), final[k])
-			}
-			continue
-		}
-		ref := s.sft
-		if c.Ref == "previous" {
-			if prev != nil {
-				prev.Close()
-			}
-			if prev, err = policy.Clone(); err != nil {
-				return exp.Run{}, err
-			}
-			ref = prev
-		}
-		rc := c.Round
-		rc.Seed = s.seed*100 + uint64(round)
-		if _, err := pref.TrainPairs(policy, ref, pairs, rc, pref.Hooks{
-			Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: %s round %d", s.seed, name, round), rc.Steps)}); err != nil {
-			return exp.Run{}, err
-		}
-		if final, err = s.evaluate(policy, s.seed); err != nil {
-			return exp.Run{}, err
-		}
-		for _, k := range []string{"accuracy", "accuracy_mean16", "chain_length", "steps_written"} {
-			add("round/"+k, float64(round), final[k])
-		}
-		add("round/gap", float64(round), stats.Summarize(gaps).Mean)
 	}
 	run.Final = final
 	if err := s.savePolicy(name, policy, struct {
@@ -704,8 +817,15 @@ func (s *setup) iterate(name string, weight float64, sftFinal map[string]float64
 	return run, nil
 }
 
-// sftStream is the stream of the generator that slips the SFT demonstrations' steps.
-const sftStream = 0x636f73
+// roundMetrics are the evaluate metrics recorded after every DPO round.
+var roundMetrics = []string{"accuracy", "accuracy_mean16", "chain_accuracy", "chain_accuracy_mean16", "chain_length", "steps_written"}
+
+// sftStream is the stream of the generator that slips the SFT demonstrations' steps; judgeStream
+// the one that picks the traces the step judge labels.
+const (
+	sftStream   = 0x636f73
+	judgeStream = 0x6a756467
+)
 
 // savePolicy saves a policy (weights only) with its provenance where the options say so.
 func (s *setup) savePolicy(method string, m *lm.Model, training any) error {
@@ -719,7 +839,7 @@ func (s *setup) savePolicy(method string, m *lm.Model, training any) error {
 		Experiment: s.res.Experiment, Method: method, Seed: seed, Scale: string(s.res.Scale), Commit: s.res.Commit, Engine: s.res.Backend,
 		Task: "arith_tagged", Arith: &data,
 		Data: []probe.Draw{
-			{Name: "sft", Kind: "arith", Seed: seed, N: c.SFTSize, Noise: c.SFTNoise, NoiseSeed: seed, NoiseStream: sftStream},
+			{Name: "sft", Kind: "arith", Seed: seed, N: c.SFTSize, Noise: c.SFTNoise, Carry: c.SFTCarry, NoiseSeed: seed, NoiseStream: sftStream},
 			{Name: "held_out", Kind: "arith", Seed: seed + 20_000, N: c.EvalPrompts, Exclude: []string{"sft"}},
 			{Name: "prm", Kind: "arith", Seed: seed + 30_000, N: c.PRMPrompts, Exclude: []string{"held_out"}},
 			{Name: "dpo", Kind: "arith", Seed: seed + 40_000, N: c.DPOPrompts, Exclude: []string{"held_out"}},
@@ -730,9 +850,12 @@ func (s *setup) savePolicy(method string, m *lm.Model, training any) error {
 }
 
 // search evaluates inference-time search with the SFT policy on the first SearchPrompts held-out
-// prompts: majority vote, best-of-N, PRM-weighted vote (all from the same maxN samples, the first N
-// of them at each N) and step-level beam search with N candidates per step; plus best-of-16 against
-// the step weight (and the oracle best-of-16 that picks by the verifier's step judgements).
+// prompts at every N: majority vote, PRM best-of-N, PRM-weighted vote, the prm-selfconf ablation's
+// best-of-N and pass@N (any right answer: the oracle), all from the same maxN samples (the first N
+// of them at each N); the width-k beam (N/BeamExpand beams expanded BeamExpand ways, a PRM-weighted
+// vote among the finished beams) and the width-1 step search (the best of N sampled steps kept);
+// plus best-of-16 against the step weight, the oracle best-of-16 that picks a trace whose steps and
+// answer the verifier accepts, and best-of-16 by the policy's own lowest step log-probability.
 func (s *setup) search() error {
 	c := s.cfg
 	set := &lmtask.Set{Tok: s.tok, Problems: s.eval.Problems[:c.SearchPrompts], Prompts: s.eval.Prompts[:c.SearchPrompts], Gold: s.eval.Gold[:c.SearchPrompts]}
@@ -742,22 +865,32 @@ func (s *setup) search() error {
 	if err != nil {
 		return err
 	}
-	tagScores, err := s.traceScores(set.Repeat(maxN), gens)
+	tagScores, err := s.traceScores(s.prm, set.Repeat(maxN), gens)
 	if err != nil {
 		return err
 	}
-	gold := func(q int) string { p := set.Problems[q]; return p.FormatAnswer(p.Answer) }
-	answers := func(q, N int) ([]string, []int) {
-		var as []string
-		var idx []int
-		for r := 0; r < N; r++ {
-			i := r*n + q
-			as, idx = append(as, vs[i].Answer), append(idx, i)
+	var selfTagScores [][]float64
+	if s.selfconf != nil {
+		if selfTagScores, err = s.traceScores(s.selfconf, set.Repeat(maxN), gens); err != nil {
+			return err
 		}
-		return as, idx
+	}
+	gold := func(q int) string { p := set.Problems[q]; return p.FormatAnswer(p.Answer) }
+	// pick applies a rule to question q's first N samples, scored by score, and reports a hit.
+	pick := func(q, N int, score func(i int) float64, rule func([]string, []float64) string) bool {
+		as, sc := make([]string, N), make([]float64, N)
+		for r := range N {
+			i := r*n + q
+			as[r], sc[r] = vs[i].Answer, score(i)
+		}
+		a := rule(as, sc)
+		return a != "" && a == gold(q)
+	}
+	traceScore := func(ts [][]float64, w float64, how string) func(int) float64 {
+		return func(i int) float64 { v, _ := prm.TraceScore(ts[i], w, how); return v }
 	}
 	runs := map[string]*exp.Run{}
-	for _, m := range prm.SearchMethods {
+	for _, m := range SearchMethods {
 		runs[m] = &exp.Run{Method: m, Seed: s.seed, Final: map[string]float64{}, Curves: map[string]exp.Curve{}}
 	}
 	addPoint := func(m string, N int, acc, tokens float64) {
@@ -767,107 +900,103 @@ func (s *setup) search() error {
 		track.Curves(r.Curves).Add("acc_vs_n", float64(N), acc)
 		track.Curves(r.Curves).Add("tokens_vs_n", float64(N), tokens)
 	}
-	traceScore := func(i int, w float64, how string) float64 {
-		v, _ := prm.TraceScore(tagScores[i], w, how)
-		return v
-	}
 	for _, N := range c.SearchN {
-		var hit [3]float64
+		hits := map[string]float64{}
 		var tokens float64
 		for q := 0; q < n; q++ {
-			as, idx := answers(q, N)
-			sc := make([]float64, len(idx))
-			for k, i := range idx {
-				sc[k] = traceScore(i, c.StepWeight, c.Aggregation)
-				tokens += float64(len(gens[i].Tokens))
+			for r := range N {
+				tokens += float64(len(gens[r*n+q].Tokens))
 			}
-			for k, a := range []string{prm.Majority(as), prm.BestOfN(as, sc), prm.WeightedVote(as, sc)} {
-				if a != "" && a == gold(q) {
-					hit[k]++
+			ps := traceScore(tagScores, c.StepWeight, c.Aggregation)
+			for m, hit := range map[string]bool{
+				"majority": pick(q, N, ps, func(as []string, _ []float64) string { return prm.Majority(as) }),
+				"bon":      pick(q, N, ps, prm.BestOfN),
+				"weighted": pick(q, N, ps, prm.WeightedVote),
+				"pass": pick(q, N, ps, func(as []string, _ []float64) string {
+					if slices.Contains(as, gold(q)) {
+						return gold(q)
+					}
+					return ""
+				}),
+			} {
+				hits[m] += float64(boolInt(hit))
+			}
+			if selfTagScores != nil {
+				hits["bon-selfconf"] += float64(boolInt(pick(q, N, traceScore(selfTagScores, c.StepWeight, c.Aggregation), prm.BestOfN)))
+			}
+		}
+		for _, m := range []string{"majority", "bon", "weighted", "pass", "bon-selfconf"} {
+			if m != "bon-selfconf" || selfTagScores != nil {
+				addPoint(m, N, hits[m]/float64(n), tokens/float64(n))
+			}
+		}
+		// The two step searches: width N/M with a weighted vote among the finished beams, and width 1.
+		for _, b := range []struct {
+			method string
+			m      int
+		}{{"beam", min(c.BeamExpand, N)}, {"step-search", N}} {
+			if N%b.m != 0 {
+				return fmt.Errorf("N = %d is not a multiple of beam_expand %d", N, b.m)
+			}
+			outs, btokens, err := prm.WideBeam(s.sft, s.tag, s.marker, set.Prompts, prm.PRMScorer(s.prm), prm.WideBeamConfig{
+				N: N, M: b.m, MaxSteps: c.Data.MaxSteps + 1, MaxStepTokens: 5, Temperature: 1, Seed: s.seed*10 + uint64(N)})
+			if err != nil {
+				return err
+			}
+			var bh float64
+			for q, cands := range outs {
+				as, sc := make([]string, len(cands)), make([]float64, len(cands))
+				for k, cd := range cands {
+					if v := arith.VerifyTagged(set.Problems[q], s.tok.Decode(cd.Completion)); v.Parsed {
+						as[k] = v.Answer
+					}
+					sc[k] = max(cd.Score, 0)
+				}
+				if a := prm.WeightedVote(as, sc); a != "" && a == gold(q) {
+					bh++
 				}
 			}
+			addPoint(b.method, N, bh/float64(n), float64(btokens)/float64(n))
 		}
-		for k, m := range []string{"majority", "bon", "weighted"} {
-			addPoint(m, N, hit[k]/float64(n), tokens/float64(n))
-		}
-		outs, btokens, err := prm.Beam(s.sft, s.tag, s.marker, set.Prompts, prm.PRMScorer(s.prm), prm.BeamConfig{
-			N: N, MaxSteps: c.Data.MaxSteps + 1, MaxStepTokens: 5, Temperature: 1, Seed: s.seed*10 + uint64(N)})
-		if err != nil {
-			return err
-		}
-		var bh float64
-		for q, o := range outs {
-			if v := arith.VerifyTagged(set.Problems[q], s.tok.Decode(o)); v.Correct {
-				bh++
-			}
-		}
-		addPoint("beam", N, bh/float64(n), float64(btokens)/float64(n))
 	}
-	// Best-of-16 against the step weight, per aggregation; and the oracle PRM (gold step labels).
+	// Best-of-16 against the step weight, per aggregation; the oracle (a trace whose steps and answer
+	// the verifier accepts); the policy's own lowest step log-probability (no PRM training).
 	sweepN := min(16, maxN)
+	bon16 := func(score func(int) float64) float64 {
+		var hit float64
+		for q := 0; q < n; q++ {
+			hit += float64(boolInt(pick(q, sweepN, score, prm.BestOfN)))
+		}
+		return hit / float64(n)
+	}
 	wr := &exp.Run{Method: "step-weight", Seed: s.seed, Final: map[string]float64{}, Curves: map[string]exp.Curve{}}
 	for _, how := range prm.Aggregations {
 		var cv exp.Curve
 		for _, w := range c.WeightSweep {
-			var hit float64
-			for q := 0; q < n; q++ {
-				as, idx := answers(q, sweepN)
-				sc := make([]float64, len(idx))
-				for k, i := range idx {
-					sc[k] = traceScore(i, w, how)
-				}
-				if a := prm.BestOfN(as, sc); a != "" && a == gold(q) {
-					hit++
-				}
-			}
-			cv.X, cv.Y = append(cv.X, w), append(cv.Y, hit/float64(n))
+			acc := bon16(traceScore(tagScores, w, how))
+			cv.X, cv.Y = append(cv.X, w), append(cv.Y, acc)
 			if how == c.Aggregation {
-				wr.Final[fmt.Sprintf("bon_w%g", w)] = hit / float64(n)
+				wr.Final[fmt.Sprintf("bon_w%g", w)] = acc
 			}
 		}
 		wr.Curves["bon_vs_w/"+how] = cv
 	}
-	var oracle float64
-	for q := 0; q < n; q++ {
-		as, idx := answers(q, sweepN)
-		sc := make([]float64, len(idx))
-		for k, i := range idx {
-			v := vs[i]
-			if v.Parsed && !slices.Contains(v.StepCorrect, false) && v.Correct {
-				sc[k] = 1
-			}
-		}
-		if a := prm.BestOfN(as, sc); a != "" && a == gold(q) {
-			oracle++
-		}
-	}
-	wr.Final["oracle_bon"] = oracle / float64(n)
-	// The self-verification control: best-of-16 by the policy's own lowest step log-probability,
-	// no PRM training (what the PRM's features alone would give).
+	wr.Final["oracle_bon"] = bon16(func(i int) float64 { return float64(boolInt(vs[i].ChainCorrect)) })
 	self, err := s.selfScores(set.Repeat(maxN), gens)
 	if err != nil {
 		return err
 	}
-	var selfHit float64
-	for q := 0; q < n; q++ {
-		as, idx := answers(q, sweepN)
-		sc := make([]float64, len(idx))
-		for k, i := range idx {
-			sc[k] = self[i]
+	wr.Final["self_bon"] = bon16(func(i int) float64 { return self[i] })
+	for _, m := range SearchMethods {
+		if len(runs[m].Final) > 0 {
+			s.res.Runs = append(s.res.Runs, *runs[m])
 		}
-		if a := prm.BestOfN(as, sc); a != "" && a == gold(q) {
-			selfHit++
-		}
-	}
-	wr.Final["self_bon"] = selfHit / float64(n)
-	for _, m := range prm.SearchMethods {
-		s.res.Runs = append(s.res.Runs, *runs[m])
 	}
 	s.res.Runs = append(s.res.Runs, *wr)
-	fmt.Fprintf(s.opt.Log, "seed %d search at N=%d: majority %.3f, best-of-N %.3f, weighted %.3f, beam %.3f; best-of-%d by step weight %v: %v\n",
-		s.seed, maxN, runs["majority"].Final[fmt.Sprintf("acc_n%d", maxN)], runs["bon"].Final[fmt.Sprintf("acc_n%d", maxN)],
-		runs["weighted"].Final[fmt.Sprintf("acc_n%d", maxN)], runs["beam"].Final[fmt.Sprintf("acc_n%d", maxN)], sweepN, c.WeightSweep,
-		roundAll(wr.Curves["bon_vs_w/"+c.Aggregation].Y))
+	at := fmt.Sprintf("acc_n%d", maxN)
+	fmt.Fprintf(s.opt.Log, "seed %d search at N=%d: majority %.3f, best-of-N %.3f, weighted %.3f, beam %.3f, step search %.3f, pass %.3f; best-of-%d by step weight %v: %v, oracle %.3f, self %.3f\n",
+		s.seed, maxN, runs["majority"].Final[at], runs["bon"].Final[at], runs["weighted"].Final[at], runs["beam"].Final[at], runs["step-search"].Final[at],
+		runs["pass"].Final[at], sweepN, c.WeightSweep, roundAll(wr.Curves["bon_vs_w/"+c.Aggregation].Y), wr.Final["oracle_bon"], wr.Final["self_bon"])
 	return nil
 }
 
@@ -890,6 +1019,7 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
+		Jobs:        2,
 	})
 	exp.Register(exp.Experiment{
 		Name:        "cos-vision",
@@ -901,5 +1031,6 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
+		Jobs:        2,
 	})
 }

@@ -2,6 +2,7 @@ package cos
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -19,14 +20,24 @@ import (
 func TestSmokeRun(t *testing.T) {
 	_, back, dir := exptest.Smoke(t, "cos")
 	cfg := ConfigFor(exp.Smoke)
-	exptest.RequireMetrics(t, back, []string{"sft", "dpo-outcome", "dpo-answer", "dpo-step-answer"}, []string{"accuracy", "accuracy_mean16", "chain_length"}, 1)
+	exptest.RequireMetrics(t, back, []string{"sft", "dpo-outcome", "dpo-answer", "dpo-step-answer"}, []string{"accuracy", "accuracy_mean16", "chain_accuracy", "chain_accuracy_mean16", "chain_length"}, 1)
 	var acc []string
 	for _, n := range cfg.SearchN {
 		acc = append(acc, fmt.Sprintf("acc_n%d", n), fmt.Sprintf("tokens_n%d", n))
 	}
-	exptest.RequireMetrics(t, back, prm.SearchMethods, acc, 1)
-	exptest.RequireMetrics(t, back, []string{"prm"}, []string{"step_accuracy", "step_auc", "mc_label_gold_agreement"}, 1)
-	exptest.RequireMetrics(t, back, []string{"step-weight"}, []string{"bon_w0", "bon_w0.2", "bon_w1", "oracle_bon"}, 1)
+	exptest.RequireMetrics(t, back, SearchMethods, acc, 1)
+	exptest.RequireMetrics(t, back, []string{"prm", "prm-selfconf"}, []string{"step_accuracy", "step_auc", "self_step_auc", "mc_label_gold_agreement", "judge_traces"}, 1)
+	exptest.RequireMetrics(t, back, []string{"step-weight"}, []string{"bon_w0", "bon_w0.2", "bon_w1", "oracle_bon", "self_bon"}, 1)
+	// pass@N is an upper bound of every vote over the same samples, and grows with N.
+	for _, n := range cfg.SearchN {
+		k := fmt.Sprintf("acc_n%d", n)
+		p, _ := back.Final("pass", k, 1)
+		for _, m := range []string{"majority", "bon", "weighted"} {
+			if v, _ := back.Final(m, k, 1); v > p+1e-12 {
+				t.Fatalf("%s %s = %v above pass@N %v", m, k, v, p)
+			}
+		}
+	}
 	for _, m := range []string{"dpo-outcome", "dpo-answer", "dpo-step-answer"} {
 		r := back.RunsOf(m)[0]
 		for _, k := range []string{"round/accuracy", "round/chain_length", "round/pairs"} {
@@ -38,15 +49,32 @@ func TestSmokeRun(t *testing.T) {
 			t.Fatalf("%s: %d points by round, want %d", m, n, cfg.Rounds+1)
 		}
 	}
-	// Beam search and best-of-N spend comparable numbers of generated tokens.
-	b, _ := back.Final("beam", "tokens_n4", 1)
-	o, _ := back.Final("bon", "tokens_n4", 1)
-	if !(b > 0.5*o && b < 1.5*o) {
-		t.Fatalf("tokens per question at N=4: beam %.1f, best-of-N %.1f", b, o)
+	// Both step searches and best-of-N spend comparable numbers of generated tokens.
+	o, _ := back.Final("bon", "tokens_n8", 1)
+	for _, m := range []string{"beam", "step-search"} {
+		b, _ := back.Final(m, "tokens_n8", 1)
+		if !(b > 0.5*o && b < 1.5*o) {
+			t.Fatalf("tokens per question at N=8: %s %.1f, best-of-N %.1f", m, b, o)
+		}
 	}
 	recs, err := prm.ReadRecords(filepath.Join(dir, "prm_traces_seed1.jsonl"), arith.StepTag)
 	if err != nil || len(recs) == 0 {
 		t.Fatalf("PRM traces: %v (%d)", err, len(recs))
+	}
+	// Half the traces judge-labelled (labels = gold), the rest Monte Carlo.
+	var judged int
+	for _, r := range recs {
+		if r.Source == prm.SourceJudge {
+			judged++
+			for j, g := range r.Gold {
+				if (r.Labels[j] == 1) != g {
+					t.Fatalf("judge-labelled trace %q: labels %v, gold %v", r.Completion, r.Labels, r.Gold)
+				}
+			}
+		}
+	}
+	if want := int(math.Round(cfg.JudgeShare * float64(len(recs)))); judged != want {
+		t.Fatalf("%d of %d traces judge-labelled, want %d", judged, len(recs), want)
 	}
 	for _, c := range Claims(back) {
 		if c.Text == "" {
@@ -86,7 +114,7 @@ func TestSmokeRun(t *testing.T) {
 // from the checkpoint's configuration) repeats the recorded one-sample accuracy.
 func TestVisionSmokeRun(t *testing.T) {
 	_, back, dir := exptest.Smoke(t, "cos-vision")
-	exptest.RequireMetrics(t, back, []string{"sft", "dpo-outcome", "dpo-answer", "dpo-step-answer"}, []string{"accuracy", "accuracy_mean16", "chain_length"}, 1)
+	exptest.RequireMetrics(t, back, []string{"sft", "dpo-outcome", "dpo-answer", "dpo-step-answer"}, []string{"accuracy", "accuracy_mean16", "chain_accuracy", "chain_accuracy_mean16", "chain_length"}, 1)
 	exptest.RequireMetrics(t, back, []string{"prm"}, []string{"step_accuracy", "step_auc"}, 1)
 	pol, err := probe.Open(filepath.Join(dir, "checkpoints", "sft"))
 	if err != nil {

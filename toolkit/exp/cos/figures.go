@@ -55,7 +55,11 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	if err := figs.Add(f, err, "step_weight"); err != nil {
 		return nil, err
 	}
-	search := []exp.Group{{Title: "SFT policy", Methods: prm.SearchMethods}}
+	search := []exp.Group{
+		{Title: "votes over N samples (pass@N: the oracle)", Methods: []string{"majority", "bon", "weighted", "pass"}},
+		{Title: "step-level search: N candidate steps per step", Methods: []string{"majority", "beam", "step-search", "pass"}},
+		{Title: "best-of-N: independent PRM vs prm-selfconf", Methods: []string{"majority", "bon", "bon-selfconf", "pass"}},
+	}
 	f, err = plot.Panels("inference-time search: accuracy against N", "N (samples, or candidates per step)", "accuracy",
 		exp.PanelsOf(res, "acc_vs_n", search), plot.BandOpts{Prob: true, LogX: true})
 	if err := figs.Add(f, err, "search_accuracy"); err != nil {

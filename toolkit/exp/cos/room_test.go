@@ -20,8 +20,8 @@ func TestRoomCommitted(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			res, e := exptest.Committed(t, name)
 			j := exptest.Judge(t, e, res)
-			if len(j.Room) != 6 {
-				t.Fatalf("%d room checks, want 6", len(j.Room))
+			if len(j.Room) != 7 {
+				t.Fatalf("%d room checks, want 7", len(j.Room))
 			}
 			for _, r := range j.Room {
 				if math.IsNaN(r.Value) || math.IsInf(r.Value, 0) {
@@ -100,7 +100,7 @@ func TestRoomTurnsClaimsUntestable(t *testing.T) {
 	if r := exptest.RoomCheck(t, j.Room, roomWrongStep); r.OK || len(r.Seeds) != len(res.Seeds) {
 		t.Fatalf("recorded share 0 on every seed: %+v", r)
 	}
-	c := exptest.ClaimWithPrefix(t, j.Claims, "step&answer PRM pairs beat outcome pairs (one-sample")
+	c := exptest.ClaimWithPrefix(t, j.Claims, "step&answer PRM pairs beat outcome pairs on answer accuracy")
 	if c.Verdict() != exp.Untestable || !slices.Contains(c.Untestable, roomWrongStep) {
 		t.Fatalf("%q reads %q (fails %v)", c.Text, c.Verdict(), c.Untestable)
 	}
@@ -109,7 +109,7 @@ func TestRoomTurnsClaimsUntestable(t *testing.T) {
 	}
 	set(metricWrongStep, 0.5)
 	j = exptest.Judge(t, e, res)
-	if c := exptest.ClaimWithPrefix(t, j.Claims, "step&answer PRM pairs beat outcome pairs (one-sample"); len(c.Untestable) != 0 {
+	if c := exptest.ClaimWithPrefix(t, j.Claims, "step&answer PRM pairs beat outcome pairs on answer accuracy"); len(c.Untestable) != 0 {
 		t.Fatalf("fails %v with half the right answers after a wrong step", c.Untestable)
 	}
 	// Without the recorded metrics, a trace file that disagrees with seed 1's prm run is ignored.

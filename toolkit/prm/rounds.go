@@ -1,0 +1,174 @@
+package prm
+
+import (
+	"fmt"
+
+	"github.com/paperlab/paperlab/toolkit/lm"
+	"github.com/paperlab/paperlab/toolkit/pref"
+	"github.com/paperlab/paperlab/toolkit/track"
+)
+
+// RoundsConfig configures CoS's iterative DPO (Iterate).
+type RoundsConfig struct {
+	// Rounds of sample → score → pick pairs → DPO+RPO.
+	Rounds int `json:"rounds"`
+	// Samples traces of every prompt are drawn from the current policy each round (CoS: 16 at T = 1).
+	Samples int `json:"samples"`
+	// A prompt gives a pair (its best and worst finished sample by score) only when their scores
+	// differ by more than GapThreshold [UNVERIFIED: CoS's t].
+	GapThreshold float64 `json:"gap_threshold"`
+	// Ref is "sft" (every round against the starting policy, CoS's "policy and reference from SFT")
+	// or "previous" (against the previous round's policy).
+	Ref string `json:"ref"`
+	// Sample is the sampling of the round's traces (MaxNew, Temperature; Seed is set per round).
+	Sample lm.SampleConfig `json:"sample"`
+	// Train is the DPO+RPO training of one round (pref.TrainPairs; Seed is set per round).
+	Train pref.TrainConfig `json:"train"`
+	// Seed draws the rounds' samples and minibatches.
+	Seed uint64 `json:"seed"`
+}
+
+// RoundHooks are what Iterate asks of its caller.
+type RoundHooks struct {
+	// Score returns the selection score of every generation (generation i answers prompt i mod n,
+	// Repeat's order): the verifier's outcome, or a PRM trace score.
+	Score func(inputs [][]int32, gens []lm.Generation) ([]float64, error)
+	// Evaluate sees the policy after every round (optional); trained is false after a round without
+	// pairs, which left the policy as it was.
+	Evaluate func(round int, policy *lm.Model, trained bool) error
+	// Progress reports a round's DPO steps (optional).
+	Progress func(round int) track.Progress
+}
+
+// RoundStats is what one round of Iterate did: the pairs it trained on (0: it did not train) and their
+// mean score gap.
+type RoundStats struct {
+	Round int     `json:"round"`
+	Pairs int     `json:"pairs"`
+	Gap   float64 `json:"gap"`
+}
+
+// Iterate is CoS's loop, top to bottom: every round it samples Samples traces of each prompt from
+// the policy, scores them (hooks.Score), pairs each prompt's best finished trace against its worst
+// (PickPairs), trains the policy on the pairs with DPO+RPO against the reference, and evaluates it.
+// A round without pairs leaves the policy as it is. policy is trained in place; start is the
+// reference of Ref "sft".
+func Iterate(policy, start *lm.Model, prompts [][]int32, cfg RoundsConfig, hooks RoundHooks) ([]RoundStats, error) {
+	if cfg.Rounds < 1 || cfg.Samples < 2 || (cfg.Ref != "sft" && cfg.Ref != "previous") || hooks.Score == nil {
+		return nil, fmt.Errorf("prm: iterate needs rounds ≥ 1, samples ≥ 2, ref sft or previous and a score (rounds %d, samples %d, ref %q)",
+			cfg.Rounds, cfg.Samples, cfg.Ref)
+	}
+	var prev *lm.Model
+	defer func() {
+		if prev != nil {
+			prev.Close()
+		}
+	}()
+	var out []RoundStats
+	for round := 1; round <= cfg.Rounds; round++ {
+		// 1. Sample.
+		inputs := Repeat(prompts, cfg.Samples)
+		sc := cfg.Sample
+		sc.Seed = cfg.Seed*1000 + uint64(round)
+		gens, err := policy.Sample(inputs, sc)
+		if err != nil {
+			return nil, err
+		}
+		// 2. Score.
+		scores, err := hooks.Score(inputs, gens)
+		if err != nil {
+			return nil, err
+		}
+		// 3. Pick pairs.
+		finished := make([]bool, len(gens))
+		for i, g := range gens {
+			finished[i] = g.Finished
+		}
+		picks, gaps := PickPairs(len(prompts), cfg.Samples, finished, scores, cfg.GapThreshold)
+		out = append(out, RoundStats{Round: round, Pairs: len(picks)})
+		if len(picks) == 0 {
+			if hooks.Evaluate != nil {
+				if err := hooks.Evaluate(round, policy, false); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		pairs := make([]pref.PairEx, len(picks))
+		for k, p := range picks {
+			pairs[k] = pref.PairEx{Prompt: inputs[p[0]], Chosen: Body(gens[p[0]]), Rejected: Body(gens[p[1]])}
+			out[len(out)-1].Gap += gaps[k] / float64(len(picks))
+		}
+		// 4. DPO+RPO against the reference.
+		ref := start
+		if cfg.Ref == "previous" {
+			if prev != nil {
+				prev.Close()
+			}
+			if prev, err = policy.Clone(); err != nil {
+				return nil, err
+			}
+			ref = prev
+		}
+		tc := cfg.Train
+		tc.Seed = cfg.Seed*100 + uint64(round)
+		var progress track.Progress
+		if hooks.Progress != nil {
+			progress = hooks.Progress(round)
+		}
+		if _, err := pref.TrainPairs(policy, ref, pairs, tc, pref.Hooks{Progress: progress}); err != nil {
+			return nil, err
+		}
+		// 5. Evaluate; repeat.
+		if hooks.Evaluate != nil {
+			if err := hooks.Evaluate(round, policy, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// PickPairs pairs, for each of n prompts with k samples each (sample r of prompt q at r·n + q), the
+// best finished sample by score (chosen, first on ties) against the worst (rejected), when their
+// gap exceeds threshold; unfinished (cut-off) samples are neither. It returns the index pairs and
+// their gaps, in prompt order.
+func PickPairs(n, k int, finished []bool, scores []float64, threshold float64) (pairs [][2]int, gaps []float64) {
+	for q := 0; q < n; q++ {
+		best, worst := -1, -1
+		for r := 0; r < k; r++ {
+			i := r*n + q
+			if !finished[i] {
+				continue
+			}
+			if best < 0 || scores[i] > scores[best] {
+				best = i
+			}
+			if worst < 0 || scores[i] < scores[worst] {
+				worst = i
+			}
+		}
+		if best < 0 || scores[best]-scores[worst] <= threshold {
+			continue
+		}
+		pairs, gaps = append(pairs, [2]int{best, worst}), append(gaps, scores[best]-scores[worst])
+	}
+	return pairs, gaps
+}
+
+// Repeat is k copies of prompts, one after the other (sample r of prompt q at r·len(prompts) + q).
+func Repeat(prompts [][]int32, k int) [][]int32 {
+	out := make([][]int32, 0, k*len(prompts))
+	for range k {
+		out = append(out, prompts...)
+	}
+	return out
+}
+
+// Body is a finished generation without its EOS (an unfinished one whole).
+func Body(g lm.Generation) []int32 {
+	if g.Finished {
+		return g.Tokens[:len(g.Tokens)-1]
+	}
+	return g.Tokens
+}
