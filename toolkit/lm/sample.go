@@ -285,3 +285,13 @@ func pick(row []float32, sc SampleConfig, r *rand.Rand) (int32, float32) {
 	tok := cand[k]
 	return int32(tok), float32(logp[tok])
 }
+
+// Repeat is k copies of prompts, one after the other: sample r of prompt q at r·len(prompts) + q,
+// the order every caller that samples several completions per prompt reads back.
+func Repeat(prompts [][]int32, k int) [][]int32 {
+	out := make([][]int32, 0, k*len(prompts))
+	for range k {
+		out = append(out, prompts...)
+	}
+	return out
+}

@@ -106,13 +106,7 @@ func (s *Set) Correct(gens []lm.Generation) []bool {
 }
 
 // Repeat returns the prompts repeated k times (problem i's samples at i, i+n, i+2n, …).
-func (s *Set) Repeat(k int) [][]int32 {
-	out := make([][]int32, 0, k*len(s.Prompts))
-	for j := 0; j < k; j++ {
-		out = append(out, s.Prompts...)
-	}
-	return out
-}
+func (s *Set) Repeat(k int) [][]int32 { return lm.Repeat(s.Prompts, k) }
 
 // ExactMatch is the greedy (temperature 0) accuracy of m on the set.
 func ExactMatch(m *lm.Model, s *Set, maxNew int) (float64, error) {
@@ -146,11 +140,18 @@ func (s *Set) Answer(i int, g lm.Generation) string { return s.Judge(i, g).Answe
 // step slips with probability stepNoise, drawn with a generator seeded by seed.
 func (s *Set) NoisyExamples(stepNoise float64, seed uint64) ([]lm.Example, error) {
 	r := rand.New(rand.NewPCG(seed, 0x6e6f6973))
+	return s.TextExamples(func(p arith.Problem) string { return p.NoisyCompletion(r, stepNoise) })
+}
+
+// TextExamples returns demonstrations whose completions are text(problem), called once per
+// problem in order (so a text drawing slips from one generator draws them in a fixed order) and
+// tokenized.
+func (s *Set) TextExamples(text func(arith.Problem) string) ([]lm.Example, error) {
 	out := make([]lm.Example, len(s.Problems))
 	for i, p := range s.Problems {
-		c, err := s.Tok.Encode(p.NoisyCompletion(r, stepNoise))
+		c, err := s.Tok.Encode(text(p))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("problem %d (%q): %w", i, p.Prompt, err)
 		}
 		out[i] = lm.Example{Prompt: s.Prompts[i], Completion: c}
 	}

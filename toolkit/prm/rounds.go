@@ -31,7 +31,7 @@ type RoundsConfig struct {
 // RoundHooks are what Iterate asks of its caller.
 type RoundHooks struct {
 	// Score returns the selection score of every generation (generation i answers prompt i mod n,
-	// Repeat's order): the verifier's outcome, or a PRM trace score.
+	// lm.Repeat's order): the verifier's outcome, or a PRM trace score.
 	Score func(inputs [][]int32, gens []lm.Generation) ([]float64, error)
 	// Evaluate sees the policy after every round (optional); trained is false after a round without
 	// pairs, which left the policy as it was.
@@ -67,7 +67,7 @@ func Iterate(policy, start *lm.Model, prompts [][]int32, cfg RoundsConfig, hooks
 	var out []RoundStats
 	for round := 1; round <= cfg.Rounds; round++ {
 		// 1. Sample.
-		inputs := Repeat(prompts, cfg.Samples)
+		inputs := lm.Repeat(prompts, cfg.Samples)
 		sc := cfg.Sample
 		sc.Seed = cfg.Seed*1000 + uint64(round)
 		gens, err := policy.Sample(inputs, sc)
@@ -154,15 +154,6 @@ func PickPairs(n, k int, finished []bool, scores []float64, threshold float64) (
 		pairs, gaps = append(pairs, [2]int{best, worst}), append(gaps, scores[best]-scores[worst])
 	}
 	return pairs, gaps
-}
-
-// Repeat is k copies of prompts, one after the other (sample r of prompt q at r·len(prompts) + q).
-func Repeat(prompts [][]int32, k int) [][]int32 {
-	out := make([][]int32, 0, k*len(prompts))
-	for range k {
-		out = append(out, prompts...)
-	}
-	return out
 }
 
 // Body is a finished generation without its EOS (an unfinished one whole).

@@ -234,19 +234,12 @@ func (p *Provenance) ArithExamples(name string) ([]lm.Example, error) {
 	d, _ := p.draw(name)
 	if p.Task == "arith_tagged" {
 		r := rand.New(rand.NewPCG(d.NoiseSeed, d.NoiseStream))
-		out := make([]lm.Example, len(s.Problems))
-		for i, pr := range s.Problems {
-			text := pr.TaggedCompletion()
+		return s.TextExamples(func(pr arith.Problem) string {
 			if d.Noise > 0 || d.Carry > 0 {
-				text = pr.SlippedTaggedCompletion(r, arith.Slips{Uniform: d.Noise, Carry: d.Carry})
+				return pr.SlippedTaggedCompletion(r, arith.Slips{Uniform: d.Noise, Carry: d.Carry})
 			}
-			c, err := s.Tok.Encode(text)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = lm.Example{Prompt: s.Prompts[i], Completion: c}
-		}
-		return out, nil
+			return pr.TaggedCompletion()
+		})
 	}
 	if d.Noise > 0 {
 		return s.NoisyExamples(d.Noise, d.NoiseSeed)

@@ -292,13 +292,11 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	}
 	// SFT on noisy tagged demonstrations.
 	r := rand.New(rand.NewPCG(seed, sftStream))
-	demos := make([]lm.Example, len(train.Problems))
-	for i, p := range train.Problems {
-		c, err := tok.Encode(p.SlippedTaggedCompletion(r, arith.Slips{Uniform: cfg.SFTNoise, Carry: cfg.SFTCarry}))
-		if err != nil {
-			return err
-		}
-		demos[i] = lm.Example{Prompt: train.Prompts[i], Completion: c}
+	demos, err := train.TextExamples(func(p arith.Problem) string {
+		return p.SlippedTaggedCompletion(r, arith.Slips{Uniform: cfg.SFTNoise, Carry: cfg.SFTCarry})
+	})
+	if err != nil {
+		return err
 	}
 	if s.sft, err = lm.New(cfg.Model, tok, seed); err != nil {
 		return err
@@ -560,13 +558,9 @@ func (s *setup) trainPRM(set *lmtask.Set) ([]exp.Run, error) {
 		return nil, err
 	}
 	if c.PRMPretrain.Steps > 0 {
-		demos := make([]lm.Example, len(s.train.Problems))
-		for i, p := range s.train.Problems {
-			comp, err := s.tok.Encode(p.TaggedCompletion())
-			if err != nil {
-				return nil, err
-			}
-			demos[i] = lm.Example{Prompt: s.train.Prompts[i], Completion: comp}
+		demos, err := s.train.TextExamples(arith.Problem.TaggedCompletion)
+		if err != nil {
+			return nil, err
 		}
 		pc := c.PRMPretrain
 		pc.Seed = s.seed + 700
@@ -900,6 +894,11 @@ func (s *setup) search() error {
 		track.Curves(r.Curves).Add("acc_vs_n", float64(N), acc)
 		track.Curves(r.Curves).Add("tokens_vs_n", float64(N), tokens)
 	}
+	ps := traceScore(tagScores, c.StepWeight, c.Aggregation)
+	var selfPS func(int) float64 // the prm-selfconf ablation's trace score
+	if selfTagScores != nil {
+		selfPS = traceScore(selfTagScores, c.StepWeight, c.Aggregation)
+	}
 	for _, N := range c.SearchN {
 		hits := map[string]float64{}
 		var tokens float64
@@ -907,7 +906,6 @@ func (s *setup) search() error {
 			for r := range N {
 				tokens += float64(len(gens[r*n+q].Tokens))
 			}
-			ps := traceScore(tagScores, c.StepWeight, c.Aggregation)
 			for m, hit := range map[string]bool{
 				"majority": pick(q, N, ps, func(as []string, _ []float64) string { return prm.Majority(as) }),
 				"bon":      pick(q, N, ps, prm.BestOfN),
@@ -921,12 +919,12 @@ func (s *setup) search() error {
 			} {
 				hits[m] += float64(boolInt(hit))
 			}
-			if selfTagScores != nil {
-				hits["bon-selfconf"] += float64(boolInt(pick(q, N, traceScore(selfTagScores, c.StepWeight, c.Aggregation), prm.BestOfN)))
+			if selfPS != nil {
+				hits["bon-selfconf"] += float64(boolInt(pick(q, N, selfPS, prm.BestOfN)))
 			}
 		}
 		for _, m := range []string{"majority", "bon", "weighted", "pass", "bon-selfconf"} {
-			if m != "bon-selfconf" || selfTagScores != nil {
+			if m != "bon-selfconf" || selfPS != nil {
 				addPoint(m, N, hits[m]/float64(n), tokens/float64(n))
 			}
 		}
