@@ -109,8 +109,20 @@ func TestRoomTurnsClaimsUntestable(t *testing.T) {
 	}
 	set(metricWrongStep, 0.5)
 	j = exptest.Judge(t, e, res)
-	if c := exptest.ClaimWithPrefix(t, j.Claims, "step&answer PRM pairs beat outcome pairs on answer accuracy"); len(c.Untestable) != 0 {
+	if c := exptest.ClaimWithPrefix(t, j.Claims, "step&answer PRM pairs beat outcome pairs on answer accuracy"); slices.Contains(c.Untestable, roomWrongStep) {
 		t.Fatalf("fails %v with half the right answers after a wrong step", c.Untestable)
+	}
+	// DPO pair claims also need a PRM that ranks steps better than the policy's own step probability.
+	for _, d := range []float64{-0.1, 0.1} {
+		for i := range res.Runs {
+			if res.Runs[i].Method == "prm" {
+				res.Runs[i].Final["step_auc"] = res.Runs[i].Final["self_step_auc"] + d
+			}
+		}
+		c := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, res).Claims, "step&answer PRM pairs beat outcome pairs on whole-chain correctness")
+		if got := slices.Contains(c.Untestable, roomPRM); got != (d < 0) {
+			t.Fatalf("PRM step AUC %+g against the policy's own: claim fails %v", d, c.Untestable)
+		}
 	}
 	// Without the recorded metrics, a trace file that disagrees with seed 1's prm run is ignored.
 	for i := range res.Runs {
