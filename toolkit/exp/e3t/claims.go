@@ -7,7 +7,8 @@ import (
 )
 
 // Claims checks the paper's claims (§7), paired per seed, on every layout and averaged over the
-// layouts: E3T against SP with the held-out pool (the headline, and each kind of partner), E3T
+// layouts (with Config.SharedPool, issue 36: on pool_return, every method facing the same partners):
+// E3T against SP with the held-out pool (the headline, and each kind of partner), E3T
 // against FCP (at least 90 % of FCP's return) at a fraction of FCP's environment steps, and the
 // partner model's contribution. Each claim needs the room checks (Room) of every layout in view:
 // the compared methods' training returns flat, the budget, one held-out set for the partners it
@@ -65,6 +66,26 @@ func Claims(res *exp.Result) []exp.Claim {
 		pmFlat := func(lay string) string { return pmFlatName(lay, "e3t") }
 		pmCeiling := func(lay string) string { return pmCeilingName(lay, "e3t") }
 		vsSP, vsFCP, vsNoPM := []string{"e3t", "sp"}, []string{"e3t", "fcp"}, []string{"e3t", "e3t-nopm"}
+		if cfg.SharedPool { // issue 36: one pool for every method; the BC partner gated into pool_return
+			pool := []func(string) string{learnedSetName, fixedSetName}
+			out = append(out,
+				res.Check(name+": E3T beats SP with the shared held-out pool", "pool return(e3t) − (sp)", exp.Positive, diff("e3t", "sp", "pool_return")).
+					Needs(needs(vsSP, pool...)...),
+				res.Check(name+": … with the scripted cooks", "scripted return(e3t) − (sp)", exp.Positive, diff("e3t", "sp", "scripted_return")).
+					Needs(needs(vsSP, fixedSetName)...),
+				res.Check(name+": … with held-out learned agents (every family, the same for both)", "learned return(e3t) − (sp)", exp.Positive, diff("e3t", "sp", "learned_return")).
+					Needs(needs(vsSP, learnedSetName)...),
+				res.Check(name+": … with the human-data BC partner", "human BC return(e3t) − (sp)", exp.Positive, diff("e3t", "sp", "human_bc_return")).
+					Needs(needs(vsSP, fixedSetName, bcName)...),
+				res.Check(name+": E3T matches FCP (at least 90% of its pool return)", "pool return(e3t) / (fcp)", exp.AtLeast(0.9), ratio("e3t", "fcp", "pool_return")).
+					Needs(needs(vsFCP, pool...)...),
+				res.Check(name+": … at a fraction of its training cost", "env steps(e3t) / env steps(fcp)", exp.AtMost(0.5), ratio("e3t", "fcp", "env_steps")).
+					Needs(needs(vsFCP)...),
+				res.Check(name+": the partner model helps", "pool return(e3t) − (e3t-nopm)", exp.Positive, diff("e3t", "e3t-nopm", "pool_return")).
+					Needs(needs(vsNoPM, append(pool, pmFlat, pmCeiling)...)...),
+			)
+			continue
+		}
 		out = append(out,
 			res.Check(name+": E3T beats SP with held-out partners (scripted + human BC)", "return(e3t) − return(sp)", exp.Positive, diff("e3t", "sp", "heldout_return")).
 				Needs(needs(vsSP, fixedSetName, bcName)...),

@@ -5,7 +5,8 @@
 // partners that no method trained with, in both seats (ZSC-Eval style): scripted cooks over role ×
 // noise × route preference; a behaviour-cloned partner per layout fitted to real 2019 human–human
 // games (datasets/overcooked_human); and learned agents of every family (SP, E3T, FCP) from seeds
-// outside the training seeds — each method scored only with the other families'.
+// outside the training seeds (3 seeds per family since issue 36), every method scored with every partner
+// (Config.SharedPool; before issue 36 each method was kept from its own family's agents).
 // The paper's claim: E3T beats SP with unseen partners and matches the population baseline at a
 // fraction of its training cost.
 package e3t
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"time"
 
 	overcookedhuman "github.com/paperlab/paperlab/datasets/overcooked_human"
@@ -32,7 +34,12 @@ type Method struct {
 	Mode         string  `json:"mode"` // sp, e3t, fcp
 	Epsilon      float64 `json:"epsilon,omitempty"`
 	PartnerModel bool    `json:"partner_model,omitempty"`
+	// Layouts the method runs on (empty: every layout of the experiment).
+	Layouts []string `json:"layouts,omitempty"`
 }
+
+// On reports whether the method runs on layout l.
+func (m Method) On(l string) bool { return len(m.Layouts) == 0 || slices.Contains(m.Layouts, l) }
 
 // Family is the kind of agent a method trains ("sp", "e3t" or "fcp"): a method is never judged
 // with held-out agents of its own family, whose conventions it may share.
@@ -62,6 +69,11 @@ type Config struct {
 	// HeldOutSeeds train the held-out learned partners: one SP, one E3T and one FCP agent per seed
 	// (the FCP agent's population is the held-out SP agent's checkpoints).
 	HeldOutSeeds []uint64 `json:"held_out_seeds"`
+	// SharedPool (issue 36): every method is scored with every partner of the pool, its own
+	// family's held-out agents included, and pool_return averages the scripted cooks, the learned
+	// agents and — only when it passes the BC gate (BCMargin) — the human-data BC partner. False
+	// (the runs before issue 36): each method is kept from its own family's held-out agents.
+	SharedPool bool `json:"shared_pool,omitempty"`
 	// EvalEpisodes per partner and seat.
 	EvalEpisodes int `json:"eval_episodes"`
 	// MonitorEvery iterations the ego is evaluated with the human-data partner (or a noisy
@@ -86,33 +98,50 @@ type Partner struct {
 	Kind string `json:"kind"`
 	// Family of a learned partner (sp, e3t, fcp).
 	Family string `json:"family,omitempty"`
+	// InPool: a human-BC partner that passed the BC gate (BCGate), so pool_return averages it in;
+	// otherwise it is scored and reported apart (human_bc_return).
+	InPool bool `json:"in_pool,omitempty"`
+}
+
+// BCGate reports whether a behaviour-cloning fit (bc.Train's Final: heldout_accuracy and
+// majority_accuracy) predicts held-out human actions better than always playing the commonest
+// action by more than BCMargin — the condition for the BC partner to stand in for human play.
+func BCGate(fit map[string]float64) bool {
+	acc, ok1 := fit["heldout_accuracy"]
+	maj, ok2 := fit["majority_accuracy"]
+	return ok1 && ok2 && acc-maj > BCMargin
 }
 
 // ConfigFor returns the configuration at a scale.
 //
-// Budget (issue 12): 63 iterations × 48 games × 400 steps = 1.21 M environment steps per run, the
-// shaped reward annealed to 0 by half of it, SP trained on one seat's samples like E3T and FCP
-// (matched gradient samples). The authors ran 4.8 M steps on cramped_room; ZSC-Eval 10 M.
+// Default (issue 36): the authors' settings (marl/e3t.Authors: ε 0.7, 30 games × 400 steps per
+// update, 400 updates = 4.8 M environment steps per run, PPO 8 epochs × 6 mini-batches, entropy 0.1,
+// clip 0.05, gradient-norm clip 0.1, λ 0.98, the partner model trained 8 passes per update, the
+// shaping annealed over 2.5 M steps) on cramped_room and forced_coordination — kitchens where the cooks
+// must interact (in forced_coordination one cook holds the onions and dishes, the other the pots) —
+// with E3T at ε 0.25 and 0.5 as named methods on cramped_room (the authors' ε is cramped_room's), and
+// one shared pool: 3 held-out seeds of every learned family, the scripted cooks and the human-data BC
+// partner (gated). SP is trained on one seat's samples like E3T and FCP (matched gradient samples).
 func ConfigFor(s exp.Scale) Config {
 	c := Config{
-		Layouts: []string{"cramped_room", "asymmetric_advantages"}, Horizon: 400, CookTime: 20,
+		Layouts: []string{"cramped_room", "forced_coordination"}, Horizon: 400, CookTime: 20,
 		Methods: []Method{
 			{Name: "sp", Mode: "sp"},
 			{Name: "fcp", Mode: "fcp"},
-			{Name: "e3t", Mode: "e3t", Epsilon: 0.5, PartnerModel: true},
-			{Name: "e3t-nopm", Mode: "e3t", Epsilon: 0.5},
+			{Name: "e3t", Mode: "e3t", Epsilon: 0.7, PartnerModel: true},
+			{Name: "e3t-nopm", Mode: "e3t", Epsilon: 0.7},
+			{Name: "e3t-eps0.25", Mode: "e3t", Epsilon: 0.25, PartnerModel: true, Layouts: []string{"cramped_room"}},
+			{Name: "e3t-eps0.5", Mode: "e3t", Epsilon: 0.5, PartnerModel: true, Layouts: []string{"cramped_room"}},
 		},
 		ScriptedRoles: []string{"onion", "dish", "greedy"}, ScriptedNoises: []float64{0, 0.15, 0.3},
 		ScriptedPrefers: []string{"near", "first", "last"},
 		HumanData:       "datasets/overcooked_human", BC: bc.Default(overcooked.NumActions), BCSeed: 1,
-		HeldOutSeeds: []uint64{101}, EvalEpisodes: 16, MonitorEvery: 9, CrossPlayEpisodes: 4, FCPPartners: 8,
+		HeldOutSeeds: []uint64{101, 102, 103}, SharedPool: true, EvalEpisodes: 16, MonitorEvery: 25, CrossPlayEpisodes: 4, FCPPartners: 6,
 	}
-	c.Train = e3.Default(overcooked.Config{}, "sp")
-	c.Train.Envs, c.Train.Iters = 48, 63
-	c.Train.ShapingSteps = c.Train.Envs * c.Train.Iters * c.Horizon / 2
+	c.Train = e3.Authors(overcooked.Config{}, "sp")
 	if s == exp.Smoke {
 		c.Horizon, c.CookTime, c.EvalEpisodes, c.MonitorEvery, c.CrossPlayEpisodes = 40, 5, 1, 1, 2
-		c.Train.Iters, c.Train.Envs, c.FCPPartners = 2, 2, 2
+		c.Train.Iters, c.Train.Envs, c.Train.Epochs, c.Train.PMEpochs, c.FCPPartners = 2, 2, 2, 2, 2
 		c.Train.ShapingSteps = c.Train.Envs * c.Train.Iters * c.Horizon / 2
 		c.ScriptedNoises, c.ScriptedPrefers = []float64{0.15}, []string{"near"}
 		c.BC.Epochs = 2
@@ -130,6 +159,9 @@ func (c Config) Game(layout string) overcooked.Config {
 // pool is the held-out partners of one layout.
 type pool struct {
 	partners []Partner
+	// bcGate: the human-data BC partner (if any) predicts held-out human actions better than the
+	// commonest action by more than BCMargin (BCGate), so pool_return counts it.
+	bcGate   bool
 	agents   map[string]e3.Agent
 	monitor  e3.Agent
 	closers  []*e3.Policy
@@ -169,7 +201,8 @@ func heldOut(c Config, layout string, opt exp.Options, res *exp.Result) (_ *pool
 	if bcPol, fit, ok, err := humanPartner(c, layout); err != nil {
 		return nil, err
 	} else if ok {
-		p.add(Partner{Name: "human-bc", Kind: "human_bc"}, bcPol)
+		p.bcGate = BCGate(fit)
+		p.add(Partner{Name: "human-bc", Kind: "human_bc", InPool: p.bcGate}, bcPol)
 		p.monitor = bcPol
 		fits := map[string]map[string]float64{}
 		_ = res.GetExtra("bc", &fits)
@@ -262,7 +295,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 }
 
 // averaged are the metrics AverageLayouts averages over layouts.
-var averaged = []string{"heldout_return", "scripted_return", "human_bc_return", "learned_return", "env_steps", "train_seconds"}
+var averaged = []string{"pool_return", "heldout_return", "scripted_return", "human_bc_return", "learned_return", "env_steps", "train_seconds"}
 
 // AverageLayouts adds, for every method and seed that ran on every layout, one run whose final
 // metrics are the means over the layouts (keys without a layout: heldout_return, …), so the
@@ -316,7 +349,7 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 	}()
 	spSteps, spSeconds := 0, 0.0
 	for _, m := range cfg.Methods {
-		if m.Mode == "fcp" { // needs the SP population: after every other method has trained SP
+		if m.Mode == "fcp" || !m.On(layout) { // FCP needs the SP population: after every other method has trained SP
 			continue
 		}
 		if err := trainMethod(opt, res, cfg, layout, li, m, seeds, held, nil, 0, 0, trained, &order, func(r *e3.Result, sec float64) error {
@@ -333,7 +366,7 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 		}
 	}
 	for _, m := range cfg.Methods {
-		if m.Mode != "fcp" {
+		if m.Mode != "fcp" || !m.On(layout) {
 			continue
 		}
 		if len(population) == 0 {
@@ -476,9 +509,13 @@ func snapshotPolicy(p *e3.Policy, w []float32) (*e3.Policy, error) {
 // record evaluates a trained policy with every held-out partner (EvalEpisodes in each seat) and adds
 // the run. Per layout: partner/<name> (mean) and partner_se/<name> (its standard error over
 // episodes), scripted_return (mean over the scripted cooks), human_bc_return (the behaviour-cloned
-// human partner), learned_return (held-out agents of the other families), and heldout_return =
-// the mean of scripted_return and human_bc_return (scripted_return alone without human data).
-// extraSteps and extraSeconds are training the method needed before its own run (FCP's population).
+// human partner), learned_return (the held-out learned agents the method meets) and
+// learned_<family>_return per family, and heldout_return = the mean of scripted_return and
+// human_bc_return (scripted_return alone without human data). With SharedPool every method meets
+// every partner, and pool_return (issue 36's headline) is the mean of scripted_return,
+// learned_return and — only where the BC gate passed — human_bc_return; without it a method is kept
+// from its own family's agents. extraSteps and extraSeconds are training the method needed before
+// its own run (FCP's population).
 func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Method, seed uint64, r *e3.Result, extraSteps int,
 	extraSeconds float64, held *pool, seconds float64) error {
 	// Keys "<layout>/…" hold per-layout numbers; AverageLayouts adds the means over layouts.
@@ -488,10 +525,7 @@ func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Metho
 	put("train_seconds", seconds+extraSeconds)
 	final[layout+"/offset_steps"], final[layout+"/offset_seconds"] = float64(extraSteps), extraSeconds
 	kinds := map[string][]float64{}
-	for i, pt := range held.partners {
-		if pt.Kind == "learned" && pt.Family == m.Family() {
-			continue // never judged with its own family
-		}
+	for i, pt := range Judged(held.partners, m, cfg.SharedPool) {
 		rets, err := overcooked.EvaluateEpisodes(cfg.Game(layout), r.Policy, held.agents[pt.Name], 2*cfg.EvalEpisodes, seed*131+uint64(i))
 		if err != nil {
 			return err
@@ -502,17 +536,12 @@ func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Metho
 			final[layout+"/partner_se/"+pt.Name] = st.SE
 		}
 		kinds[pt.Kind] = append(kinds[pt.Kind], st.Mean)
-	}
-	mean := func(xs []float64) float64 { return stats.Summarize(xs).Mean }
-	for _, k := range []string{"scripted", "human_bc", "learned"} {
-		if len(kinds[k]) > 0 {
-			put(k+"_return", mean(kinds[k]))
+		if pt.Kind == "learned" {
+			kinds["learned_"+pt.Family] = append(kinds["learned_"+pt.Family], st.Mean)
 		}
 	}
-	if len(kinds["human_bc"]) > 0 {
-		put("heldout_return", (mean(kinds["scripted"])+mean(kinds["human_bc"]))/2)
-	} else {
-		put("heldout_return", mean(kinds["scripted"]))
+	for k, v := range PoolReturns(kinds, held.bcGate) {
+		put(k, v)
 	}
 	curves := map[string]exp.Curve{}
 	for _, k := range []string{"episodic_return", "monitor_return", "seconds", "pm_accuracy", "entropy"} {
@@ -523,9 +552,57 @@ func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Metho
 	res.Runs = append(res.Runs, exp.Run{Method: m.Name, Seed: seed, Final: final, Curves: curves, Seconds: seconds})
 	res.Timing[layout+"/"+m.Name] += seconds
 	p := layout + "/"
-	fmt.Fprintf(opt.Log, "%s %-10s seed %d: held-out %.1f (scripted %.1f, human BC %.1f, learned %.1f; %d env steps, %.0fs)\n", layout, m.Name, seed,
-		final[p+"heldout_return"], final[p+"scripted_return"], final[p+"human_bc_return"], final[p+"learned_return"], r.EnvSteps+extraSteps, seconds)
+	fmt.Fprintf(opt.Log, "%s %-11s seed %d: pool %.1f (scripted %.1f, human BC %.1f, learned %.1f; %d env steps, %.0fs)\n", layout, m.Name, seed,
+		final[p+"pool_return"], final[p+"scripted_return"], final[p+"human_bc_return"], final[p+"learned_return"], r.EnvSteps+extraSteps, seconds)
 	return nil
+}
+
+// Judged is the part of the pool a method is scored with: every partner with a shared pool (issue
+// 36), otherwise every partner but the learned agents of the method's own family.
+func Judged(pool []Partner, m Method, shared bool) []Partner {
+	var out []Partner
+	for _, pt := range pool {
+		if !shared && pt.Kind == "learned" && pt.Family == m.Family() {
+			continue
+		}
+		out = append(out, pt)
+	}
+	return out
+}
+
+// PoolReturns turns a method's per-partner means, grouped by kind ("scripted", "human_bc",
+// "learned", "learned_<family>"), into its summary returns: <kind>_return (the mean of each group),
+// heldout_return (the mean of scripted_return and human_bc_return, or scripted_return alone without a
+// BC partner) and pool_return, the mean of scripted_return, learned_return and — only when bcGate
+// (the BC partner imitates humans better than the commonest action) — human_bc_return.
+func PoolReturns(kinds map[string][]float64, bcGate bool) map[string]float64 {
+	out := map[string]float64{}
+	mean := func(xs []float64) float64 { return stats.Summarize(xs).Mean }
+	for k, xs := range kinds {
+		if len(xs) > 0 {
+			out[k+"_return"] = mean(xs)
+		}
+	}
+	var heldout, pool []float64
+	for _, k := range []string{"scripted", "human_bc", "learned"} {
+		v, ok := out[k+"_return"]
+		if !ok {
+			continue
+		}
+		if k != "learned" {
+			heldout = append(heldout, v)
+		}
+		if k != "human_bc" || bcGate {
+			pool = append(pool, v)
+		}
+	}
+	if len(heldout) > 0 {
+		out["heldout_return"] = mean(heldout)
+	}
+	if len(pool) > 0 {
+		out["pool_return"] = mean(pool)
+	}
+	return out
 }
 
 // Episode is a recorded evaluation game (replayed by Figures to draw the animation).

@@ -1,6 +1,7 @@
 package e3t
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,39 +14,53 @@ import (
 // animation.
 func TestSmokeRunMetricsComplete(t *testing.T) {
 	_, back, dir := exptest.Smoke(t, "e3t")
-	exptest.RequireMetrics(t, back, []string{"sp", "fcp", "e3t", "e3t-nopm"}, []string{"heldout_return", "env_steps", "cramped_room/heldout_return", "asymmetric_advantages/heldout_return"}, 1)
-	if n := back.Summary["e3t"]["heldout_return"].N; n != len(back.Seeds) {
-		t.Fatalf("heldout_return averaged over layouts has n = %d, want one per seed (%d)", n, len(back.Seeds))
+	cfg := ConfigFor("smoke")
+	exptest.RequireMetrics(t, back, []string{"sp", "fcp", "e3t", "e3t-nopm"}, []string{"pool_return", "heldout_return", "env_steps", "cramped_room/pool_return", "forced_coordination/pool_return"}, 1)
+	exptest.RequireMetrics(t, back, []string{"e3t-eps0.25", "e3t-eps0.5"}, []string{"cramped_room/pool_return"}, 1)
+	if n := back.Summary["e3t"]["pool_return"].N; n != len(back.Seeds) {
+		t.Fatalf("pool_return averaged over layouts has n = %d, want one per seed (%d)", n, len(back.Seeds))
+	}
+	if _, ok := back.Summary["e3t-eps0.5"]["forced_coordination/pool_return"]; ok {
+		t.Fatal("e3t-eps0.5 ran on forced_coordination, outside its Layouts")
 	}
 	s := back.Summary
 	if !(s["fcp"]["env_steps"].Mean > s["e3t"]["env_steps"].Mean) {
 		t.Fatalf("FCP's cost (%v) does not include its population (E3T %v)", s["fcp"]["env_steps"].Mean, s["e3t"]["env_steps"].Mean)
 	}
-	for _, layout := range ConfigFor("smoke").Layouts {
+	for _, layout := range cfg.Layouts {
 		var partners []Partner
 		if err := back.GetExtra("partners_"+layout, &partners); err != nil {
 			t.Fatal(err)
 		}
+		// The shared pool (issue 36): every method that ran on the layout, every seed, every partner —
+		// its own family's held-out agents included.
 		kinds := map[string]int{}
 		for _, p := range partners {
 			kinds[p.Kind]++
-			for _, m := range []string{"sp", "fcp", "e3t", "e3t-nopm"} {
-				fam := map[string]string{"sp": "sp", "fcp": "fcp", "e3t": "e3t", "e3t-nopm": "e3t"}[m]
-				_, ok := s[m][layout+"/partner/"+p.Name]
-				if own := p.Kind == "learned" && p.Family == fam; ok == own {
-					t.Fatalf("%s: method %s with partner %s (%s %s): judged %v", layout, m, p.Name, p.Kind, p.Family, ok)
+			for _, m := range cfg.Methods {
+				if !m.On(layout) {
+					continue
+				}
+				for _, seed := range back.Seeds {
+					if _, ok := back.Final(m.Name, layout+"/partner/"+p.Name, seed); !ok {
+						t.Fatalf("%s: method %s seed %d was not scored with partner %s (%s %s)", layout, m.Name, seed, p.Name, p.Kind, p.Family)
+					}
 				}
 			}
 		}
-		// 3 roles scripted; human data exists for both default layouts; SP, E3T and FCP held out.
-		if kinds["scripted"] != 3 || kinds["human_bc"] != 1 || kinds["learned"] != 3 {
+		// 3 roles scripted; human data only for cramped_room; SP, E3T and FCP on 3 held-out seeds each.
+		wantBC := map[string]int{"cramped_room": 1, "forced_coordination": 0}[layout]
+		if kinds["scripted"] != 3 || kinds["human_bc"] != wantBC || kinds["learned"] != 3*len(cfg.HeldOutSeeds) || len(cfg.HeldOutSeeds) < 3 {
 			t.Fatalf("%s: pool kinds %v", layout, kinds)
 		}
-		for _, k := range []string{"heldout_return", "scripted_return", "human_bc_return", "learned_return"} {
+		for _, k := range []string{"pool_return", "heldout_return", "scripted_return", "learned_return", "learned_sp_return", "learned_fcp_return", "learned_e3t_return"} {
 			if _, ok := s["e3t"][layout+"/"+k]; !ok {
 				t.Fatalf("no %s/%s", layout, k)
 			}
 		}
+	}
+	if _, ok := s["e3t"]["cramped_room/human_bc_return"]; !ok {
+		t.Fatal("no cramped_room/human_bc_return")
 	}
 	var fits map[string]map[string]float64
 	if err := back.GetExtra("bc", &fits); err != nil || fits["cramped_room"]["heldout_examples"] < 100 {
@@ -55,14 +70,60 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 	if c := run.Curves["cramped_room/monitor_return"]; len(c.Y) == 0 {
 		t.Fatal("no monitor curve")
 	}
-	if c := run.Curves["cramped_room/pm_accuracy"]; len(c.Y) == 0 {
-		t.Fatal("no partner-model accuracy curve")
+	if c := run.Curves["cramped_room/pm_accuracy"]; len(c.Y) == 0 || c.Y[len(c.Y)-1] < 0 || c.Y[len(c.Y)-1] > 1 {
+		t.Fatalf("partner-model accuracy curve %v", c.Y)
 	}
 	var ep Episode
-	if err := back.GetExtra("episode", &ep); err != nil || len(ep.Actions) != ConfigFor("smoke").Horizon {
+	if err := back.GetExtra("episode", &ep); err != nil || len(ep.Actions) != cfg.Horizon {
 		t.Fatalf("episode: %v (%d actions)", err, len(ep.Actions))
 	}
 	if st, err := os.Stat(filepath.Join(dir, "episode.gif")); err != nil || st.Size() < 1000 {
 		t.Fatalf("episode.gif: %v", err)
+	}
+}
+
+// TestJudgedSharedPool: with a shared pool every method meets every partner; without it (the runs
+// before issue 36) a method is kept from its own family's learned agents only.
+func TestJudgedSharedPool(t *testing.T) {
+	pool := []Partner{{Name: "onion-0", Kind: "scripted"}, {Name: "human-bc", Kind: "human_bc"},
+		{Name: "sp-h101", Kind: "learned", Family: "sp"}, {Name: "e3t-h101", Kind: "learned", Family: "e3t"}, {Name: "fcp-h101", Kind: "learned", Family: "fcp"}}
+	for _, m := range ConfigFor("default").Methods {
+		if got := Judged(pool, m, true); len(got) != len(pool) {
+			t.Errorf("shared pool: %s meets %d of %d partners", m.Name, len(got), len(pool))
+		}
+		old := Judged(pool, m, false)
+		if len(old) != len(pool)-1 {
+			t.Errorf("own-family rule: %s meets %d partners, want %d", m.Name, len(old), len(pool)-1)
+		}
+		for _, p := range old {
+			if p.Kind == "learned" && p.Family == m.Family() {
+				t.Errorf("own-family rule: %s meets its own family's %s", m.Name, p.Name)
+			}
+		}
+	}
+}
+
+// TestPoolReturnsBCGate: the human-BC partner enters pool_return only when its fit beats always
+// playing the commonest action by more than BCMargin; it is reported apart either way.
+func TestPoolReturnsBCGate(t *testing.T) {
+	if BCGate(map[string]float64{"heldout_accuracy": 0.720, "majority_accuracy": 0.716}) {
+		t.Error("a BC partner 0.004 above the commonest action passes the gate (cramped_room's committed fit)")
+	}
+	if !BCGate(map[string]float64{"heldout_accuracy": 0.76, "majority_accuracy": 0.716}) {
+		t.Error("a BC partner 0.044 above the commonest action fails the gate")
+	}
+	if BCGate(map[string]float64{"heldout_accuracy": 0.9}) {
+		t.Error("a fit without the majority baseline passes the gate")
+	}
+	kinds := map[string][]float64{"scripted": {10, 20}, "human_bc": {100}, "learned": {30, 60}, "learned_sp": {30}, "learned_e3t": {60}}
+	shut, open := PoolReturns(kinds, false), PoolReturns(kinds, true)
+	for name, got := range map[string]float64{"gate shut": shut["pool_return"], "gate open": open["pool_return"]} {
+		want := map[string]float64{"gate shut": (15 + 45) / 2.0, "gate open": (15 + 45 + 100) / 3.0}[name]
+		if math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s: pool_return %v, want %v", name, got, want)
+		}
+	}
+	if shut["human_bc_return"] != 100 || shut["heldout_return"] != (15+100)/2.0 || shut["learned_sp_return"] != 30 {
+		t.Errorf("per-kind returns %v", shut)
 	}
 }

@@ -72,6 +72,9 @@ func Room(res *exp.Result) []exp.RoomCheck {
 	var out []exp.RoomCheck
 	for _, l := range cfg.Layouts {
 		for _, m := range cfg.Methods {
+			if !m.On(l) {
+				continue
+			}
 			out = append(out, res.CheckRoom(flatName(l, m.Name), exp.Test{Op: exp.Below, X: MaxTailShare},
 				fmt.Sprintf("A return gap between methods measured while one of them is still improving is a gap in training speed, not in what the method learns; "+
 					"the last %.0f %% of steps must make < %g of the run's change in training return (a steady climb makes %g, a plateau ~0). [UNVERIFIED] PaperLab's choice: half the steady-climb value.",
@@ -79,7 +82,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 				"no "+l+"/episodic_return curve", res.Plateau(m.Name, l+"/episodic_return", PlateauFrac)))
 		}
 		for _, m := range cfg.Methods {
-			if !m.PartnerModel {
+			if !m.PartnerModel || !m.On(l) {
 				continue
 			}
 			out = append(out,
@@ -98,16 +101,20 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		out = append(out,
 			partnerShare(res, cfg, l, learnedSetName(l), func(p Partner) bool { return p.Kind == "learned" },
 				"A method's learned_return is its mean with the pool's learned agents; a difference between methods compares like with like only when every method meets the same agents. "+
-					"Share of the learned held-out partners every method and seed is scored with; needs 1 (each method is now kept from its own family's agent)."),
+					"Share of the learned held-out partners every method and seed is scored with; needs 1 (issue 36's shared pool: every method meets every agent; the runs before it kept each method from its own family's agents and read 0)."),
 			partnerShare(res, cfg, l, fixedSetName(l), func(p Partner) bool { return p.Kind == "scripted" || p.Kind == "human_bc" },
 				"heldout_return (the mean of the scripted cooks' and the human-BC partner's returns) compares methods only when every method meets the same partners. "+
 					"Share of the scripted and human-BC partners every method and seed is scored with; needs 1."),
 			bcCheck(res, l))
 	}
-	out = append(out, exp.RoomOn(res.Seeds, budgetName, exp.AtLeast(math.Round(1000*MinEnvSteps/AuthorsEnvSteps)/1000),
+	need, why := math.Round(1000*MinEnvSteps/AuthorsEnvSteps)/1000, fmt.Sprintf("The first audit found runs of less than %.0f M steps unconverged and asked for ≥ %.0f M, i.e. ≥ %.3f of the authors' budget (the protocol before issue 36)",
+		MinEnvSteps/1e6, MinEnvSteps/1e6, MinEnvSteps/AuthorsEnvSteps)
+	if cfg.SharedPool {
+		need, why = 1, "Issue 36 asks for at least the authors' budget"
+	}
+	out = append(out, exp.RoomOn(res.Seeds, budgetName, exp.AtLeast(need),
 		fmt.Sprintf("E3T's environment steps per run (mean over layouts) over the authors' %.1f M on cramped_room (ZSC-Eval: 10 M). "+
-			"The first audit found runs of less than %.0f M steps unconverged and asked for ≥ %.0f M, i.e. ≥ %.3f of the authors' budget; whether the budget suffices is "+
-			"what the plateau checks measure. [UNVERIFIED] PaperLab's choice.", AuthorsEnvSteps/1e6, MinEnvSteps/1e6, MinEnvSteps/1e6, MinEnvSteps/AuthorsEnvSteps),
+			"%s; whether the budget suffices is what the plateau checks measure. [UNVERIFIED] PaperLab's choice.", AuthorsEnvSteps/1e6, why),
 		"no <layout>/env_steps of e3t", func(seed uint64) (float64, bool) {
 			sum := 0.0
 			for _, l := range cfg.Layouts {
@@ -187,6 +194,9 @@ func partnerShare(res *exp.Result, cfg Config, l, name string, keep func(Partner
 		total++
 		all := len(cfg.Methods) > 0 && len(res.Seeds) > 0
 		for _, m := range cfg.Methods {
+			if !m.On(l) {
+				continue
+			}
 			for _, s := range res.Seeds {
 				if _, ok := res.Final(m.Name, l+"/partner/"+p.Name, s); !ok {
 					all = false

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/nn"
 	"github.com/paperlab/paperlab/toolkit/track"
@@ -78,12 +80,15 @@ func ClassifierBatch(x *tensors.Tensor, labels []int32) nn.Inputs {
 }
 
 // Rows gathers rows idx of a row-major host matrix x with dim columns as a [len(idx), dim] tensor.
+// The rows are copied straight into the tensor's own storage (one copy, no host slice between).
 func Rows(x []float32, dim int, idx []int) *tensors.Tensor {
-	out := make([]float32, 0, len(idx)*dim)
-	for _, i := range idx {
-		out = append(out, x[i*dim:(i+1)*dim]...)
-	}
-	return Float32(out, len(idx), dim)
+	t := tensors.FromShape(shapes.Make(dtypes.Float32, len(idx), dim))
+	_ = tensors.MutableFlatData(t, func(out []float32) {
+		for k, i := range idx {
+			copy(out[k*dim:(k+1)*dim], x[i*dim:(i+1)*dim])
+		}
+	})
+	return t
 }
 
 // ExplainedVariance is 1 − Var(returns − values)/Var(returns) (cleanrl's diagnostic).

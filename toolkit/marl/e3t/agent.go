@@ -14,14 +14,14 @@ const ObsScale = 0.2
 // Agent is an Overcooked agent (overcooked.Agent): Policy is one, and so are the scripted cooks.
 type Agent = overcooked.Agent
 
-// observe returns player i's scaled observation in game g: its featurize_state vector (the one the
-// env's last step computed, copied: VectorObs), times ObsScale.
-func observe(g *overcooked.Episode, i int) []float32 {
-	v := g.VectorObs(i)
-	for j := range v {
-		v[j] *= ObsScale
+// observe writes player i's scaled observation in game g into dst (grown as needed) and returns it:
+// its featurize_state vector (the one the env's last step computed), times ObsScale.
+func observe(dst []float32, g *overcooked.Episode, i int) []float32 {
+	dst = g.AppendVectorObs(dst[:0], i)
+	for j := range dst {
+		dst[j] *= ObsScale
 	}
-	return v
+	return dst
 }
 
 // Policy is a trained cook: an MLP actor on the observation, optionally conditioned on a partner
@@ -36,8 +36,10 @@ type Policy struct {
 	// NoisePM replaces the partner-model input with softmax(z), z ~ N(0, I) (the E3T partner's own
 	// slot, as in the authors' code).
 	NoisePM bool
-	hist    [][][]float32 // per game: the last K (obs ⊕ onehot(other action)) rows
-	lastObs [][]float32
+	hist    [][][]float32 // per game: the last K (obs ⊕ onehot(other action)) rows, oldest first
+	lastObs [][]float32   // per game: the observation the agent last acted on (reused buffers)
+	// Reused buffers of Inputs' results (valid until the next call).
+	inBuf, pmBuf []float32
 }
 
 // Close frees the policy's networks on the engine (see nn.Model.Close); a partner model shared with
@@ -55,61 +57,64 @@ func (p *Policy) Reset(n int) {
 	p.lastObs = make([][]float32, n)
 }
 
-// pmInput is the partner model's input for game k: the last K history rows (zeros when missing)
-// and the current observation.
-func (p *Policy) pmInput(k int, obs []float32) []float32 {
+// pmInput appends game k's partner-model input to dst: the last K history rows (zeros when
+// missing, oldest first) and the current observation.
+func (p *Policy) pmInput(dst []float32, k int, obs []float32) []float32 {
 	row := overcooked.VectorSize + overcooked.NumActions
-	in := make([]float32, p.K*row, p.K*row+len(obs))
+	start := len(dst)
+	dst = append(dst, make([]float32, p.K*row)...)
 	h := p.hist[k]
 	for j := 0; j < len(h) && j < p.K; j++ {
-		copy(in[(p.K-1-j)*row:], h[len(h)-1-j])
+		copy(dst[start+(p.K-1-j)*row:], h[len(h)-1-j])
 	}
-	return append(in, obs...)
+	return append(dst, obs...)
 }
 
 // Inputs builds the actor inputs (and partner-model inputs) of every game, returning the rows.
+// Both slices are the policy's own buffers, valid until its next Inputs or Act: copy to keep them.
 func (p *Policy) Inputs(games []*overcooked.Episode, idx []int, rng *rand.Rand) (actorIn, pmIn []float32, err error) {
 	n := len(games)
-	obs := make([][]float32, n)
 	for k, g := range games {
-		obs[k] = observe(g, idx[k])
-		p.lastObs[k] = obs[k]
+		p.lastObs[k] = observe(p.lastObs[k], g, idx[k])
 	}
+	const na = overcooked.NumActions
 	var pred []float32
 	if p.PM != nil {
+		pred = make([]float32, n*na)
+		z := make([]float64, na)
 		if p.NoisePM {
-			pred = make([]float32, n*overcooked.NumActions)
 			for k := 0; k < n; k++ {
-				z := make([]float64, overcooked.NumActions)
 				for a := range z {
 					z[a] = rng.NormFloat64()
 				}
-				copy(pred[k*overcooked.NumActions:], softmax32(z))
+				copy(pred[k*na:], softmax32(z))
 			}
 		} else {
+			pmIn = p.pmBuf[:0]
 			for k := 0; k < n; k++ {
-				pmIn = append(pmIn, p.pmInput(k, obs[k])...)
+				pmIn = p.pmInput(pmIn, k, p.lastObs[k])
 			}
+			p.pmBuf = pmIn
 			logits, err := p.PM.Apply(pmIn, n)
 			if err != nil {
 				return nil, nil, err
 			}
-			pred = make([]float32, len(logits))
 			for k := 0; k < n; k++ {
-				z := make([]float64, overcooked.NumActions)
 				for a := range z {
-					z[a] = float64(logits[k*overcooked.NumActions+a])
+					z[a] = float64(logits[k*na+a])
 				}
-				copy(pred[k*overcooked.NumActions:], softmax32(z))
+				copy(pred[k*na:], softmax32(z))
 			}
 		}
 	}
+	actorIn = p.inBuf[:0]
 	for k := 0; k < n; k++ {
-		actorIn = append(actorIn, obs[k]...)
+		actorIn = append(actorIn, p.lastObs[k]...)
 		if p.PM != nil {
-			actorIn = append(actorIn, pred[k*overcooked.NumActions:(k+1)*overcooked.NumActions]...)
+			actorIn = append(actorIn, pred[k*na:(k+1)*na]...)
 		}
 	}
+	p.inBuf = actorIn
 	return actorIn, pmIn, nil
 }
 
@@ -148,13 +153,22 @@ func (p *Policy) Saw(other []int) {
 	if p.PM == nil {
 		return
 	}
+	width := overcooked.VectorSize + overcooked.NumActions
 	for k, a := range other {
-		row := append(append([]float32(nil), p.lastObs[k]...), make([]float32, overcooked.NumActions)...)
-		row[overcooked.VectorSize+a] = 1
-		p.hist[k] = append(p.hist[k], row)
-		if len(p.hist[k]) > p.K {
-			p.hist[k] = p.hist[k][1:]
+		h := p.hist[k]
+		var row []float32
+		if len(h) < p.K {
+			row = make([]float32, width)
+			h = append(h, row)
+		} else { // reuse the oldest row as the newest
+			row = h[0]
+			copy(h, h[1:])
+			h[len(h)-1] = row
+			clear(row[overcooked.VectorSize:])
 		}
+		copy(row, p.lastObs[k])
+		row[overcooked.VectorSize+a] = 1
+		p.hist[k] = h
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/dist"
 	"github.com/paperlab/paperlab/toolkit/marl/ac"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 	"github.com/paperlab/paperlab/toolkit/nn"
@@ -46,6 +47,9 @@ type Config struct {
 	MiniBatches int     `json:"mini_batches"`
 	LR          float64 `json:"lr"`
 	PMLR        float64 `json:"pm_lr"`
+	// PMEpochs passes over each iteration's (history, partner action) pairs train the partner model,
+	// in MiniBatches mini-batches with its own Adam optimiser (the authors: 8; 0 or 1: one pass).
+	PMEpochs    int     `json:"pm_epochs,omitempty"`
 	MaxGradNorm float64 `json:"max_grad_norm"`
 	// ShapingSteps: the shaped-reward factor anneals linearly from 1 to 0 over this many
 	// environment steps (overcooked_ai's reward-shaping horizon).
@@ -68,6 +72,20 @@ func Default(game overcooked.Config, mode string) Config {
 		MaxGradNorm: 0.5, ShapingSteps: 600_000, SnapshotAt: []float64{0, 0.25, 0.5, 1}}
 }
 
+// Authors is the authors' configuration of a layout (yanxue7/E3T-Overcooked, the cramped_room run
+// script and encoder_ppo.py; issue 36's audit): ε 0.7, 30 games × 400 steps = 12,000 environment
+// steps per update, 400 updates (4.8 M steps), PPO 8 epochs × 6 mini-batches, entropy 0.1, clip 0.05,
+// gradient-norm clip 0.1, GAE λ 0.98, γ 0.99, Adam 1e-3, the partner model trained 8 passes per
+// update with its own optimiser, the reward shaping annealed to 0 over 2.5 M steps. What differs is
+// the network (two tanh layers of 64 on featurize_state, not 3 conv layers on the lossless grid)
+// and the separate critic optimiser (the authors: one loss with value coefficient 1).
+// [UNVERIFIED] the partner model's learning rate (not stated): the policy's 1e-3.
+func Authors(game overcooked.Config, mode string) Config {
+	return Config{Game: game, Mode: mode, Epsilon: 0.7, CopyRate: 0.1, K: 5, Envs: 30, Iters: 400, Hidden: 64,
+		Gamma: 0.99, Lambda: 0.98, Clip: 0.05, EntCoef: 0.1, Epochs: 8, MiniBatches: 6, LR: 1e-3, PMLR: 1e-3, PMEpochs: 8,
+		MaxGradNorm: 0.1, ShapingSteps: 2_500_000, SnapshotAt: []float64{0, 0.25, 0.5, 1}}
+}
+
 // Validate names an invalid field.
 func (c Config) Validate() error {
 	switch {
@@ -80,6 +98,8 @@ func (c Config) Validate() error {
 	case c.PartnerModel && c.Mode == "sp":
 		// SP trains both seats as learners; the partner model's history is kept for the ego seat only.
 		return fmt.Errorf("e3t: partner_model needs mode e3t (with sp both players are the learner)")
+	case c.PMEpochs < 0:
+		return fmt.Errorf("e3t: pm_epochs %d must be ≥ 0", c.PMEpochs)
 	case c.Envs < 1 || c.Iters < 1 || c.Hidden < 1 || c.Epochs < 1 || c.MiniBatches < 1 || c.ShapingSteps < 1:
 		return fmt.Errorf("e3t: envs, iters, hidden, epochs, mini_batches and shaping_steps must be ≥ 1")
 	}
@@ -104,11 +124,17 @@ type Result struct {
 	Policy *Policy
 	// Curves against environment steps: episodic_return (sparse, with the training partner),
 	// shaped_return, shaping_factor, policy_loss, value_loss, entropy, approx_kl, clip_ratio,
-	// pm_loss, pm_accuracy, monitor_return, seconds, SPS.
+	// pm_loss, pm_accuracy (the partner model's predictions during the iteration's games, before it
+	// trains on them), pm_train_accuracy (on its mini-batches while it trains), monitor_return,
+	// seconds, SPS, and each iteration's rollout_seconds and update_seconds.
 	Curves track.Curves
 	// Snapshots of the actor weights at Config.SnapshotAt (for FCP's past checkpoints).
 	Snapshots [][]float32
 	EnvSteps  int
+	// RolloutSeconds (playing the games: the policies' forward passes, the environment, the
+	// observations) and UpdateSeconds (GAE, PPO and the partner model's training, the partner copy)
+	// split the run's wall time.
+	RolloutSeconds, UpdateSeconds float64
 }
 
 // Train runs one training.
@@ -222,12 +248,14 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			mate.Reset(cfg.Envs)
 		}
 		S := learners * cfg.Envs // streams
-		var obs []float32
-		var acts []int
-		var logp []float32
+		// Rollout buffers, sized up front (growing them by append copied ~30 MB per iteration).
+		obs, acts, logp := make([]float32, 0, H*S*obsDim), make([]int, 0, H*S), make([]float32, 0, H*S)
 		rew := make([]float64, H*S)
 		var pmRows []float32
-		var pmLabels []int32
+		var pmLabels, pmPred []int32 // the partner's actions and the ego's predictions of them
+		if cfg.PartnerModel {
+			pmRows, pmLabels, pmPred = make([]float32, 0, H*cfg.Envs*pmIn), make([]int32, 0, H*cfg.Envs), make([]int32, 0, H*cfg.Envs)
+		}
 		sparse, shaped := 0.0, 0.0
 		act := func(i int, games []*overcooked.Episode, idx []int) ([]int, error) {
 			if i < learners { // a learning stream: sample and record what the ego acted on
@@ -241,6 +269,11 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 				}
 				obs, acts, logp = append(obs, in...), append(acts, a...), append(logp, lp...)
 				pmRows = append(pmRows, pin...)
+				if cfg.PartnerModel { // the prediction the actor read: the last na values of each row
+					for k := 0; k < cfg.Envs; k++ {
+						pmPred = append(pmPred, int32(dist.Greedy(in[(k+1)*obsDim-na:(k+1)*obsDim], nil)))
+					}
+				}
 				return a, nil
 			}
 			var a []int
@@ -273,9 +306,12 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			}
 			return nil
 		}
+		t0 := time.Now()
 		if err := overcooked.RunEpisodes(world, games, seats, act, after); err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
+		t1 := time.Now()
+		res.RolloutSeconds += t1.Sub(t0).Seconds()
 		res.EnvSteps += H * cfg.Envs
 		// GAE per stream; every episode ends at the horizon (no bootstrap).
 		vals, err := critic.Apply(obs, H*S)
@@ -291,7 +327,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		}
 		x := float64(res.EnvSteps)
 		if cfg.PartnerModel {
-			pm, err := ac.Minibatches(len(pmLabels), 1, cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
+			pm, err := ac.Minibatches(len(pmLabels), max(1, cfg.PMEpochs), cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
 				ys := make([]int32, len(idx))
 				for k, i := range idx {
 					ys[k] = pmLabels[i]
@@ -302,7 +338,8 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 				return nil, fmt.Errorf("iteration %d partner model: %w", it, err)
 			}
 			res.Curves.Add("pm_loss", x, pm["loss"])
-			res.Curves.Add("pm_accuracy", x, pm["accuracy"])
+			res.Curves.Add("pm_train_accuracy", x, pm["accuracy"])
+			res.Curves.Add("pm_accuracy", x, Accuracy(pmPred, pmLabels))
 		}
 		if mate != nil {
 			we, _ := actor.Weights()
@@ -314,6 +351,10 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 				return nil, err
 			}
 		}
+		upd := time.Since(t1).Seconds()
+		res.UpdateSeconds += upd
+		res.Curves.Add("rollout_seconds", x, t1.Sub(t0).Seconds())
+		res.Curves.Add("update_seconds", x, upd)
 		if err := snapshot(it); err != nil {
 			return nil, err
 		}
@@ -330,4 +371,18 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		opt.Progress.Update(it, status)
 	}
 	return res, nil
+}
+
+// Accuracy is the share of predictions equal to their labels (0 when there are none).
+func Accuracy(pred, labels []int32) float64 {
+	if len(pred) == 0 || len(pred) != len(labels) {
+		return 0
+	}
+	n := 0
+	for i := range pred {
+		if pred[i] == labels[i] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(pred))
 }

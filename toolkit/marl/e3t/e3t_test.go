@@ -40,7 +40,7 @@ func TestPolicyHistoryAndEpsilon(t *testing.T) {
 			t.Fatalf("after %d steps the history holds %d rows, want %d", step+1, len(p.hist[0]), want)
 		}
 	}
-	in := p.pmInput(0, make([]float32, overcooked.VectorSize))
+	in := p.pmInput(nil, 0, make([]float32, overcooked.VectorSize))
 	if len(in) != 2*row+overcooked.VectorSize {
 		t.Fatalf("partner-model input of %d values", len(in))
 	}

@@ -143,10 +143,15 @@ func (ep *Episode) Vector(i int) []float32 { return ep.Game.Vector(i, ep.pl, ep.
 // observations are vectors and still describe Game (it was stepped by Env.Step, not by hand) — bit
 // for bit Vector(i), without featurizing again — and Vector(i) otherwise.
 func (ep *Episode) VectorObs(i int) []float32 {
+	return ep.AppendVectorObs(make([]float32, 0, VectorSize), i)
+}
+
+// AppendVectorObs appends VectorObs(i) to dst (no allocation when dst has room).
+func (ep *Episode) AppendVectorObs(dst []float32, i int) []float32 {
 	if ep.Cfg.Obs == "vector" && ep.Obs != nil && ep.obsOf == ep.Game && ep.obsT == ep.Game.Timestep {
-		return append(make([]float32, 0, VectorSize), ep.Obs[i]...)
+		return append(dst, ep.Obs[i]...)
 	}
-	return ep.Vector(i)
+	return append(dst, ep.Vector(i)...)
 }
 
 // New makes an environment from a configuration.
