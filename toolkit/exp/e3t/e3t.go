@@ -161,10 +161,10 @@ type pool struct {
 	partners []Partner
 	// bcGate: the human-data BC partner (if any) predicts held-out human actions better than the
 	// commonest action by more than BCMargin (BCGate), so pool_return counts it.
-	bcGate   bool
-	agents   map[string]e3.Agent
-	monitor  e3.Agent
-	closers  []*e3.Policy
+	bcGate  bool
+	agents  map[string]e3.Agent
+	monitor e3.Agent
+	closers []*e3.Policy
 }
 
 func (p *pool) add(pt Partner, a e3.Agent) {
