@@ -130,6 +130,18 @@ func run(args []string) error {
 		printSummary(res)
 		printClaims(res, e)
 		return nil
+	case "worker": // internal: one training job of an experiment's run with -jobs (exp.Options.Workers)
+		if len(rest) != 2 {
+			return fmt.Errorf("worker: want an experiment and a job file")
+		}
+		e, err := exp.Lookup(rest[0])
+		if err != nil {
+			return err
+		}
+		if e.Worker == nil {
+			return fmt.Errorf("worker: experiment %s trains in one process", e.Name)
+		}
+		return e.Worker(rest[1])
 	case "list":
 		for _, e := range exp.List() {
 			fmt.Printf("%-10s %s (seeds: smoke %d, default %d)\n", e.Name, e.Description, e.Seeds[exp.Smoke], e.Seeds[exp.Default])
@@ -406,6 +418,19 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 		opt.Out = out
 	}
 	jobs := *f.jobs
+	if e.Worker != nil { // the experiment trains through worker processes, not seed shards
+		if jobs == 0 {
+			jobs = autoWorkers(e)
+		}
+		if jobs > 1 {
+			if opt.WorkerBin, err = os.Executable(); err != nil {
+				return err
+			}
+			opt.Workers = jobs
+			fmt.Fprintf(os.Stderr, "%s: trainings in up to %d worker processes at once (-jobs 1 trains in this process; the results are the same)\n", e.Name, jobs)
+		}
+		jobs = 1
+	}
 	if jobs == 0 {
 		if jobs = autoJobs(e, opt); jobs > 1 {
 			fmt.Fprintf(os.Stderr, "%s: %d seeds as one-seed shards, %d processes at once (the experiment's default on this engine and machine; -jobs 1 runs them in one process)\n",
@@ -439,6 +464,18 @@ func autoJobs(e exp.Experiment, opt exp.Options) int {
 		return 1
 	}
 	return min(e.Jobs, seeds)
+}
+
+// autoWorkers is how many worker processes an experiment with a Worker starts when -jobs is not
+// given: e.Workers on ONNX Runtime (one graph at a time per process) with a core per worker, else 1.
+func autoWorkers(e exp.Experiment) int {
+	if e.Workers < 2 || runtime.NumCPU() < e.Workers {
+		return 1
+	}
+	if cfg, _ := backend.Choose(); !strings.HasPrefix(cfg, "onnx") {
+		return 1
+	}
+	return e.Workers
 }
 
 // parallelSeeds runs opt's seeds as one-seed shards, jobs child processes at a time, in a hidden

@@ -1,0 +1,414 @@
+package e3t
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/fsx"
+	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
+	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
+	"github.com/paperlab/paperlab/toolkit/marl/fcp"
+	"github.com/paperlab/paperlab/toolkit/track"
+)
+
+// Job is one training of the experiment: an SP or E3T run (e3.Train) or an FCP best response
+// (fcp.Train) against the snapshots of the SP jobs named in Population. Run trains every job either
+// in this process, in submission order, or — with exp.Options.Workers > 1 (`paperlab e3t -jobs N`
+// on ONNX Runtime, whose process runs one graph at a time) — in up to Workers child processes
+// (`paperlab worker e3t JOB.json`), each job started once the jobs it needs are done. A job's result
+// does not depend on where it ran: the same configuration and seed on the same engine.
+type Job struct {
+	ID   string     `json:"id"` // "<layout>/<method or held-out agent>/<seed>"
+	Kind string     `json:"kind"`
+	Seed uint64     `json:"seed"`
+	E3T  e3.Config  `json:"e3t,omitempty"`
+	FCP  fcp.Config `json:"fcp,omitempty"`
+	// Population: IDs of SP jobs whose snapshots FCP plays with, in order.
+	Population []string `json:"population,omitempty"`
+	// MonitorDir holds the policy of the monitor partner (a saved e3t.Policy; "" with a scripted
+	// monitor: Monitor), evaluated every MonitorEvery iterations.
+	MonitorDir   string               `json:"monitor_dir,omitempty"`
+	Monitor      *overcooked.Scripted `json:"monitor,omitempty"`
+	MonitorEvery int                  `json:"monitor_every,omitempty"`
+	// Dir is where a worker writes the result (policy/ and result.json).
+	Dir string `json:"dir,omitempty"`
+}
+
+// Kinds of Job.
+const (
+	KindE3T = "e3t" // e3.Train (mode sp or e3t)
+	KindFCP = "fcp" // fcp.Train
+)
+
+// done is a finished job: the trained policy and what the loop reads of its run.
+type done struct {
+	Policy    *e3.Policy   `json:"-"`
+	Curves    track.Curves `json:"curves"`
+	Snapshots [][]float32  `json:"snapshots,omitempty"`
+	EnvSteps  int          `json:"env_steps"`
+	Seconds   float64      `json:"seconds"`
+}
+
+// jobs trains Jobs in this process or in workers and hands their results out in any order.
+type jobs struct {
+	opt      exp.Options
+	work     string // worker folder ("" in this process)
+	mu       sync.Mutex
+	cond     *sync.Cond
+	byID     map[string]*entry
+	order    []*entry
+	running  int
+	err      error
+	monitors map[string]e3.Agent // in-process monitors by MonitorDir or scripted name
+}
+
+type entry struct {
+	job   Job
+	res   *done
+	state int // 0 waiting, 1 running, 2 done
+}
+
+func newJobs(opt exp.Options) (*jobs, error) {
+	j := &jobs{opt: opt, byID: map[string]*entry{}, monitors: map[string]e3.Agent{}}
+	j.cond = sync.NewCond(&j.mu)
+	if opt.Workers > 1 {
+		if opt.WorkerBin == "" {
+			return nil, fmt.Errorf("e3t: %d workers need the paperlab binary (exp.Options.WorkerBin)", opt.Workers)
+		}
+		base := os.TempDir()
+		if opt.Out != "" {
+			base = filepath.Dir(opt.Out)
+			if err := os.MkdirAll(base, 0o755); err != nil {
+				return nil, err
+			}
+		}
+		w, err := os.MkdirTemp(base, ".e3t-jobs-*")
+		if err != nil {
+			return nil, err
+		}
+		j.work = w
+	}
+	return j, nil
+}
+
+// close removes the worker folder (after a failure it is kept, with the workers' logs).
+func (j *jobs) close(failed bool) {
+	if j.work != "" && !failed {
+		_ = os.RemoveAll(j.work)
+	}
+}
+
+// submit queues a job; with workers it may start at once.
+func (j *jobs) submit(job Job) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.work != "" {
+		job.Dir = filepath.Join(j.work, fmt.Sprintf("%03d", len(j.order)))
+	}
+	e := &entry{job: job}
+	j.byID[job.ID] = e
+	j.order = append(j.order, e)
+	j.schedule()
+}
+
+// ready reports whether every job e needs is done.
+func (j *jobs) ready(e *entry) bool {
+	for _, id := range e.job.Population {
+		if d, ok := j.byID[id]; !ok || d.state != 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// schedule starts waiting jobs (in submission order) while workers are free. Called with mu held.
+func (j *jobs) schedule() {
+	if j.work == "" || j.err != nil {
+		return
+	}
+	for _, e := range j.order {
+		if j.running >= j.opt.Workers {
+			return
+		}
+		if e.state == 0 && j.ready(e) {
+			e.state, j.running = 1, j.running+1
+			go j.runWorker(e)
+		}
+	}
+}
+
+// runWorker trains e in a child process and loads its result.
+func (j *jobs) runWorker(e *entry) {
+	err := func() error {
+		if err := os.MkdirAll(e.job.Dir, 0o755); err != nil {
+			return err
+		}
+		if err := fsx.WriteJSON(filepath.Join(e.job.Dir, "job.json"), e.job); err != nil {
+			return err
+		}
+		logf, err := os.Create(filepath.Join(e.job.Dir, "log.txt"))
+		if err != nil {
+			return err
+		}
+		defer logf.Close()
+		start := time.Now()
+		fmt.Fprintf(j.log(), "e3t: job %s started in a worker (log %s)\n", e.job.ID, filepath.Join(e.job.Dir, "log.txt"))
+		cmd := exec.Command(j.opt.WorkerBin, "worker", "e3t", filepath.Join(e.job.Dir, "job.json"))
+		cmd.Stdout, cmd.Stderr = logf, logf
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("job %s: worker: %w (log %s)", e.job.ID, err, filepath.Join(e.job.Dir, "log.txt"))
+		}
+		fmt.Fprintf(j.log(), "e3t: job %s done in a worker (%.0f s)\n", e.job.ID, time.Since(start).Seconds())
+		return nil
+	}()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.running--
+	if err != nil && j.err == nil {
+		j.err = err
+	}
+	e.state = 2
+	j.schedule()
+	j.cond.Broadcast()
+}
+
+func (j *jobs) log() io.Writer {
+	if j.opt.Log != nil {
+		return j.opt.Log
+	}
+	return os.Stderr
+}
+
+// wait returns the result of job id, training it here (and, first, the jobs it needs) when there
+// are no workers. The caller owns the returned policy.
+func (j *jobs) wait(id string) (*done, error) {
+	j.mu.Lock()
+	e, ok := j.byID[id]
+	if !ok {
+		j.mu.Unlock()
+		return nil, fmt.Errorf("e3t: no job %q", id)
+	}
+	if j.work == "" {
+		j.mu.Unlock()
+		if e.state == 2 {
+			return e.res, nil
+		}
+		res, err := j.runHere(e.job, j.opt.Progress(e.job.ID, iters(e.job)))
+		if err != nil {
+			return nil, err
+		}
+		e.res, e.state = res, 2
+		return res, nil
+	}
+	for e.state != 2 && j.err == nil {
+		j.cond.Wait()
+	}
+	err := j.err
+	j.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if e.res == nil {
+		res, err := loadDone(e.job.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("job %s: %w", id, err)
+		}
+		e.res = res
+	}
+	return e.res, nil
+}
+
+func iters(job Job) int {
+	if job.Kind == KindFCP {
+		return job.FCP.Iters
+	}
+	return job.E3T.Iters
+}
+
+// runHere trains job in this process; population results come from wait (in this process).
+func (j *jobs) runHere(job Job, progress track.Progress) (*done, error) {
+	monitor, err := j.monitor(job)
+	if err != nil {
+		return nil, err
+	}
+	var pop []e3.Agent
+	for _, id := range job.Population {
+		sp, err := j.wait(id)
+		if err != nil {
+			return nil, err
+		}
+		members, err := snapshots(sp)
+		if err != nil {
+			return nil, err
+		}
+		pop = append(pop, members...)
+	}
+	defer func() {
+		for _, a := range pop {
+			a.(*e3.Policy).Close()
+		}
+	}()
+	return train(job, pop, monitor, progress)
+}
+
+// monitor is job's monitor partner in this process (nil: none).
+func (j *jobs) monitor(job Job) (e3.Agent, error) {
+	switch {
+	case job.MonitorDir != "":
+		if m, ok := j.monitors[job.MonitorDir]; ok {
+			return m, nil
+		}
+		be, _, err := backend.Get()
+		if err != nil {
+			return nil, err
+		}
+		p, _, err := e3.LoadPolicy(be, job.MonitorDir)
+		if err != nil {
+			return nil, err
+		}
+		j.monitors[job.MonitorDir] = p
+		return p, nil
+	case job.Monitor != nil:
+		return overcooked.ScriptedAgent{Scripted: *job.Monitor}, nil
+	}
+	return nil, nil
+}
+
+// train runs one job with its population and monitor.
+func train(job Job, pop []e3.Agent, monitor e3.Agent, progress track.Progress) (*done, error) {
+	start := time.Now()
+	switch job.Kind {
+	case KindFCP:
+		br, err := fcp.Train(job.FCP, job.Seed, pop, fcp.Options{Monitor: monitor, MonitorEvery: job.MonitorEvery, Progress: progress})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", job.ID, err)
+		}
+		return &done{Policy: &e3.Policy{Actor: br.Actor}, Curves: br.Curves, EnvSteps: br.EnvSteps, Seconds: time.Since(start).Seconds()}, nil
+	case KindE3T:
+		r, err := e3.Train(job.E3T, job.Seed, e3.Options{Monitor: monitor, MonitorEvery: job.MonitorEvery, Progress: progress})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", job.ID, err)
+		}
+		return &done{Policy: r.Policy, Curves: r.Curves, Snapshots: r.Snapshots, EnvSteps: r.EnvSteps, Seconds: time.Since(start).Seconds()}, nil
+	}
+	return nil, fmt.Errorf("%s: unknown job kind %q", job.ID, job.Kind)
+}
+
+// shareMonitor makes a layout's monitor partner (the BC policy) available to jobs under a key: in
+// this process the policy itself, for workers a saved copy in the worker folder (the key is its path).
+func (j *jobs) shareMonitor(layout string, p *e3.Policy) (string, error) {
+	if j.work == "" {
+		key := "monitor:" + layout
+		j.monitors[key] = p
+		return key, nil
+	}
+	dir := filepath.Join(j.work, "monitor-"+layout)
+	return dir, e3.SavePolicy(dir, p, nil)
+}
+
+// snapshots turns an SP run's checkpoints into frozen policies (FCP's population members).
+func snapshots(r *done) ([]e3.Agent, error) {
+	var out []e3.Agent
+	for _, w := range r.Snapshots {
+		p, err := snapshotPolicy(r.Policy, w)
+		if err != nil {
+			for _, a := range out {
+				a.(*e3.Policy).Close()
+			}
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// saveDone writes a result where loadDone finds it: dir/policy (e3t.SavePolicy) and dir/result.json.
+func saveDone(dir string, d *done) error {
+	if err := e3.SavePolicy(filepath.Join(dir, "policy"), d.Policy, nil); err != nil {
+		return err
+	}
+	return fsx.WriteJSON(filepath.Join(dir, "result.json"), d)
+}
+
+func loadDone(dir string) (*done, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		return nil, err
+	}
+	var d done
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "result.json"), err)
+	}
+	be, _, err := backend.Get()
+	if err != nil {
+		return nil, err
+	}
+	if d.Policy, _, err = e3.LoadPolicy(be, filepath.Join(dir, "policy")); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// Worker trains the job in file path (written by a parent run with workers) and saves its result
+// beside it: `paperlab worker e3t JOB.json`. The population's results are read from the folders
+// of the jobs they came from (siblings of the job's own).
+func Worker(path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var job Job
+	if err := json.Unmarshal(raw, &job); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	// The population's folders: the parent's job.json files name each job's ID and folder.
+	dirs := map[string]string{}
+	siblings, _ := filepath.Glob(filepath.Join(filepath.Dir(job.Dir), "*", "job.json"))
+	for _, s := range siblings {
+		var other Job
+		if b, err := os.ReadFile(s); err == nil && json.Unmarshal(b, &other) == nil {
+			dirs[other.ID] = other.Dir
+		}
+	}
+	var pop []e3.Agent
+	defer func() {
+		for _, a := range pop {
+			a.(*e3.Policy).Close()
+		}
+	}()
+	for _, id := range job.Population {
+		dir, ok := dirs[id]
+		if !ok {
+			return fmt.Errorf("job %s: population job %s not found beside %s", job.ID, id, path)
+		}
+		sp, err := loadDone(dir)
+		if err != nil {
+			return err
+		}
+		members, err := snapshots(sp)
+		sp.Policy.Close()
+		if err != nil {
+			return err
+		}
+		pop = append(pop, members...)
+	}
+	j := &jobs{monitors: map[string]e3.Agent{}}
+	monitor, err := j.monitor(job)
+	if err != nil {
+		return err
+	}
+	d, err := train(job, pop, monitor, exp.Options{Log: os.Stdout}.Progress(job.ID, iters(job)))
+	if err != nil {
+		return err
+	}
+	defer d.Policy.Close()
+	return saveDone(job.Dir, d)
+}
