@@ -28,6 +28,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/paperlab/paperlab/datasets/arith"
@@ -420,7 +421,7 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 	jobs := *f.jobs
 	if e.Worker != nil { // the experiment trains through worker processes, not seed shards
 		if jobs == 0 {
-			jobs = autoWorkers(e)
+			jobs = autoWorkers(e, opt.Scale)
 		}
 		if jobs > 1 {
 			if opt.WorkerBin, err = os.Executable(); err != nil {
@@ -467,9 +468,11 @@ func autoJobs(e exp.Experiment, opt exp.Options) int {
 }
 
 // autoWorkers is how many worker processes an experiment with a Worker starts when -jobs is not
-// given: e.Workers on ONNX Runtime (one graph at a time per process) with a core per worker, else 1.
-func autoWorkers(e exp.Experiment) int {
-	if e.Workers < 2 || runtime.NumCPU() < e.Workers {
+// given: e.Workers on ONNX Runtime (one graph at a time per process) with a core per worker, at
+// default scale (a smoke run is seconds), else 1 — and 1 inside a test binary, which cannot serve
+// as the workers' `paperlab worker`.
+func autoWorkers(e exp.Experiment, scale exp.Scale) int {
+	if e.Workers < 2 || runtime.NumCPU() < e.Workers || scale == exp.Smoke || testing.Testing() {
 		return 1
 	}
 	if cfg, _ := backend.Choose(); !strings.HasPrefix(cfg, "onnx") {

@@ -55,7 +55,7 @@ func Claims(res *exp.Result) []exp.Claim {
 			names := []string{budgetName}
 			for _, lay := range layouts {
 				for _, m := range methods {
-					names = append(names, flatName(lay, m))
+					names = append(names, flatName(lay, m), cookName(lay, m))
 				}
 				for _, c := range checks {
 					names = append(names, c(lay))
@@ -75,8 +75,6 @@ func Claims(res *exp.Result) []exp.Claim {
 					Needs(needs(vsSP, fixedSetName)...),
 				res.Check(name+": … with held-out learned agents (every family, the same for both)", "learned return(e3t) − (sp)", exp.Positive, diff("e3t", "sp", "learned_return")).
 					Needs(needs(vsSP, learnedSetName)...),
-				res.Check(name+": … with the human-data BC partner", "human BC return(e3t) − (sp)", exp.Positive, diff("e3t", "sp", "human_bc_return")).
-					Needs(needs(vsSP, fixedSetName, bcName)...),
 				res.Check(name+": E3T matches FCP (at least 90% of its pool return)", "pool return(e3t) / (fcp)", exp.AtLeast(0.9), ratio("e3t", "fcp", "pool_return")).
 					Needs(needs(vsFCP, pool...)...),
 				res.Check(name+": … at a fraction of its training cost", "env steps(e3t) / env steps(fcp)", exp.AtMost(0.5), ratio("e3t", "fcp", "env_steps")).
@@ -84,6 +82,14 @@ func Claims(res *exp.Result) []exp.Claim {
 				res.Check(name+": the partner model helps", "pool return(e3t) − (e3t-nopm)", exp.Positive, diff("e3t", "e3t-nopm", "pool_return")).
 					Needs(needs(vsNoPM, append(pool, pmFlat, pmCeiling)...)...),
 			)
+			bc := true // the BC claim only where every layout in view has a human-data partner
+			for _, lay := range layouts {
+				bc = bc && hasBC(res, lay)
+			}
+			if bc {
+				out = append(out, res.Check(name+": … with the human-data BC partner", "human BC return(e3t) − (sp)", exp.Positive, diff("e3t", "sp", "human_bc_return")).
+					Needs(needs(vsSP, fixedSetName, bcName)...))
+			}
 			continue
 		}
 		out = append(out,

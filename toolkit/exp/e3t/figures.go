@@ -28,11 +28,12 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		return nil, err
 	}
 	layouts, methods := cfg.Layouts, res.Methods()
+	head, headTitle := headline(cfg)
 	var everywhere []string // methods run on every layout
 	for _, m := range methods {
 		all := true
 		for _, l := range layouts {
-			_, ok := res.Summary[m][l+"/heldout_return"]
+			_, ok := res.Summary[m][l+"/"+head]
 			all = all && ok
 		}
 		if all {
@@ -42,7 +43,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	var panels []plot.Metric
 	n := 0
 	for _, l := range layouts {
-		k := exp.MetricInfo{Key: l + "/heldout_return", Better: plot.HigherIsBetter}
+		k := exp.MetricInfo{Key: l + "/" + head, Better: plot.HigherIsBetter}
 		pm := plot.Metric{Title: l, Better: plot.HigherIsBetter}
 		for _, m := range everywhere {
 			pm.Estimates = append(pm.Estimates, exp.Estimate(res, m, k))
@@ -51,7 +52,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		panels = append(panels, pm)
 	}
 	if len(everywhere) > 0 {
-		f, err := plot.Dots("return with held-out partners (sparse return per 400-step episode)", panels)
+		f, err := plot.Dots(headTitle+" (sparse return per 400-step episode)", panels)
 		if err == nil {
 			f.Subtitle = fmt.Sprintf("dot: mean over %d seeds; bar: 95 %% CI of the mean", n)
 		}
@@ -64,14 +65,14 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	byEps := append([]Method(nil), cfg.Methods...)
 	sort.SliceStable(byEps, func(i, j int) bool { return byEps[i].Epsilon < byEps[j].Epsilon })
 	for _, m := range byEps {
-		if _, ok := res.Summary[m.Name][layouts[0]+"/heldout_return"]; ok && m.Mode == "e3t" && m.PartnerModel {
-			e := exp.Estimate(res, m.Name, exp.MetricInfo{Key: layouts[0] + "/heldout_return"})
+		if _, ok := res.Summary[m.Name][layouts[0]+"/"+head]; ok && m.Mode == "e3t" && m.PartnerModel {
+			e := exp.Estimate(res, m.Name, exp.MetricInfo{Key: layouts[0] + "/" + head})
 			e.Label = fmt.Sprintf("ε = %g (%s)", m.Epsilon, m.Name)
 			eps.Estimates = append(eps.Estimates, e)
 		}
 	}
 	if len(eps.Estimates) > 1 {
-		f, err := plot.Dots("E3T's ε on "+layouts[0]+": return with held-out partners", []plot.Metric{eps})
+		f, err := plot.Dots("E3T's ε on "+layouts[0]+": "+headTitle, []plot.Metric{eps})
 		if err == nil {
 			f.Subtitle = fmt.Sprintf("dot: mean over %d seeds; bar: 95 %% CI of the mean", n)
 		}
@@ -95,7 +96,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		// blank where a method is not judged with a partner (held-out agents of its own family).
 		var cols []string
 		for _, meth := range methods {
-			if _, ok := res.Summary[meth][l+"/heldout_return"]; ok {
+			if _, ok := res.Summary[meth][l+"/"+head]; ok {
 				cols = append(cols, meth)
 			}
 		}
@@ -123,6 +124,9 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			switch pt.Kind {
 			case "human_bc":
 				name = "BC on 2019 human play"
+				if cfg.SharedPool && !pt.InPool {
+					name += " (not in the pool: BC gate)"
+				}
 			case "learned":
 				name += " (learned, held out)"
 			}
@@ -135,8 +139,14 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		}
 		// Sub-scores: the headline and its parts, one panel each, 95 % CIs over seeds.
 		var sub []plot.Metric
-		for _, k := range []struct{ key, title string }{{"heldout_return", "held-out (scripted + human BC)"},
-			{"scripted_return", "scripted cooks"}, {"human_bc_return", "human-data BC"}, {"learned_return", "other families"}} {
+		parts := []struct{ key, title string }{{"heldout_return", "held-out (scripted + human BC)"},
+			{"scripted_return", "scripted cooks"}, {"human_bc_return", "human-data BC"}, {"learned_return", "other families"}}
+		if cfg.SharedPool {
+			parts = []struct{ key, title string }{{"pool_return", "shared pool"}, {"scripted_return", "scripted cooks"},
+				{"learned_return", "held-out learned (all families)"}, {"learned_sp_return", "held-out SP"}, {"learned_fcp_return", "held-out FCP"},
+				{"learned_e3t_return", "held-out E3T"}, {"human_bc_return", "human-data BC"}}
+		}
+		for _, k := range parts {
 			pm := plot.Metric{Title: k.title, Better: plot.HigherIsBetter}
 			for _, meth := range cols {
 				if st, ok := res.Summary[meth][l+"/"+k.key]; ok && st.N > 0 {
@@ -298,4 +308,13 @@ func Animation(ep Episode, dir string) ([]string, error) {
 	}
 	p := filepath.Join(dir, "episode.gif")
 	return []string{p}, fsx.WriteFile(p, b)
+}
+
+// headline is the metric the figures lead with and its title: pool_return with a shared pool
+// (issue 36), heldout_return (scripted + human BC) before it.
+func headline(cfg Config) (key, title string) {
+	if cfg.SharedPool {
+		return "pool_return", "return with the shared held-out pool (scripted, learned, gated human BC)"
+	}
+	return "heldout_return", "return with held-out partners"
 }

@@ -20,9 +20,24 @@ func TestRoomOnCommittedResult(t *testing.T) {
 	if err := json.Unmarshal(res.Config, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	// Per layout: a plateau per method, two partner-model checks, two partner sets, the BC fit;
-	// and the budget.
-	if want := len(cfg.Layouts)*(len(cfg.Methods)+2+3) + 1; len(j.Room) != want {
+	// Per layout: a plateau and a learned-to-cook check per method, two partner-model checks per
+	// partner-model method, two partner sets, the BC fit; and the budget.
+	want := 1
+	for _, l := range cfg.Layouts {
+		want += 2 // the two partner sets
+		if hasBC(res, l) {
+			want++ // the BC fit, where the layout has human data
+		}
+		for _, m := range cfg.Methods {
+			if m.On(l) {
+				want += 2
+				if m.PartnerModel {
+					want += 2
+				}
+			}
+		}
+	}
+	if len(j.Room) != want {
 		t.Fatalf("%d room checks, want %d", len(j.Room), want)
 	}
 	for _, r := range j.Room {
@@ -93,8 +108,10 @@ func TestRoomPartnerSetsRecomputed(t *testing.T) {
 		if got, want := fixedSet.Value, float64(commonFixed)/float64(fixed); got != want {
 			t.Errorf("%s: scripted + BC share %v, recomputed %v", l, got, want)
 		}
-		if learnedSet.OK || !fixedSet.OK {
-			t.Errorf("%s: learned set ok %v (each method is kept from its own family), fixed set ok %v", l, learnedSet.OK, fixedSet.OK)
+		// With a shared pool (issue 36) every method meets every partner; before it each method was
+		// kept from its own family's learned agents.
+		if learnedSet.OK != cfg.SharedPool || !fixedSet.OK {
+			t.Errorf("%s: learned set ok %v (shared pool %v), fixed set ok %v", l, learnedSet.OK, cfg.SharedPool, fixedSet.OK)
 		}
 	}
 }
@@ -138,19 +155,24 @@ func setCurve(res *exp.Result, method, key string, y func(i, n int) float64) {
 	}
 }
 
-// TestRoomPlateauTurnsTheVerdict edits the committed curves: SP's cramped_room return made flat
-// at the end (and the human-BC partner made better than the commonest action) lifts "untestable
-// here" from the cramped_room headline (whose other checks pass),
-// and E3T's return made a straight line makes it untestable again, naming E3T's plateau.
+// TestRoomPlateauTurnsTheVerdict edits the committed curves: SP's and E3T's cramped_room training
+// returns made flat at a cooking level (and the human-BC partner made better than the commonest
+// action) leave the cramped_room headline testable, with the interval's own verdict; E3T's return
+// made a straight line makes it untestable again, naming E3T's plateau alone.
 func TestRoomPlateauTurnsTheVerdict(t *testing.T) {
-	const l, headline = "cramped_room", "cramped_room: E3T beats SP with held-out partners"
+	const l = "cramped_room"
 	res, e := exptest.Committed(t, "e3t")
-	before := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, res).Claims, headline)
-	if before.Verdict() != exp.Untestable || !slices.Contains(before.Untestable, flatName(l, "sp")) {
-		t.Fatalf("committed headline: %s (fails %v), want untestable on SP's plateau", before.Verdict(), before.Untestable)
+	var cfg Config
+	if err := json.Unmarshal(res.Config, &cfg); err != nil {
+		t.Fatal(err)
 	}
-	setCurve(res, "sp", l+"/episodic_return", func(i, n int) float64 { return math.Min(float64(i), float64(n)/2) })
-	// The headline's score is half the human-BC partner's: make that partner imitate humans too.
+	headline := l + ": E3T beats SP with held-out partners"
+	if cfg.SharedPool {
+		headline = l + ": E3T beats SP with the shared held-out pool"
+	}
+	for _, m := range []string{"sp", "e3t"} {
+		setCurve(res, m, l+"/episodic_return", func(i, n int) float64 { return 100 })
+	}
 	var fits map[string]map[string]float64
 	if err := res.GetExtra("bc", &fits); err != nil {
 		t.Fatal(err)
@@ -161,11 +183,11 @@ func TestRoomPlateauTurnsTheVerdict(t *testing.T) {
 	}
 	after := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, res).Claims, headline)
 	if after.Verdict() == exp.Untestable {
-		t.Fatalf("SP flat: still %s (fails %v)", after.VerdictText(), after.Untestable)
+		t.Fatalf("SP and E3T flat: still %s (fails %v)", after.VerdictText(), after.Untestable)
 	}
 	for _, c := range Claims(res) { // without the room applied: the interval's own verdict
 		if strings.HasPrefix(c.Text, headline) && c.Verdict() != after.Verdict() {
-			t.Errorf("SP flat: verdict %q, the interval's %q", after.Verdict(), c.Verdict())
+			t.Errorf("flat: verdict %q, the interval's %q", after.Verdict(), c.Verdict())
 		}
 	}
 	setCurve(res, "e3t", l+"/episodic_return", func(i, n int) float64 { return float64(i) })
