@@ -31,8 +31,10 @@ type Job struct {
 	Seed uint64     `json:"seed"`
 	E3T  e3.Config  `json:"e3t,omitempty"`
 	FCP  fcp.Config `json:"fcp,omitempty"`
-	// Population: IDs of SP jobs whose snapshots FCP plays with, in order.
-	Population []string `json:"population,omitempty"`
+	// Population: IDs of SP jobs whose snapshots FCP plays with, in order; PopulationDirs their
+	// result folders (set by submit for workers).
+	Population     []string `json:"population,omitempty"`
+	PopulationDirs []string `json:"population_dirs,omitempty"`
 	// MonitorDir holds the policy of the monitor partner (a saved e3t.Policy; "" with a scripted
 	// monitor: Monitor), evaluated every MonitorEvery iterations.
 	MonitorDir   string               `json:"monitor_dir,omitempty"`
@@ -112,6 +114,12 @@ func (j *jobs) submit(job Job) {
 	defer j.mu.Unlock()
 	if j.work != "" {
 		job.Dir = filepath.Join(j.work, fmt.Sprintf("%03d", len(j.order)))
+		job.PopulationDirs = nil
+		for _, id := range job.Population { // submitted before: submitMethods and newPool submit SP first
+			if e, ok := j.byID[id]; ok {
+				job.PopulationDirs = append(job.PopulationDirs, e.job.Dir)
+			}
+		}
 	}
 	e := &entry{job: job}
 	j.byID[job.ID] = e
@@ -239,24 +247,43 @@ func (j *jobs) runHere(job Job, progress track.Progress) (*done, error) {
 	if err != nil {
 		return nil, err
 	}
+	pop, err := population(job.Population, j.wait, false)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll(pop)
+	return train(job, pop, monitor, progress)
+}
+
+// population is FCP's partners for ids: the snapshots of each SP result get returns, in order.
+// release closes each result's own policy once copied (a worker's loaded copy); on an error the
+// members made so far are closed.
+func population(ids []string, get func(id string) (*done, error), release bool) ([]e3.Agent, error) {
 	var pop []e3.Agent
-	for _, id := range job.Population {
-		sp, err := j.wait(id)
+	for _, id := range ids {
+		sp, err := get(id)
 		if err != nil {
+			closeAll(pop)
 			return nil, err
 		}
 		members, err := snapshots(sp)
+		if release {
+			sp.Policy.Close()
+		}
 		if err != nil {
+			closeAll(pop)
 			return nil, err
 		}
 		pop = append(pop, members...)
 	}
-	defer func() {
-		for _, a := range pop {
-			a.(*e3.Policy).Close()
-		}
-	}()
-	return train(job, pop, monitor, progress)
+	return pop, nil
+}
+
+// closeAll closes policies (frozen population members).
+func closeAll(agents []e3.Agent) {
+	for _, a := range agents {
+		a.(*e3.Policy).Close()
+	}
 }
 
 // monitor is job's monitor partner in this process (nil: none).
@@ -359,7 +386,7 @@ func loadDone(dir string) (*done, error) {
 
 // Worker trains the job in file path (written by a parent run with workers) and saves its result
 // beside it: `paperlab worker e3t JOB.json`. The population's results are read from the folders
-// of the jobs they came from (siblings of the job's own).
+// the job names (PopulationDirs).
 func Worker(path string) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -369,37 +396,18 @@ func Worker(path string) error {
 	if err := json.Unmarshal(raw, &job); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	// The population's folders: the parent's job.json files name each job's ID and folder.
+	if len(job.PopulationDirs) != len(job.Population) {
+		return fmt.Errorf("%s: job %s names %d population jobs and %d result folders", path, job.ID, len(job.Population), len(job.PopulationDirs))
+	}
 	dirs := map[string]string{}
-	siblings, _ := filepath.Glob(filepath.Join(filepath.Dir(job.Dir), "*", "job.json"))
-	for _, s := range siblings {
-		var other Job
-		if b, err := os.ReadFile(s); err == nil && json.Unmarshal(b, &other) == nil {
-			dirs[other.ID] = other.Dir
-		}
+	for i, id := range job.Population {
+		dirs[id] = job.PopulationDirs[i]
 	}
-	var pop []e3.Agent
-	defer func() {
-		for _, a := range pop {
-			a.(*e3.Policy).Close()
-		}
-	}()
-	for _, id := range job.Population {
-		dir, ok := dirs[id]
-		if !ok {
-			return fmt.Errorf("job %s: population job %s not found beside %s", job.ID, id, path)
-		}
-		sp, err := loadDone(dir)
-		if err != nil {
-			return err
-		}
-		members, err := snapshots(sp)
-		sp.Policy.Close()
-		if err != nil {
-			return err
-		}
-		pop = append(pop, members...)
+	pop, err := population(job.Population, func(id string) (*done, error) { return loadDone(dirs[id]) }, true)
+	if err != nil {
+		return err
 	}
+	defer closeAll(pop)
 	j := &jobs{monitors: map[string]e3.Agent{}}
 	monitor, err := j.monitor(job)
 	if err != nil {
