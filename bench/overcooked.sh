@@ -11,11 +11,9 @@ cd "$(dirname "$0")/.."
 rounds="${1:-5}"
 out=bench/out
 mkdir -p "$out"
-src="${OVERCOOKED_AI_SRC:-../overcooked_ai/src}"
-peer=1
-if [ ! -f "$src/overcooked_ai_py/mdp/overcooked_mdp.py" ]; then
-  echo "bench: no overcooked_ai source at $src (set OVERCOOKED_AI_SRC); the Python peer is skipped" >&2; peer=0
-elif ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+. bench/peers.sh
+overcooked_src
+if [ "$peer" = 1 ] && ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
   echo "bench: the peer needs numpy (apt-get install python3-numpy); skipped" >&2; peer=0
 fi
 go test -c -o "$out/overcooked.test" ./toolkit/marl/env/overcooked

@@ -14,16 +14,9 @@ cd "$(dirname "$0")/.."
 rounds="${1:-3}"
 out=bench/out
 mkdir -p "$out"
-src="${OVERCOOKED_AI_SRC:-../overcooked_ai/src}"
-peer=1
-if [ ! -f "$src/overcooked_ai_py/mdp/overcooked_mdp.py" ]; then
-  echo "bench: no overcooked_ai source at $src (set OVERCOOKED_AI_SRC); the PyTorch peer is skipped" >&2; peer=0
-elif ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-  echo "bench: installing Debian python3-torch and libopenblas0-pthread (the measuring peer)" >&2
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch libopenblas0-pthread >/dev/null
-fi
+. bench/peers.sh
+overcooked_src
+if [ "$peer" = 1 ]; then need_torch; fi
 GOEXPERIMENT=simd go build -o "$out/ppobench" ./bench/ppobench
 : > "$out/ppo_raw.txt"
 for r in $(seq "$rounds"); do

@@ -13,12 +13,8 @@ rounds="${1:-5}"
 out=bench/out
 mkdir -p "$out"
 
-if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-  echo "bench: installing Debian python3-torch and libopenblas0-pthread (the measuring peer)"
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch libopenblas0-pthread >/dev/null
-fi
+. bench/peers.sh
+need_torch
 
 go test -c -o "$out/lm.test" ./toolkit/lm
 GOEXPERIMENT=simd go test -c -o "$out/lm_simd.test" ./toolkit/lm
