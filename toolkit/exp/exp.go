@@ -78,6 +78,11 @@ type Options struct {
 	// JOB`); 0 or 1 trains in this process. Results do not depend on it.
 	Workers   int
 	WorkerBin string
+	// Cache is a folder where an experiment that trains through jobs (e3t) keeps every finished
+	// training, keyed by its configuration, seed, engine, CPU and training source, so that a stopped
+	// run — or one with methods added — trains only what it does not find there ("": keep nothing).
+	// The CLI's default at default scale is runs/<name>/jobs. Results do not depend on it.
+	Cache string
 }
 
 // Values of Options.Save.

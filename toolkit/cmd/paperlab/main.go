@@ -376,6 +376,7 @@ type runFlagSet struct {
 	save      *string
 	jobs      *int
 	atomic    *bool
+	cache     *string
 }
 
 func runFlags(name string) (*flag.FlagSet, runFlagSet) {
@@ -390,6 +391,8 @@ func runFlags(name string) (*flag.FlagSet, runFlagSet) {
 		jobs: fs.Int("jobs", 0, "run the seeds as this many child processes at once (a local sweep of one-seed shards, merged into -out; "+
 			"results equal the serial run's; see BENCHMARKS.md for when it is faster); 0: the experiment's default (capo: 2 on ONNX Runtime with 2 or more cores, else 1)"),
 		atomic: fs.Bool("atomic", false, "build -out in a hidden temporary folder and move it into place when the run is complete (sweep shards use it)"),
+		cache: fs.String("cache", "auto", "e3t: folder of finished trainings reused by a re-run (a stopped run resumes, added methods train alone); "+
+			"auto: runs/<experiment>/jobs at default scale, none at smoke scale; none: keep nothing"),
 	}
 }
 
@@ -430,6 +433,12 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 			opt.Workers = jobs
 			fmt.Fprintf(os.Stderr, "%s: trainings in up to %d worker processes at once (-jobs 1 trains in this process; the results are the same)\n", e.Name, jobs)
 		}
+		if opt.Cache, err = cacheDir(e, opt.Scale, *f.cache); err != nil {
+			return err
+		}
+		if opt.Cache != "" {
+			fmt.Fprintf(os.Stderr, "%s: finished trainings kept in %s and reused by a re-run (-cache none: keep nothing)\n", e.Name, repo.ShowPath(opt.Cache))
+		}
 		jobs = 1
 	}
 	if jobs == 0 {
@@ -465,6 +474,25 @@ func autoJobs(e exp.Experiment, opt exp.Options) int {
 		return 1
 	}
 	return min(e.Jobs, seeds)
+}
+
+// cacheDir is exp.Options.Cache for the -cache flag: "auto" is runs/<name>/jobs at default scale
+// (nothing at smoke scale), "none" nothing, anything else that folder.
+func cacheDir(e exp.Experiment, scale exp.Scale, flag string) (string, error) {
+	switch flag {
+	case "none", "":
+		return "", nil
+	case "auto":
+		if scale == exp.Smoke {
+			return "", nil
+		}
+		root, err := repo.Root()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(root, "runs", e.Name, "jobs"), nil
+	}
+	return filepath.Abs(flag)
 }
 
 // autoWorkers is how many worker processes an experiment with a Worker starts when -jobs is not

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
@@ -17,7 +18,7 @@ import (
 func TestSmokeRunMetricsComplete(t *testing.T) {
 	_, back, dir := exptest.Smoke(t, "e3t")
 	cfg := ConfigFor("smoke")
-	exptest.RequireMetrics(t, back, []string{"sp", "fcp", "e3t", "e3t-nopm"}, []string{"pool_return", "heldout_return", "env_steps", "cramped_room/pool_return", "forced_coordination/pool_return"}, 1)
+	exptest.RequireMetrics(t, back, []string{"sp", "fcp", "e3t", "e3t-nopm"}, []string{"pool_return", "heldout_return", "env_steps", "cramped_room/pool_return", "coordination_ring/pool_return"}, 1)
 	if n := back.Summary["e3t"]["pool_return"].N; n != len(back.Seeds) {
 		t.Fatalf("pool_return averaged over layouts has n = %d, want one per seed (%d)", n, len(back.Seeds))
 	}
@@ -48,7 +49,7 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 			}
 		}
 		// 3 roles scripted; human data only for cramped_room; SP, E3T and FCP on 3 held-out seeds each.
-		wantBC := map[string]int{"cramped_room": 1, "forced_coordination": 0}[layout]
+		wantBC := map[string]int{"cramped_room": 1, "coordination_ring": 0}[layout]
 		if kinds["scripted"] != 3 || kinds["human_bc"] != wantBC || kinds["learned"] != 3*len(cfg.HeldOutSeeds) || len(cfg.HeldOutSeeds) < 3 {
 			t.Fatalf("%s: pool kinds %v", layout, kinds)
 		}
@@ -131,7 +132,9 @@ func TestPoolReturnsBCGate(t *testing.T) {
 // runs on cramped_room alone).
 func TestMethodLayouts(t *testing.T) {
 	cfg := ConfigFor(exp.Smoke)
-	cfg.Methods = append(cfg.Methods, Method{Name: "e3t-eps0.25", Mode: "e3t", Epsilon: 0.25, PartnerModel: true, Layouts: []string{"cramped_room"}})
+	if !slices.ContainsFunc(cfg.Methods, func(m Method) bool { return m.Name == "e3t-eps0.25" && slices.Equal(m.Layouts, []string{"cramped_room"}) }) {
+		t.Fatal("the preset has no e3t-eps0.25 on cramped_room alone")
+	}
 	e, err := exp.Lookup("e3t")
 	if err != nil {
 		t.Fatal(err)
@@ -143,8 +146,8 @@ func TestMethodLayouts(t *testing.T) {
 	if _, ok := res.Summary["e3t-eps0.25"]["cramped_room/pool_return"]; !ok {
 		t.Fatal("e3t-eps0.25 has no cramped_room/pool_return")
 	}
-	if _, ok := res.Summary["e3t-eps0.25"]["forced_coordination/pool_return"]; ok {
-		t.Fatal("e3t-eps0.25 ran on forced_coordination, outside its Layouts")
+	if _, ok := res.Summary["e3t-eps0.25"]["coordination_ring/pool_return"]; ok {
+		t.Fatal("e3t-eps0.25 ran on coordination_ring, outside its Layouts")
 	}
 	if _, ok := res.Summary["e3t-eps0.25"]["pool_return"]; ok {
 		t.Fatal("a method on one layout got a mean over layouts")

@@ -16,6 +16,7 @@ import (
 	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 	"github.com/paperlab/paperlab/toolkit/marl/fcp"
+	"github.com/paperlab/paperlab/toolkit/repo"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
@@ -70,17 +71,35 @@ type jobs struct {
 	running  int
 	err      error
 	monitors map[string]e3.Agent // in-process monitors by MonitorDir or scripted name
+	// The job cache (exp.Options.Cache; cache.go): its folder ("" none), the salt of every key,
+	// the content key of each shared monitor (by MonitorDir) and how many jobs it already held.
+	cache       string
+	salt        string
+	monitorKeys map[string]string
+	fromCache   int
 }
 
 type entry struct {
 	job   Job
 	res   *done
-	state int // 0 waiting, 1 running, 2 done
+	state int    // 0 waiting, 1 running, 2 done
+	key   string // in the job cache ("" without one)
+	dir   string // the job's folder in the cache
 }
 
 func newJobs(opt exp.Options) (*jobs, error) {
-	j := &jobs{opt: opt, byID: map[string]*entry{}, monitors: map[string]e3.Agent{}}
+	j := &jobs{opt: opt, byID: map[string]*entry{}, monitors: map[string]e3.Agent{}, monitorKeys: map[string]string{}}
 	j.cond = sync.NewCond(&j.mu)
+	if opt.Cache != "" {
+		if err := os.MkdirAll(opt.Cache, 0o755); err != nil {
+			return nil, fmt.Errorf("job cache: %w", err)
+		}
+		salt, err := cacheSalt()
+		if err != nil {
+			return nil, err
+		}
+		j.cache, j.salt = opt.Cache, salt
+	}
 	if opt.Workers > 1 {
 		if opt.WorkerBin == "" {
 			return nil, fmt.Errorf("e3t: %d workers need the paperlab binary (exp.Options.WorkerBin)", opt.Workers)
@@ -108,20 +127,42 @@ func (j *jobs) close(failed bool) {
 	}
 }
 
-// submit queues a job; with workers it may start at once.
+// submit queues a job; with workers it may start at once. A job the cache holds is done already.
 func (j *jobs) submit(job Job) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.work != "" {
-		job.Dir = filepath.Join(j.work, fmt.Sprintf("%03d", len(j.order)))
-		job.PopulationDirs = nil
-		for _, id := range job.Population { // submitted before: submitMethods and newPool submit SP first
-			if e, ok := j.byID[id]; ok {
-				job.PopulationDirs = append(job.PopulationDirs, e.job.Dir)
+	e := &entry{job: job}
+	if j.cache != "" {
+		var popKeys []string
+		for _, id := range job.Population {
+			if p, ok := j.byID[id]; ok {
+				popKeys = append(popKeys, p.key)
 			}
 		}
+		key, err := jobKey(j.salt, job, popKeys, j.monitorKeys[job.MonitorDir])
+		if err != nil && j.err == nil {
+			j.err = fmt.Errorf("job %s: cache key: %w", job.ID, err)
+		}
+		e.key, e.dir = key, filepath.Join(j.cache, key)
+		if cached(e.dir) {
+			e.state = 2
+			j.fromCache++
+			fmt.Fprintf(j.log(), "e3t: job %s found in the job cache (%s)\n", job.ID, repo.ShowPath(e.dir))
+		}
 	}
-	e := &entry{job: job}
+	if j.work != "" {
+		job.Dir = filepath.Join(j.work, fmt.Sprintf("%03d", len(j.order)))
+		if e.dir != "" {
+			job.Dir = e.dir
+		}
+		job.PopulationDirs = nil
+		for _, id := range job.Population { // submitted before: submitMethods and newPool submit SP first
+			if p, ok := j.byID[id]; ok {
+				job.PopulationDirs = append(job.PopulationDirs, p.job.Dir)
+			}
+		}
+		e.job = job
+	}
 	j.byID[job.ID] = e
 	j.order = append(j.order, e)
 	j.schedule()
@@ -207,11 +248,24 @@ func (j *jobs) wait(id string) (*done, error) {
 	if j.work == "" {
 		j.mu.Unlock()
 		if e.state == 2 {
+			if e.res == nil { // found in the cache
+				res, err := loadDone(e.dir)
+				if err != nil {
+					return nil, fmt.Errorf("job %s: %w", id, err)
+				}
+				e.res = res
+			}
 			return e.res, nil
 		}
 		res, err := j.runHere(e.job, j.opt.Progress(e.job.ID, iters(e.job)))
 		if err != nil {
 			return nil, err
+		}
+		if e.dir != "" {
+			if err := saveDone(e.dir, res); err != nil {
+				res.Policy.Close()
+				return nil, fmt.Errorf("job %s: job cache: %w", id, err)
+			}
 		}
 		e.res, e.state = res, 2
 		return res, nil
@@ -331,14 +385,37 @@ func train(job Job, pop []e3.Agent, monitor e3.Agent, progress track.Progress) (
 
 // shareMonitor makes a layout's monitor partner (the BC policy) available to jobs under a key: in
 // this process the policy itself, for workers a saved copy in the worker folder (the key is its path).
-func (j *jobs) shareMonitor(layout string, p *e3.Policy) (string, error) {
+// With a job cache the saved policy's content keys the jobs that watch it.
+func (j *jobs) shareMonitor(layout string, p *e3.Policy) (key string, err error) {
 	if j.work == "" {
-		key := "monitor:" + layout
+		key = "monitor:" + layout
 		j.monitors[key] = p
+	} else {
+		key = filepath.Join(j.work, "monitor-"+layout)
+		if err := e3.SavePolicy(key, p, nil); err != nil {
+			return "", err
+		}
+	}
+	if j.cache == "" {
 		return key, nil
 	}
-	dir := filepath.Join(j.work, "monitor-"+layout)
-	return dir, e3.SavePolicy(dir, p, nil)
+	dir := key
+	if j.work == "" {
+		tmp, err := os.MkdirTemp("", "e3t-monitor-*")
+		if err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(tmp)
+		if dir = filepath.Join(tmp, "policy"); e3.SavePolicy(dir, p, nil) != nil {
+			return "", fmt.Errorf("job cache: saving the %s monitor", layout)
+		}
+	}
+	h, err := hashDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("job cache: %w", err)
+	}
+	j.monitorKeys[key] = h
+	return key, nil
 }
 
 // snapshots turns an SP run's checkpoints into frozen policies (FCP's population members).

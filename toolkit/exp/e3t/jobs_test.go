@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
@@ -56,5 +58,84 @@ func TestWorkersMatchOneProcess(t *testing.T) {
 	}
 	if compared < 100 {
 		t.Fatalf("only %d values compared", compared)
+	}
+}
+
+// TestJobCacheResumes runs the smoke experiment with a job cache, first with a method left out (a
+// stopped or smaller run) and then in full: the second run must find every training of the first
+// in the cache, train only the missing method's, and give the same numbers as a run without a cache.
+func TestJobCacheResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three smoke runs")
+	}
+	e, err := exp.Lookup("e3t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	part := ConfigFor(exp.Smoke)
+	part.Methods = slices.DeleteFunc(slices.Clone(part.Methods), func(m Method) bool { return m.Name == "e3t-nopm" })
+	first, err := exp.Execute(e, exp.Options{Scale: exp.Smoke, Log: io.Discard, Cache: cache, Config: part})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := exp.Execute(e, exp.Options{Scale: exp.Smoke, Log: io.Discard, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := exp.Execute(e, exp.Options{Scale: exp.Smoke, Log: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c1, c2 map[string]int
+	if err := first.GetExtra("job_cache", &c1); err != nil {
+		t.Fatal(err)
+	}
+	if err := full.GetExtra("job_cache", &c2); err != nil {
+		t.Fatal(err)
+	}
+	cfg := ConfigFor(exp.Smoke)
+	nopm := len(cfg.Layouts) * len(full.Seeds) // e3t-nopm's trainings: one per layout and seed
+	if c1["found"] != 0 || c2["found"] != c1["jobs"] || c2["jobs"] != c1["jobs"]+nopm {
+		t.Fatalf("job cache: first run %v, full run %v; want the full run to find the first's %d jobs and train %d", c1, c2, c1["jobs"], nopm)
+	}
+	if len(full.Runs) != len(fresh.Runs) {
+		t.Fatalf("%d runs with the cache, %d without", len(full.Runs), len(fresh.Runs))
+	}
+	for i, a := range fresh.Runs {
+		b := full.Runs[i]
+		for k, v := range a.Final {
+			if filepath.Base(k) == "train_seconds" || filepath.Base(k) == "offset_seconds" {
+				continue
+			}
+			if w := b.Final[k]; w != v {
+				t.Errorf("%s seed %d %s: %v without a cache, %v from the cache", a.Method, a.Seed, k, v, w)
+			}
+		}
+	}
+}
+
+// TestTrainingSourcesCoverDeps checks that the job cache's key covers every package of this module
+// that a training imports: a package left out could change an agent without changing its key.
+func TestTrainingSourcesCoverDeps(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/paperlab/paperlab/toolkit/marl/e3t", "github.com/paperlab/paperlab/toolkit/marl/fcp").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	const mod = "github.com/paperlab/paperlab/"
+	for _, pkg := range strings.Fields(string(out)) {
+		dir, ok := strings.CutPrefix(pkg, mod)
+		if !ok {
+			continue
+		}
+		covered := false
+		for _, src := range TrainingSources {
+			if tree, rec := strings.CutSuffix(src, "/..."); (rec && (dir == tree || strings.HasPrefix(dir, tree+"/"))) || dir == src {
+				covered = true
+			}
+		}
+		if !covered {
+			t.Errorf("training imports %s, which TrainingSources leaves out of the job cache's key", dir)
+		}
 	}
 }

@@ -15,7 +15,7 @@ const refCode = "yanxue7/E3T-Overcooked cramped_room run, papers §7.1"
 var PaperSettings = []exp.Setting{
 	{Field: "Horizon", Paper: 400, Source: exp.SourceCode, Ref: "overcooked_ai and the authors' BC-proxy evaluation, papers §7.1–7.2"},
 	{Field: "CookTime", Paper: 20, Source: exp.SourceCode, Ref: "overcooked_ai, papers §7.2"},
-	{Field: "Train.Epsilon", Paper: 0.7, Source: exp.SourceCode, Ref: refCode + "; ZSC-Eval uses 0.25 (ε 0.25 and 0.5 as named methods are issue 36's follow-up: Method.Layouts runs them on cramped_room alone)"},
+	{Field: "Train.Epsilon", Paper: 0.7, Source: exp.SourceCode, Ref: refCode + "; ZSC-Eval uses 0.25 (ε 0.25 and 0.5 run as the named methods e3t-eps0.25 and e3t-eps0.5, on cramped_room alone)"},
 	{Field: "Train.CopyRate", Paper: 0.1, Source: exp.SourceCode, Ref: refCode + ": COPY; ZSC-Eval weights_copy_factor 0.1"},
 	{Field: "Train.K", Paper: 5, Source: exp.SourceCode, Ref: refCode + ": context encoder over the last 5 (observation, partner action) pairs"},
 	{Field: "Train.Envs", Paper: 30, Source: exp.SourceCode, Ref: refCode + ": 30 parallel envs, 12,000 steps per update"},
