@@ -132,7 +132,9 @@ func TestPoolReturnsBCGate(t *testing.T) {
 // runs on cramped_room alone).
 func TestMethodLayouts(t *testing.T) {
 	cfg := ConfigFor(exp.Smoke)
-	if !slices.ContainsFunc(cfg.Methods, func(m Method) bool { return m.Name == "e3t-eps0.25" && slices.Equal(m.Layouts, []string{"cramped_room"}) }) {
+	if !slices.ContainsFunc(cfg.Methods, func(m Method) bool {
+		return m.Name == "e3t-eps0.25" && slices.Equal(m.Layouts, []string{"cramped_room"})
+	}) {
 		t.Fatal("the preset has no e3t-eps0.25 on cramped_room alone")
 	}
 	e, err := exp.Lookup("e3t")
