@@ -24,10 +24,12 @@ import (
 // (TrainingSources), so that a changed training loop never reuses an old agent.
 
 // TrainingSources are the folders (relative to the checkout) whose Go files decide a training's
-// result: the packages marl/e3t and marl/fcp import (a test checks this against `go list -deps`),
-// all of toolkit/marl, and go.mod/go.sum (the engine versions).
+// result — exactly the packages marl/e3t and marl/fcp import from this module (a test checks the list
+// against `go list -deps`; a folder ending in "/..." would include its sub-folders) — and go.mod /
+// go.sum (the engine versions). Editing another package (marl/tape, say) keeps the cache valid.
 var TrainingSources = []string{
-	"toolkit/marl/...", "toolkit/backend", "toolkit/dist", "toolkit/fsx", "toolkit/nn", "toolkit/registry",
+	"toolkit/marl/e3t", "toolkit/marl/fcp", "toolkit/marl/ac", "toolkit/marl/env", "toolkit/marl/env/overcooked",
+	"toolkit/backend", "toolkit/dist", "toolkit/fsx", "toolkit/nn", "toolkit/registry",
 	"toolkit/repo", "toolkit/stats", "toolkit/track", "toolkit/plot/anim", "go.mod", "go.sum",
 }
 
