@@ -1,7 +1,9 @@
 package tape
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
@@ -99,6 +101,8 @@ func Claims(res *exp.Result) []exp.Claim {
 					Needs(roomDetBudget))
 		}
 	}
+	claims = append(claims, adamDetClaims(res)...)
+	claims = append(claims, sharedClaims(res)...)
 	// LBF with partial coalitions: the learner's competitiveness, then the inverted U.
 	if _, ok := res.Summary["lbf3-p0"]; ok {
 		within := func(a, b, metric, what string) exp.Claim {
@@ -131,4 +135,121 @@ func Claims(res *exp.Result) []exp.Claim {
 		}
 	}
 	return claims
+}
+
+// adamDetClaims are deterministic TAPE's claims under the code's Adam (issue 37), per rate: the
+// inverted U on the optimum rate (needing the topology to turn an agent's step, which it cannot here:
+// room check det-direction-depends-on-p), and what Adam makes of the step-size effect the SGD variant
+// showed — p = 1 reaching the optimum as often as p = 0 (equivalence within AdamEquivalence), and
+// taking steps of the same length (step_norm, within 10 %).
+func adamDetClaims(res *exp.Result) []exp.Claim {
+	var cfg Config
+	if json.Unmarshal(res.Config, &cfg) != nil {
+		return nil
+	}
+	var out []exp.Claim
+	for _, lr := range cfg.DetAdamLRs {
+		name := func(p float64) string { return AdamDetName(lr, p) }
+		seeds := seedsWith(res, name(0), "optimal_rate")
+		if len(seeds) == 0 {
+			continue
+		}
+		diff := func(a, b, metric string) exp.PerSeed { return res.Diff(a, metric, b, metric) }
+		for _, pair := range [][2]float64{{0.3, 0}, {0.5, 0}, {0.3, 1}, {0.5, 1}} {
+			out = append(out, exp.CheckOn(seeds, fmt.Sprintf("deterministic TAPE, Adam %g: p = %g reaches the optimum more often than p = %g", lr, pair[0], pair[1]),
+				fmt.Sprintf("optimal_rate(%s) − optimal_rate(%s)", name(pair[0]), name(pair[1])), exp.Positive, diff(name(pair[0]), name(pair[1]), "optimal_rate")).
+				Needs(roomDetDir, adamBudget(lr)))
+		}
+		out = append(out,
+			exp.CheckOn(seeds, fmt.Sprintf("deterministic TAPE, Adam %g: p = 1 reaches the optimum as often as p = 0 (within ±%g)", lr, AdamEquivalence),
+				fmt.Sprintf("optimal_rate(%s) − optimal_rate(%s)", name(1), name(0)), exp.Within(AdamEquivalence), diff(name(1), name(0), "optimal_rate")).
+				Needs(adamBudget(lr)),
+			// The optimiser's normalisation itself, read from the steps over training: no room check.
+			exp.CheckOn(seeds, fmt.Sprintf("deterministic TAPE, Adam %g: p = 1's logit steps are as long as p = 0's (ratio within 1 ± 0.1)", lr),
+				fmt.Sprintf("step_norm(%s) / step_norm(%s) − 1", name(1), name(0)), exp.Within(0.1), func(seed uint64) (float64, bool) {
+					a, ok1 := res.Final(name(1), "step_norm", seed)
+					b, ok2 := res.Final(name(0), "step_norm", seed)
+					return a/b - 1, ok1 && ok2 && b > 0
+				}),
+		)
+	}
+	return out
+}
+
+// sharedClaims are the shared-parameter regime's claims (issue 37), from the estimator's theory: at
+// fixed states the mean update does not depend on p (equivalence) while its variance grows with p,
+// by the same amount per unit p·(N − 1) at every N; in training, per rate, p = 0 learns faster than
+// p = 1 (mean normalised value over training) where there is room, and the inverted U tested as a
+// claim (p = 0.3 against the better extreme); and at each p's best rate (chosen on the mean over seeds).
+func sharedClaims(res *exp.Result) []exp.Claim {
+	var cfg Config
+	if json.Unmarshal(res.Config, &cfg) != nil {
+		return nil
+	}
+	var out []exp.Claim
+	for _, n := range cfg.SharedVarAgents {
+		v0, v1 := SharedVarName(n, 0), SharedVarName(n, 1)
+		seeds := seedsWith(res, v0, "variance")
+		if len(seeds) == 0 {
+			continue
+		}
+		// Measurements at fixed states with common random numbers: no training outcome, no room check.
+		out = append(out,
+			exp.CheckOn(seeds, fmt.Sprintf("shared actors, N = %d: p = 1's mean update equals p = 0's (projection on the exact mean within ±%g)", n, SharedMeanEquivalence),
+				"mean_ratio(p=1) − mean_ratio(p=0)", exp.Within(SharedMeanEquivalence), res.Diff(v1, "mean_ratio", v0, "mean_ratio")),
+			exp.CheckOn(seeds, fmt.Sprintf("shared actors, N = %d: p = 1 raises the update variance over p = 0", n),
+				"log variance(p=1) − log variance(p=0)", exp.Positive, func(seed uint64) (float64, bool) {
+					a, ok1 := res.Final(v1, "variance", seed)
+					b, ok2 := res.Final(v0, "variance", seed)
+					return math.Log(a) - math.Log(b), ok1 && ok2 && a > 0 && b > 0
+				}),
+		)
+	}
+	if len(cfg.SharedVarAgents) == 2 {
+		a, b := cfg.SharedVarAgents[0], cfg.SharedVarAgents[1]
+		out = append(out, exp.CheckOn(seedsWith(res, SharedVarName(a, -1), "variance_growth"),
+			fmt.Sprintf("shared actors: the variance grows by the same amount per unit p·(N − 1) at N = %d and N = %d (ratio within 1 ± 0.25)", b, a),
+			fmt.Sprintf("growth(N=%d) / growth(N=%d) − 1", b, a), exp.Within(0.25), func(seed uint64) (float64, bool) {
+				x, ok1 := res.Final(SharedVarName(b, -1), "variance_growth", seed)
+				y, ok2 := res.Final(SharedVarName(a, -1), "variance_growth", seed)
+				return x/y - 1, ok1 && ok2 && y != 0
+			}))
+	}
+	const key = "value_auc"
+	for _, lr := range cfg.SharedLRs {
+		name := func(p float64) string { return SharedName(lr, p) }
+		seeds := seedsWith(res, name(0), key)
+		if len(seeds) == 0 {
+			continue
+		}
+		out = append(out,
+			exp.CheckOn(seeds, fmt.Sprintf("shared actors, Adam %g: p = 0 learns faster than p = 1 (mean normalised value over training)", lr),
+				fmt.Sprintf("%s(%s) − %s(%s)", key, name(0), key, name(1)), exp.Positive, res.Diff(name(0), key, name(1), key)).Needs(sharedRoom(lr)),
+			exp.CheckOn(seeds, fmt.Sprintf("shared actors, Adam %g: p = 0.3 learns faster than both extremes (inverted U)", lr),
+				fmt.Sprintf("%s(%s) − max(%s(p=0), %s(p=1))", key, name(0.3), key, key), exp.Positive, func(seed uint64) (float64, bool) {
+					x, ok1 := res.Final(name(0.3), key, seed)
+					y, ok2 := res.Final(name(0), key, seed)
+					z, ok3 := res.Final(name(1), key, seed)
+					return x - math.Max(y, z), ok1 && ok2 && ok3
+				}).Needs(sharedRoom(lr)),
+		)
+	}
+	if best0, best1 := SharedBestLR(res, cfg, 0), SharedBestLR(res, cfg, 1); best0 > 0 && best1 > 0 {
+		out = append(out, exp.CheckOn(seedsWith(res, SharedName(best0, 0), key),
+			fmt.Sprintf("shared actors, each p at its best rate (p = 0: %g, p = 1: %g): p = 0 learns faster than p = 1", best0, best1),
+			fmt.Sprintf("%s(%s) − %s(%s)", key, SharedName(best0, 0), key, SharedName(best1, 1)), exp.Positive,
+			res.Diff(SharedName(best0, 0), key, SharedName(best1, 1), key)).Needs(sharedRoom(best0)))
+	}
+	return out
+}
+
+// SharedBestLR is the rate of SharedLRs with the highest mean value_auc at density p (0: none ran).
+func SharedBestLR(res *exp.Result, cfg Config, p float64) float64 {
+	best, bestV := 0.0, math.Inf(-1)
+	for _, lr := range cfg.SharedLRs {
+		if s, ok := res.Summary[SharedName(lr, p)]["value_auc"]; ok && s.Mean > bestV {
+			best, bestV = lr, s.Mean
+		}
+	}
+	return best
 }

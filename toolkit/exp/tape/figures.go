@@ -14,7 +14,7 @@ import (
 )
 
 // Parts are the experiment's parts, in the order Figures draws them (see Show).
-var Parts = []string{"matrix", "variance", "det", "lbf", "lbf3"}
+var Parts = []string{"matrix", "variance", "det", "adam", "shared", "lbf", "lbf3"}
 
 // Figures draws every part's figures (Parts; a part the result lacks is skipped):
 //   - matrix: P(optimal joint action) during training (Erdős–Rényi densities and the other
@@ -22,6 +22,10 @@ var Parts = []string{"matrix", "variance", "det", "lbf", "lbf3"}
 //   - variance: update variance against p (log y), the distance from DOP on log-log axes with p and p²
 //     references, the escape rate from the +2 basin against p;
 //   - det: deterministic TAPE's optimum rate against p, its training curves, dot plots;
+//   - adam: deterministic TAPE under Adam at each rate beside the SGD variant: optimum rate, learning
+//     speed and logit step length against p;
+//   - shared: the shared-parameter regime — mean normalised value against p per rate, the update's
+//     variance and mean against p per agent count, learning curves;
 //   - lbf: 2-agent LBF return curves (EMA-smoothed seed bands), final return against p, dot plots;
 //   - lbf3: success (greedy, sampled) and learning speed against p beside IPPO / MAPPO, return
 //     curves, dot plots.
@@ -52,6 +56,16 @@ func drawPart(res *exp.Result, figs *exp.Figs, part string) error {
 	case "det":
 		if has("det-p0") {
 			return detFigures(res, figs, prefixed("det-"))
+		}
+	case "adam":
+		var cfg Config
+		if json.Unmarshal(res.Config, &cfg) == nil && len(cfg.DetAdamLRs) > 0 && has(AdamDetName(cfg.DetAdamLRs[0], cfg.DetAdamPs[0])) {
+			return adamFigures(res, figs, cfg)
+		}
+	case "shared":
+		var cfg Config
+		if json.Unmarshal(res.Config, &cfg) == nil && len(cfg.SharedLRs) > 0 && has(SharedName(cfg.SharedLRs[0], cfg.SharedPs[0])) {
+			return sharedFigures(res, figs, cfg)
 		}
 	case "lbf":
 		return lbfFigures(res, figs)
@@ -416,4 +430,88 @@ func counts(ns map[int]bool) string {
 		s += fmt.Sprint(n)
 	}
 	return s
+}
+
+// pSeries is one series against p: seed s's value of key for method(p) at every density of ps (seeds
+// that lack a density are left out).
+func pSeries(res *exp.Result, name string, ps []float64, method func(p float64) string, key string, seeds []uint64) plot.Series {
+	sr := plot.Series{Name: name, X: ps}
+	for _, seed := range seeds {
+		row := make([]float64, len(ps))
+		ok := true
+		for i, p := range ps {
+			v, has := res.Final(method(p), key, seed)
+			row[i], ok = v, ok && has
+		}
+		if ok {
+			sr.Y = append(sr.Y, row)
+		}
+	}
+	return sr
+}
+
+// adamFigures: deterministic TAPE under Adam (one series per rate) beside the SGD variant, against p:
+// the optimum rate and the learning speed (one figure, both fractions), then the step length.
+func adamFigures(res *exp.Result, figs *exp.Figs, cfg Config) error {
+	seeds := seedsWith(res, AdamDetName(cfg.DetAdamLRs[0], cfg.DetAdamPs[0]), "optimal_rate")
+	series := func(key string) []plot.Series {
+		var out []plot.Series
+		for _, lr := range cfg.DetAdamLRs {
+			out = append(out, pSeries(res, fmt.Sprintf("Adam %g", lr), cfg.DetAdamPs, func(p float64) string { return AdamDetName(lr, p) }, key, seeds))
+		}
+		if sgd := pSeries(res, "SGD 0.5 (det-…)", cfg.DetAdamPs, func(p float64) string { return fmt.Sprintf("det-p%g", p) }, key, seeds); len(sgd.Y) > 0 {
+			out = append(out, sgd)
+		}
+		return out
+	}
+	f, err := plot.Panels("deterministic TAPE: Adam (the code's optimiser) at three rates and SGD, against p", "topology density p", "fraction",
+		[]plot.Panel{{Title: "seeds at the +10 optimum", Series: series("optimal_rate")}, {Title: "learning speed: mean P(optimal) over training", Series: series("p_optimal_auc")}},
+		plot.BandOpts{Prob: true})
+	if err := figs.Add(f, err, "det_adam"); err != nil {
+		return err
+	}
+	f, err = plot.Curves("deterministic TAPE: what the optimiser makes of p's rescaling (logit step per update)", "topology density p", "RMS logit step per agent and update",
+		series("step_norm"), plot.BandOpts{LogY: true})
+	return figs.Add(f, err, "det_adam_steps")
+}
+
+// sharedFigures: the shared-parameter regime.
+func sharedFigures(res *exp.Result, figs *exp.Figs, cfg Config) error {
+	var seeds []uint64
+	for s := 1; s <= cfg.SharedSeeds; s++ {
+		seeds = append(seeds, uint64(s))
+	}
+	var panels []plot.Panel
+	for _, m := range []struct{ key, title string }{{"value_auc", "mean over training"}, {"value", "at the end"}} {
+		var series []plot.Series
+		for _, lr := range cfg.SharedLRs {
+			series = append(series, pSeries(res, fmt.Sprintf("Adam %g", lr), cfg.SharedPs, func(p float64) string { return SharedName(lr, p) }, m.key, seeds))
+		}
+		panels = append(panels, plot.Panel{Title: m.title, Series: series})
+	}
+	f, err := plot.Panels(fmt.Sprintf("shared actors (N = %d): normalised value against p (0 uniform, 1 optimal)", cfg.Shared.Agents), "topology density p", "normalised value", panels, plot.BandOpts{})
+	if err := figs.Add(f, err, "shared_value"); err != nil {
+		return err
+	}
+	byN := func(key string) []plot.Series {
+		var out []plot.Series
+		for _, n := range cfg.SharedVarAgents {
+			out = append(out, pSeries(res, fmt.Sprintf("N = %d", n), cfg.SharedVariance.Ps, func(p float64) string { return SharedVarName(n, p) }, key, seeds))
+		}
+		return out
+	}
+	f, err = plot.Curves("shared actors at fixed states: the update's variance grows with p", "topology density p", "trace of the update's covariance / ‖exact mean‖²", byN("variance"), plot.BandOpts{})
+	if err := figs.Add(f, err, "shared_variance"); err != nil {
+		return err
+	}
+	f, err = plot.Curves("shared actors at fixed states: … and its mean does not move", "topology density p", "mean update projected on the exact mean (1: the same)", byN("mean_ratio"), plot.BandOpts{})
+	if err := figs.Add(f, err, "shared_mean"); err != nil {
+		return err
+	}
+	var groups []exp.Group
+	for _, lr := range cfg.SharedLRs {
+		groups = append(groups, exp.Group{Title: fmt.Sprintf("Adam %g", lr), Methods: []string{SharedName(lr, 0), SharedName(lr, 0.3), SharedName(lr, 1)}})
+	}
+	f, err = plot.Panels("shared actors: normalised value during training (p = 0, 0.3, 1)", "update", "normalised value", exp.PanelsOf(res, "shared/value", groups), plot.BandOpts{})
+	return figs.Add(f, err, "shared_training")
 }

@@ -25,6 +25,18 @@ const (
 	// EscapeCeiling: the escape runs leave room for more escapes when p = 0 escapes in fewer than
 	// this share of runs. [UNVERIFIED] PaperLab's choice.
 	EscapeCeiling = 0.9
+	// AdamEquivalence: deterministic TAPE under Adam, "p = 1 reaches the optimum as often as p = 0"
+	// holds when the paired difference's 95 % interval lies within ± this. [UNVERIFIED] PaperLab's
+	// choice: a tenth of the runs.
+	AdamEquivalence = 0.1
+	// SharedMeanEquivalence: the shared regime's "mean update independent of p" holds when the paired
+	// difference of the projections on the exact mean lies within ± this. [UNVERIFIED] PaperLab's choice.
+	SharedMeanEquivalence = 0.1
+	// SharedFloor and SharedCeiling bound p = 0's mean normalised value over training for the shared
+	// regime's learning-speed claims: above the floor it learns, below the ceiling there is room for a
+	// faster method. [UNVERIFIED] PaperLab's choice.
+	SharedFloor   = 0.1
+	SharedCeiling = 0.9
 )
 
 // The estimators' expected update against p, from their construction (configuration facts, see
@@ -38,8 +50,8 @@ const (
 	// logits; u_j depends on agent j's policy only, so the topology scales agent j's step by
 	// w_j = (1/N)·Σ_i A_ij·∂Mix/∂x_j ≥ 0 (tape.MixWeights) and never turns it.
 	detDirectionDependsOnP = 0.0
-	// detActorAdam: tape.TrainDet steps the actor with plain SGD (tape.DetConfig: "SGD step sizes";
-	// no optimiser field); the authors' code (PAC / OW-QMIX tree) uses Adam.
+	// detActorAdam: the det-… methods (the SGD variant, PaperLab's first runs) step the actor with
+	// plain SGD; the authors' code (PAC / OW-QMIX tree) uses Adam — the adam-det-… methods (issue 37).
 	detActorAdam = 0.0
 )
 
@@ -61,6 +73,12 @@ func lbf3Room(p, metric string) string {
 	base := map[string]string{"0": "lbf3-p0-vs-ippo", "1": "lbf3-p1-vs-mappo"}[p]
 	return base + "-" + map[string]string{"success_rate": "success", "sampled_success_rate": "sampled", "return_auc": "speed"}[metric]
 }
+
+// adamBudget is the budget-plateau check of the deterministic Adam methods at a rate.
+func adamBudget(lr float64) string { return fmt.Sprintf("adam-det-budget-plateau-lr%g", lr) }
+
+// sharedRoom is the shared regime's learning-room check at a rate.
+func sharedRoom(lr float64) string { return fmt.Sprintf("shared-room-lr%g", lr) }
 
 // escapeRoom is the escape-headroom check of a batch size.
 func escapeRoom(b int) string { return fmt.Sprintf("escape-headroom-b%d", b) }
@@ -132,10 +150,11 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			"p, 0 if not. A configuration fact. Needs: > 0. The mixer-weight and step-size-control claims measure the "+
 			"step-size effect itself and do not need it."),
 		exp.Room(roomDetAdam, detActorAdam, exp.Positive, "The authors' deterministic TAPE (PAC / OW-QMIX tree) steps its "+
-			"actors with Adam; ours with plain SGD (tape.DetConfig's LRActor is an SGD step size: no optimiser field in the "+
-			"configuration). Under SGD the per-agent rescaling p causes changes the outcome as a learning rate does (the "+
-			"det-p0-lr controls); under Adam a rescaling is largely normalised away. A comparison of p under SGD therefore "+
-			"tests a step-size effect, not the paper's setting. Value 1 for Adam, 0 for SGD. A configuration fact. Needs: > 0."),
+			"actors with Adam; the det-… methods (the SGD variant, PaperLab's first runs) with plain SGD. Under SGD the per-agent "+
+			"rescaling p causes changes the outcome as a learning rate does (the det-p0-lr controls); under Adam a rescaling "+
+			"is largely normalised away (the adam-det-… methods, issue 37, which do not need this check). A comparison of p "+
+			"under SGD therefore tests a step-size effect, not the paper's setting. Value 1 for Adam, 0 for SGD. A "+
+			"configuration fact. Needs: > 0."),
 	)
 
 	// LBF prerequisites: TAPE at the extremes within 10 % of the baselines.
@@ -216,6 +235,25 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		if m.W == 0 { // the OW-weight-0.5 ceiling runs enter no claim
 			detNames = append(detNames, m.Name)
 		}
+	}
+	for _, lr := range cfg.DetAdamLRs {
+		var names []string
+		for _, p := range cfg.DetAdamPs {
+			names = append(names, AdamDetName(lr, p))
+		}
+		room = append(room, plateau(adamBudget(lr), "det/p_optimal", fmt.Sprintf("deterministic TAPE's optimal rate under Adam %g", lr), names,
+			seedsWith(res, AdamDetName(lr, 0), "optimal_rate")))
+	}
+	for _, lr := range cfg.SharedLRs {
+		m := SharedName(lr, 0)
+		why := fmt.Sprintf("\"p = 0 learns faster than p = 1\" (and the inverted U) at rate %g can show only if p = 0 learns at all and "+
+			"leaves room for a faster method: measured per seed, the distance of %s's mean normalised value over training "+
+			"(value_auc: 0 the uniform policy, 1 the optimum from the first update) from the nearer of %g and %g, "+
+			"min(auc − %g, %g − auc); judged on the mean over seeds. Needs: > 0. [UNVERIFIED] PaperLab's bounds.", lr, m, SharedFloor, SharedCeiling, SharedFloor, SharedCeiling)
+		room = append(room, exp.RoomOn(seedsWith(res, m, "value_auc"), sharedRoom(lr), exp.Positive, why, "no value_auc for "+m, func(seed uint64) (float64, bool) {
+			v, ok := res.Final(m, "value_auc", seed)
+			return math.Min(v-SharedFloor, SharedCeiling-v), ok
+		}))
 	}
 	room = append(room,
 		plateau(roomLBFBudget, "lbf/episodic_return", "2-agent LBF final return", names(cfg.LBFMethods), res.Seeds),

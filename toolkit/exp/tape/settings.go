@@ -16,8 +16,10 @@ const (
 // neural actors; ours run a one-step tabular coordination game and 8×8 LBF on 2 CPU cores, so most of
 // the differences are scale and the tabular learners' step sizes. Fields with no recorded source
 // value (PPO baselines, γ, clip, entropy, mini-batches, the variance study) are PaperLab's choices.
-// Not a Config field, so not listed: the deterministic actor's optimiser (Adam in the code, SGD in
-// tape.TrainDet — the room check det-actor-adam), the code's off-policy tree-backup buffer
+// Not listed: the SGD variant's step (the det-… methods: DetMethod.Optimizer "sgd", LR 0.5 — a named
+// variant; the room check det-actor-adam), the Adam sweep's other rates (DetAdamLRs: the code's
+// 1e-3 and 10×, 100×), the shared-parameter regime (PaperLab's construct, no paper values), the code's
+// off-policy tree-backup buffer
 // (λ_tb 0.93, 5000 episodes; left out of tape.Train), its target-update periods (600 critic steps /
 // 200 episodes), the auto-tuned α's target and the paper's 4 seeds (ours 5).
 var PaperSettings = []exp.Setting{
@@ -58,10 +60,10 @@ var PaperSettings = []exp.Setting{
 
 	// Deterministic TAPE (PAC / OW-QMIX base).
 	{Field: "Det.Topology", Paper: "er:0.5", Source: exp.SourceCode, Ref: refDet + ": p = 0.5"},
-	{Field: "Det.LRActor", Paper: 1e-3, Source: exp.SourceCode, Ref: refDet + ": lr 1e-3 (Adam)",
-		Why: "0.5: plain SGD on tabular logits of a one-step game, not Adam (no optimiser field; the room check det-actor-adam) — the audit found our deterministic result a step-size effect; the protocol change is " + issue37},
+	{Field: "Det.Optimizer", Paper: "adam", Source: exp.SourceCode, Ref: refDet + ": max_q_learner.py, policy_optimiser = Adam(mac_params, lr)"},
+	{Field: "Det.LRActor", Paper: 1e-3, Source: exp.SourceCode, Ref: refDet + ": lr 1e-3 (Adam); the sweep DetAdamLRs adds 1e-2 and 1e-1"},
 	{Field: "Det.LRCritic", Paper: 1e-3, Source: exp.SourceCode, Ref: refDet + ": lr 1e-3 (Adam)",
-		Why: "0.05: plain SGD on the tabular utilities and mixer of a one-step game — scale, " + issue37},
+		Why: "0.05, plain SGD on the tabular utilities and mixer of a one-step game: a critic moved ~1e-3 per update (Adam's step) could not reach payoffs of 10 in 1500 updates; kept the same for every policy optimiser, so that only the policy's differs — scale, issue 37"},
 	{Field: "Det.W", Paper: 0.5, Source: exp.SourceCode, Ref: refDet + ": OW-QMIX w = 0.5",
 		Why: "0.75 ([UNVERIFIED] PaperLab's): with 0.5 the critic finds the optimum in nearly every run whatever the topology (the det-ow0.5 methods measure that ceiling: 0.96–0.98), leaving p no room — " + issue37},
 	{Field: "Det.Batch", Paper: 128, Source: exp.SourceCode, Ref: refDet + ": batch 128 episodes",

@@ -51,13 +51,16 @@ type VarianceStudy struct {
 	Init0 float64 `json:"init0"`
 }
 
-// DetMethod is one deterministic-TAPE condition: a topology, optionally another OW-QMIX weight or
-// a scaled actor step.
+// DetMethod is one deterministic-TAPE condition: a topology, optionally another OW-QMIX weight,
+// another policy optimiser and rate, or a scaled actor step.
 type DetMethod struct {
 	Name     string  `json:"name"`
 	Topology string  `json:"topology"`
-	W        float64 `json:"w,omitempty"`        // 0: the part's DetConfig.W
-	LRScale  float64 `json:"lr_scale,omitempty"` // 0: 1 (the part's DetConfig.LRActor)
+	W        float64 `json:"w,omitempty"` // 0: the part's DetConfig.W
+	// Optimizer and LR replace the part's DetConfig.Optimizer and LRActor when set (the SGD variant).
+	Optimizer string  `json:"optimizer,omitempty"`
+	LR        float64 `json:"lr,omitempty"`
+	LRScale   float64 `json:"lr_scale,omitempty"` // 0: 1 (multiplies the rate)
 }
 
 // Config of experiment "tape".
@@ -87,6 +90,37 @@ type Config struct {
 	LBF3TAPE     tp.Config  `json:"lbf3_tape"`
 	LBF3PPO      ppo.Config `json:"lbf3_ppo"`
 	EvalEpisodes int        `json:"eval_episodes"`
+	// Deterministic TAPE with the code's policy optimiser (issue 37): Adam at every rate of DetAdamLRs
+	// × density of DetAdamPs (methods AdamDetName: "adam-det-lr<lr>-p<p>"), DetSeeds seeds each, on the
+	// Det configuration (Det.Optimizer "adam").
+	DetAdamLRs []float64 `json:"det_adam_lrs,omitempty"`
+	DetAdamPs  []float64 `json:"det_adam_ps,omitempty"`
+	// The shared-parameter regime (issue 37, tape.SharedConfig): trainings at every rate of SharedLRs
+	// × density of SharedPs (methods SharedName: "shared-lr<lr>-p<p>"), SharedSeeds seeds each; and the
+	// update's mean and variance at fixed states (tape.SharedVariance with SharedVariance's densities,
+	// snapshots and draws) for every agent count of SharedVarAgents (methods SharedVarName:
+	// "sharedvar-n<N>-p<p>", and "sharedvar-n<N>" for the variance's growth per unit p), SharedSeeds seeds.
+	Shared          tp.SharedConfig   `json:"shared"`
+	SharedLRs       []float64         `json:"shared_lrs,omitempty"`
+	SharedPs        []float64         `json:"shared_ps,omitempty"`
+	SharedSeeds     int               `json:"shared_seeds,omitempty"`
+	SharedVariance  tp.VarianceConfig `json:"shared_variance"`
+	SharedVarAgents []int             `json:"shared_var_agents,omitempty"`
+}
+
+// AdamDetName is the deterministic-TAPE Adam method of a rate and density: "adam-det-lr0.01-p0.3".
+func AdamDetName(lr, p float64) string { return fmt.Sprintf("adam-det-lr%g-p%g", lr, p) }
+
+// SharedName is the shared-parameter training method of a rate and density: "shared-lr0.01-p0.3".
+func SharedName(lr, p float64) string { return fmt.Sprintf("shared-lr%g-p%g", lr, p) }
+
+// SharedVarName is the shared-parameter variance method of an agent count and density
+// ("sharedvar-n8-p0.3"); with p < 0 the per-seed fit over the densities ("sharedvar-n8").
+func SharedVarName(n int, p float64) string {
+	if p < 0 {
+		return fmt.Sprintf("sharedvar-n%d", n)
+	}
+	return fmt.Sprintf("sharedvar-n%d-p%g", n, p)
 }
 
 var pMethods = []Method{{Name: "p=0", Topology: "er:0"}, {Name: "p=0.3", Topology: "er:0.3"}, {Name: "p=0.5", Topology: "er:0.5"}, {Name: "p=1", Topology: "er:1"}}
@@ -116,7 +150,19 @@ func ConfigFor(s exp.Scale) Config {
 		// rows of the coalition loss, p = 0 in one; the weights' ratio is ≈ 4.7 over the first 50
 		// updates, where the basin is decided), to see whether the topology acts here as a step size.
 		{Name: "det-p0-lr1.4", Topology: "er:0", LRScale: 1.4}, {Name: "det-p0-lr5", Topology: "er:0", LRScale: 5}}
+	// The det-… methods are the SGD variant (PaperLab's first deterministic runs, kept under their
+	// names): plain clipped steps of 0.5 on the logits, where the topology acts as a step size.
+	sgd := tp.DefaultDetSGD()
+	for i := range c.DetMethods {
+		c.DetMethods[i].Optimizer, c.DetMethods[i].LR = sgd.Optimizer, sgd.LRActor
+	}
 	c.DetSeeds = 100
+	// The code's optimiser, Adam, at its rate 1e-3 and at 10× and 100× (issue 37: no verdict on one
+	// step size; a tabular one-step game may need larger steps than the code's neural SMAC actors).
+	c.DetAdamLRs, c.DetAdamPs = []float64{1e-3, 1e-2, 1e-1}, []float64{0, 0.3, 0.5, 1}
+	c.Shared, c.SharedLRs, c.SharedPs, c.SharedSeeds = tp.DefaultShared(), []float64{0.003, 0.01, 0.03}, []float64{0, 0.1, 0.3, 0.5, 1}, 50
+	c.SharedVariance = tp.VarianceConfig{Ps: []float64{0, 0.1, 0.3, 0.5, 1}, Snapshots: 5, SnapIters: 300, Draws: 200}
+	c.SharedVarAgents = []int{8, 16}
 	c.Det = tp.DefaultDet()
 	// [UNVERIFIED] OW-QMIX weight 0.75, not the code's 0.5: with 0.5 the critic finds the optimum in
 	// nearly every run whatever the topology (the det-ow0.5 methods measure that ceiling).
@@ -141,6 +187,8 @@ func ConfigFor(s exp.Scale) Config {
 		c.DetSeeds, c.Det.Iters = 3, 200
 		c.LBF3TAPE.Iters, c.LBF3PPO.Iters, c.LBF3TAPE.Envs, c.LBF3PPO.Envs = 4, 4, 4, 4
 		c.EvalEpisodes = 8
+		c.SharedSeeds, c.Shared.Iters, c.Shared.EvalEvery = 3, 60, 10
+		c.SharedVariance.Snapshots, c.SharedVariance.SnapIters, c.SharedVariance.Draws = 2, 20, 10
 	}
 	return c
 }
@@ -166,6 +214,11 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		return nil, err
 	}
 	res.Timing["det"] = time.Since(t0).Seconds()
+	t0 = time.Now()
+	if err := runShared(cfg, res, opt); err != nil {
+		return nil, err
+	}
+	res.Timing["shared"] = time.Since(t0).Seconds()
 	for _, part := range []struct {
 		label, scenario, prefix string
 		methods                 []Method
@@ -389,11 +442,17 @@ func runDet(cfg Config, res *exp.Result, opt exp.Options) error {
 	if err != nil {
 		return err
 	}
-	for _, m := range cfg.DetMethods {
+	for _, m := range DetMethods(cfg) {
 		dc := cfg.Det
 		dc.Topology = m.Topology
 		if m.W != 0 {
 			dc.W = m.W
+		}
+		if m.Optimizer != "" {
+			dc.Optimizer = m.Optimizer
+		}
+		if m.LR != 0 {
+			dc.LRActor = m.LR
 		}
 		if m.LRScale != 0 {
 			dc.LRActor *= m.LRScale
@@ -401,6 +460,70 @@ func runDet(cfg Config, res *exp.Result, opt exp.Options) error {
 		train := func(seed uint64) (track.Curves, []int, error) { return tp.TrainDet(game, dc, seed) }
 		if err := matrixMethod(res, opt, game, "det", m.Name, cfg.DetSeeds, train); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// DetMethods are the deterministic part's methods: Config.DetMethods (the SGD variant and its
+// controls), then the Adam sweep (AdamDetName for every rate and density).
+func DetMethods(cfg Config) []DetMethod {
+	out := append([]DetMethod(nil), cfg.DetMethods...)
+	for _, lr := range cfg.DetAdamLRs {
+		for _, p := range cfg.DetAdamPs {
+			out = append(out, DetMethod{Name: AdamDetName(lr, p), Topology: fmt.Sprintf("er:%g", p), Optimizer: "adam", LR: lr})
+		}
+	}
+	return out
+}
+
+// runShared is the shared-parameter part: the trainings (per rate and density: the normalised value's
+// mean over training, "value_auc", and at the end, "value") and the update's mean and variance at
+// fixed states (per agent count and density: "mean_ratio", "variance"; per agent count the slope
+// of variance(p)/variance(0) in p·(N − 1), "variance_growth").
+func runShared(cfg Config, res *exp.Result, opt exp.Options) error {
+	for _, lr := range cfg.SharedLRs {
+		for _, p := range cfg.SharedPs {
+			sc := cfg.Shared
+			sc.LRActor, sc.Topology = lr, fmt.Sprintf("er:%g", p)
+			name := SharedName(lr, p)
+			var aucs []float64
+			for s := 1; s <= cfg.SharedSeeds; s++ {
+				start := time.Now()
+				curves, err := tp.TrainShared(sc, uint64(s))
+				if err != nil {
+					return fmt.Errorf("shared %s seed %d: %w", name, s, err)
+				}
+				v := curves["value"].Y
+				run := exp.Run{Method: name, Seed: uint64(s), Final: map[string]float64{"value": v[len(v)-1], "value_auc": stats.MeanTermwise(v)},
+					Curves: map[string]exp.Curve{}}
+				for _, key := range curves.Names() {
+					run.Curves["shared/"+key] = curves[key]
+				}
+				run.Seconds = time.Since(start).Seconds()
+				res.Runs = append(res.Runs, run)
+				aucs = append(aucs, run.Final["value_auc"])
+			}
+			fmt.Fprintf(opt.Log, "shared %-22s mean normalised value over training %.3f (%d seeds)\n", name, stats.Mean(aucs), len(aucs))
+		}
+	}
+	for _, n := range cfg.SharedVarAgents {
+		sc := cfg.Shared
+		sc.Agents = n
+		for s := 1; s <= cfg.SharedSeeds; s++ {
+			spread, err := tp.SharedVariance(sc, cfg.SharedVariance, uint64(s))
+			if err != nil {
+				return fmt.Errorf("shared variance N = %d seed %d: %w", n, s, err)
+			}
+			var xs, ys []float64
+			for _, sp := range spread {
+				res.Runs = append(res.Runs, exp.Run{Method: SharedVarName(n, sp.P), Seed: uint64(s),
+					Final: map[string]float64{"mean_ratio": sp.MeanRatio, "variance": sp.Variance}})
+				xs, ys = append(xs, sp.P*float64(n-1)), append(ys, sp.Variance/spread[0].Variance)
+			}
+			if len(xs) >= 2 && spread[0].P == 0 {
+				res.Runs = append(res.Runs, exp.Run{Method: SharedVarName(n, -1), Seed: uint64(s), Final: map[string]float64{"variance_growth": slope(xs, ys)}})
+			}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
@@ -37,6 +38,41 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 			if v := back.Summary[m][k].Mean; v < 0 || v > 1 {
 				t.Fatalf("%s %s = %v outside [0, 1]", m, k, v)
 			}
+		}
+	}
+	// Issue 37: deterministic TAPE under Adam per rate and density; the shared-parameter regime.
+	var adam, shared, sharedVar []string
+	for _, lr := range c.DetAdamLRs {
+		for _, p := range c.DetAdamPs {
+			adam = append(adam, AdamDetName(lr, p))
+		}
+	}
+	for _, lr := range c.SharedLRs {
+		for _, p := range c.SharedPs {
+			shared = append(shared, SharedName(lr, p))
+		}
+	}
+	for _, n := range c.SharedVarAgents {
+		for _, p := range c.SharedVariance.Ps {
+			sharedVar = append(sharedVar, SharedVarName(n, p))
+		}
+	}
+	if len(adam) < 9 || len(shared) < 9 || len(sharedVar) < 10 {
+		t.Fatalf("issue 37's sweeps are too small: %d Adam, %d shared, %d shared-variance methods", len(adam), len(shared), len(sharedVar))
+	}
+	exptest.RequireMetrics(t, back, adam, []string{"optimal_rate", "p_optimal_auc", "step_norm", "mix_weight"}, c.DetSeeds)
+	exptest.RequireMetrics(t, back, shared, []string{"value", "value_auc"}, c.SharedSeeds)
+	exptest.RequireMetrics(t, back, sharedVar, []string{"mean_ratio", "variance"}, c.SharedSeeds)
+	if c.Det.Optimizer != "adam" || c.DetMethods[0].Optimizer != "sgd" {
+		t.Fatalf("the deterministic part's base must be the code's Adam (%q) and the det-… methods the SGD variant (%q)", c.Det.Optimizer, c.DetMethods[0].Optimizer)
+	}
+	for _, f := range []string{"det_adam", "det_adam_steps", "shared_value", "shared_variance", "shared_mean", "shared_training"} {
+		found := false
+		for _, g := range back.Figures {
+			found = found || strings.Contains(g, f+".")
+		}
+		if !found {
+			t.Errorf("no figure %s in %v", f, back.Figures)
 		}
 	}
 	if len(back.Figures) == 0 {

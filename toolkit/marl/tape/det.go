@@ -30,7 +30,12 @@ type DetConfig struct {
 	Batch int `json:"batch"`
 	// Hidden units of the mixer (QMIX's mixing_embed_dim is 32).
 	Hidden int `json:"hidden"`
-	// LRActor and LRCritic are SGD step sizes.
+	// Optimizer of the policies: "adam" (the code's policy_optimiser: Adam, PyTorch's defaults, no
+	// gradient clipping) or "sgd" (plain steps of the clipped gradient, PaperLab's first version,
+	// kept as a named variant: there the topology acts as a step size, which Adam normalises away).
+	// "" reads as "sgd", the runs committed before issue 37.
+	Optimizer string `json:"optimizer,omitempty"`
+	// LRActor is the policies' rate (the code: 1e-3 with Adam); LRCritic the critic's SGD step size.
 	LRActor  float64 `json:"lr_actor"`
 	LRCritic float64 `json:"lr_critic"`
 	// Alpha weighs the policy's log-probabilities in u_j (PAC's entropy temperature).
@@ -49,10 +54,17 @@ type DetConfig struct {
 }
 
 // DefaultDet is the configuration of the experiment's deterministic-TAPE runs (p = 0.5 is the
-// code's ow_qmix.yaml; w = 0.5 its OW-QMIX weight).
+// code's ow_qmix.yaml; w = 0.5 its OW-QMIX weight; Adam at the code's 1e-3 for the policies).
 func DefaultDet() DetConfig {
-	return DetConfig{Topology: "er:0.5", Iters: 1500, Batch: 16, Hidden: 8, LRActor: 0.5, LRCritic: 0.05, Alpha: 0.2, W: 0.5,
+	return DetConfig{Topology: "er:0.5", Iters: 1500, Batch: 16, Hidden: 8, Optimizer: "adam", LRActor: 1e-3, LRCritic: 0.05, Alpha: 0.2, W: 0.5,
 		EpsStart: 0.5, EpsEnd: 0.05, EvalEvery: 50, MaxGradNorm: 10}
+}
+
+// DefaultDetSGD is the SGD variant (PaperLab's first deterministic runs): clipped plain steps of 0.5.
+func DefaultDetSGD() DetConfig {
+	c := DefaultDet()
+	c.Optimizer, c.LRActor = "sgd", 0.5
+	return c
 }
 
 // Mixer is QMIX's monotonic mixer for one state: y = Σ_k |w2_k|·elu(Σ_j |W1_jk|·x_j + b1_k) + b2.
@@ -196,12 +208,13 @@ func MixWeights(mix *Mixer, topo topology.Matrix, u []float64) []float64 {
 }
 
 // TrainDet runs deterministic TAPE on a matrix game. Each update: the actor first (the critic as it
-// was, as in the code): u_j and the mixed coalition losses under one sampled topology, one SGD step
-// on every agent's logits; then the critic: Batch joint actions from the ε-mixed policies, OW-QMIX's
+// was, as in the code): u_j and the mixed coalition losses under one sampled topology, one Adam (or
+// SGD) step on every agent's logits; then the critic: Batch joint actions from the ε-mixed policies, OW-QMIX's
 // weighted squared error of Mix(Q_1(a_1), …, Q_N(a_N)) against the payoff. It returns the curves
 // "greedy_return" and "p_optimal" (as TrainMatrix), "mix_weight" (the agents' mean MixWeights over
-// the updates since the previous point: the scale the topology gives their steps) and the final
-// greedy joint action.
+// the updates since the previous point: the scale the topology gives their gradients), "step_norm"
+// (the root-mean-square over agents of the length of each agent's logit step, averaged the same
+// way: what the optimiser makes of that scale) and the final greedy joint action.
 func TrainDet(game *env.Matrix, cfg DetConfig, seed uint64) (track.Curves, []int, error) {
 	gen, err := topology.Parse(cfg.Topology)
 	if err != nil {
@@ -210,6 +223,9 @@ func TrainDet(game *env.Matrix, cfg DetConfig, seed uint64) (track.Curves, []int
 	if cfg.Iters < 1 || cfg.Batch < 1 || cfg.EvalEvery < 1 || cfg.Hidden < 1 || cfg.W <= 0 || cfg.W > 1 || cfg.Alpha < 0 {
 		return nil, nil, fmt.Errorf("tape det: iters %d, batch %d, eval_every %d, hidden %d must be ≥ 1, w %v in (0, 1], alpha %v ≥ 0",
 			cfg.Iters, cfg.Batch, cfg.EvalEvery, cfg.Hidden, cfg.W, cfg.Alpha)
+	}
+	if cfg.Optimizer != "" && cfg.Optimizer != "sgd" && cfg.Optimizer != "adam" {
+		return nil, nil, fmt.Errorf("tape det: optimizer %q, want adam or sgd", cfg.Optimizer)
 	}
 	r := rand.New(rand.NewPCG(seed, 0x64657420))
 	rt := rand.New(rand.NewPCG(seed, 0x746f706f))
@@ -222,7 +238,11 @@ func TrainDet(game *env.Matrix, cfg DetConfig, seed uint64) (track.Curves, []int
 	curves := track.Curves{}
 	record := func(it int) []int { return recordGreedy(curves, game, st.policies(), best, it) }
 	greedy := record(0)
-	wSum, wN := 0.0, 0
+	wSum, wN, stepSum := 0.0, 0, 0.0
+	var adam *Adam
+	if cfg.Optimizer == "adam" {
+		adam = NewAdam(cfg.LRActor, theta)
+	}
 	for it := 1; it <= cfg.Iters; it++ {
 		pi := st.policies()
 		// Actor: u_j and its gradient in θ_j: ∂u_j/∂θ_jb = π_b·(f_b − Σ_a π_a f_a), f_a = α log π_a − Q_j(a)
@@ -248,12 +268,21 @@ func TrainDet(game *env.Matrix, cfg DetConfig, seed uint64) (track.Curves, []int
 				ga[j][b] = w[j] * pi[j][b] * (f[j][b] - u[j])
 			}
 		}
-		ca := clipScale(cfg.MaxGradNorm, ga)
+		before := make([][]float64, n)
 		for j := range theta {
-			for b := range theta[j] {
-				theta[j][b] -= cfg.LRActor * ca * ga[j][b]
+			before[j] = append([]float64(nil), theta[j]...)
+		}
+		if adam != nil {
+			adam.Descend(theta, ga)
+		} else {
+			ca := clipScale(cfg.MaxGradNorm, ga)
+			for j := range theta {
+				for b := range theta[j] {
+					theta[j][b] -= cfg.LRActor * ca * ga[j][b]
+				}
 			}
 		}
+		stepSum += math.Sqrt(sqDist(theta, before) / float64(n))
 		// Critic: OW-QMIX on the batch (gradients accumulated at the current parameters).
 		beh := mixEps(pi, annealed(cfg.EpsStart, cfg.EpsEnd, it, cfg.Iters))
 		gm := mix.zero()
@@ -290,7 +319,8 @@ func TrainDet(game *env.Matrix, cfg DetConfig, seed uint64) (track.Curves, []int
 		if it%cfg.EvalEvery == 0 || it == cfg.Iters {
 			greedy = record(it)
 			curves.Add("mix_weight", float64(it), wSum/float64(wN))
-			wSum, wN = 0, 0
+			curves.Add("step_norm", float64(it), stepSum/float64(wN))
+			wSum, wN, stepSum = 0, 0, 0
 		}
 	}
 	return curves, greedy, nil

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/marl/env"
@@ -97,5 +98,59 @@ func TestTrainDet(t *testing.T) {
 		if _, _, err := TrainDet(game, c, 1); err == nil {
 			t.Fatalf("%+v accepted", c)
 		}
+	}
+}
+
+// TestAdamStepsByHand: two Adam steps on two parameters equal the update computed by hand from
+// PyTorch's formulas (β1 0.9, β2 0.999, ε 1e-8, bias-corrected moments):
+// step 1 moves each parameter by lr·g/(|g|+ε) ≈ lr·sign(g); step 2 for θ0 (g = 0.5 then 0.2):
+// m = 0.065, v = 0.00028975, m̂ = 0.065/0.19, v̂ = 0.00028975/0.001999, Δ = 0.1·m̂/(√v̂+ε) = 0.0898575.
+func TestAdamStepsByHand(t *testing.T) {
+	theta := [][]float64{{1, -2}}
+	a := NewAdam(0.1, theta)
+	a.Descend(theta, [][]float64{{0.5, -0.1}})
+	want1 := []float64{1 - 0.1*0.5/(0.5+1e-8), -2 + 0.1*0.1/(0.1+1e-8)}
+	for k, w := range want1 {
+		if math.Abs(theta[0][k]-w) > 1e-15 {
+			t.Fatalf("step 1: θ%d = %.17g, want %.17g", k, theta[0][k], w)
+		}
+	}
+	a.Descend(theta, [][]float64{{0.2, 0.3}})
+	want2 := []float64{want1[0] - 0.1*(0.065/0.19)/(math.Sqrt(0.00028975/0.001999)+1e-8), want1[1] - 0.1*(0.021/0.19)/(math.Sqrt(0.00009999/0.001999)+1e-8)}
+	for k, w := range want2 {
+		if math.Abs(theta[0][k]-w) > 1e-9 {
+			t.Fatalf("step 2: θ%d = %.12g, want %.12g", k, theta[0][k], w)
+		}
+	}
+	if math.Abs(theta[0][0]-0.8101425) > 1e-6 || math.Abs(theta[0][1]+1.9494190) > 1e-6 {
+		t.Fatalf("step 2: θ = %v, want ≈ [0.8101425 −1.9494190]", theta[0])
+	}
+}
+
+// TestTrainDetOptimizers: Adam and SGD policies take different paths from the same seed, and an
+// unknown optimiser is an error naming it.
+func TestTrainDetOptimizers(t *testing.T) {
+	game, err := env.Make("matrix:coord5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := game.(*env.Matrix)
+	adam, sgd := DefaultDet(), DefaultDetSGD()
+	adam.Iters, sgd.Iters = 100, 100
+	ca, _, err := TrainDet(m, adam, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _, err := TrainDet(m, sgd, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(ca["p_optimal"].Y, cs["p_optimal"].Y) {
+		t.Fatal("Adam and SGD gave the same P(optimal) curve")
+	}
+	bad := adam
+	bad.Optimizer = "rmsprop"
+	if _, _, err := TrainDet(m, bad, 1); err == nil || !strings.Contains(err.Error(), "rmsprop") {
+		t.Fatalf("optimizer rmsprop: %v", err)
 	}
 }
