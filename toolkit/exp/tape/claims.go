@@ -103,6 +103,7 @@ func Claims(res *exp.Result) []exp.Claim {
 	}
 	claims = append(claims, adamDetClaims(res)...)
 	claims = append(claims, sharedClaims(res)...)
+	claims = append(claims, coalClaims(res)...)
 	// LBF with partial coalitions: the learner's competitiveness, then the inverted U.
 	if _, ok := res.Summary["lbf3-p0"]; ok {
 		within := func(a, b, metric, what string) exp.Claim {
@@ -252,4 +253,37 @@ func SharedBestLR(res *exp.Result, cfg Config, p float64) float64 {
 		}
 	}
 	return best
+}
+
+// coalClaims are the coalition-reward variant's claims (issue 37; PaperLab's reinterpretation, not
+// the paper's method): an intermediate density against both extremes — own rewards (p = 0) and the
+// team reward (p = 1) — on greedy success and learning speed, and the extremes against each other.
+// They need room: the team reward's (p = 1) sampled success off the floor and the ceiling.
+func coalClaims(res *exp.Result) []exp.Claim {
+	var cfg Config
+	if json.Unmarshal(res.Config, &cfg) != nil || len(cfg.CoalPs) == 0 {
+		return nil
+	}
+	if _, ok := res.Summary[CoalName(0)]; !ok {
+		return nil
+	}
+	var out []exp.Claim
+	for _, m := range []struct{ key, what string }{{"success_rate", "greedy success"}, {"return_auc", "learning speed"}} {
+		for _, p := range cfg.CoalPs {
+			if p == 0 || p == 1 {
+				continue
+			}
+			a := CoalName(p)
+			out = append(out, res.Check(fmt.Sprintf("coalition reward (our reinterpretation): p = %g beats both own rewards and the team reward (%s)", p, m.what),
+				fmt.Sprintf("%s(%s) − max(p=0, p=1)", m.key, a), exp.Positive, func(seed uint64) (float64, bool) {
+					x, ok1 := res.Final(a, m.key, seed)
+					y, ok2 := res.Final(CoalName(0), m.key, seed)
+					z, ok3 := res.Final(CoalName(1), m.key, seed)
+					return x - math.Max(y, z), ok1 && ok2 && ok3
+				}).Needs(roomCoal))
+		}
+		out = append(out, res.Check(fmt.Sprintf("coalition reward: the team reward (p = 1) beats own rewards (p = 0) (%s)", m.what),
+			fmt.Sprintf("%s(%s) − %s(%s)", m.key, CoalName(1), m.key, CoalName(0)), exp.Positive, res.Diff(CoalName(1), m.key, CoalName(0), m.key)).Needs(roomCoal))
+	}
+	return out
 }

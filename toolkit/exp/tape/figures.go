@@ -14,7 +14,7 @@ import (
 )
 
 // Parts are the experiment's parts, in the order Figures draws them (see Show).
-var Parts = []string{"matrix", "variance", "det", "adam", "shared", "lbf", "lbf3"}
+var Parts = []string{"matrix", "variance", "det", "adam", "shared", "lbf", "lbf3", "coal"}
 
 // Figures draws every part's figures (Parts; a part the result lacks is skipped):
 //   - matrix: P(optimal joint action) during training (Erdős–Rényi densities and the other
@@ -28,7 +28,8 @@ var Parts = []string{"matrix", "variance", "det", "adam", "shared", "lbf", "lbf3
 //     variance and mean against p per agent count, learning curves;
 //   - lbf: 2-agent LBF return curves (EMA-smoothed seed bands), final return against p, dot plots;
 //   - lbf3: success (greedy, sampled) and learning speed against p beside IPPO / MAPPO, return
-//     curves, dot plots.
+//     curves, dot plots;
+//   - coal: the coalition-reward variant — success and learning speed against p, return curves.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
 	for _, part := range Parts {
@@ -69,6 +70,11 @@ func drawPart(res *exp.Result, figs *exp.Figs, part string) error {
 		}
 	case "lbf":
 		return lbfFigures(res, figs)
+	case "coal":
+		var cfg Config
+		if json.Unmarshal(res.Config, &cfg) == nil && len(cfg.CoalPs) > 0 && has(CoalName(cfg.CoalPs[0])) {
+			return coalFigures(res, figs, cfg)
+		}
 	case "lbf3":
 		if has("lbf3-p0") {
 			return lbf3Figures(res, figs, prefixed("lbf3-"))
@@ -514,4 +520,27 @@ func sharedFigures(res *exp.Result, figs *exp.Figs, cfg Config) error {
 	}
 	f, err = plot.Panels("shared actors: normalised value during training (p = 0, 0.3, 1)", "update", "normalised value", exp.PanelsOf(res, "shared/value", groups), plot.BandOpts{})
 	return figs.Add(f, err, "shared_training")
+}
+
+// coalFigures: the coalition-reward variant against p (greedy and sampled success, learning speed),
+// and its return curves.
+func coalFigures(res *exp.Result, figs *exp.Figs, cfg Config) error {
+	var panels []plot.Panel
+	for _, m := range []struct{ key, title string }{
+		{"success_rate", "greedy success"}, {"sampled_success_rate", "sampled success"}, {"return_auc", "mean training return (speed)"},
+	} {
+		panels = append(panels, plot.Panel{Title: m.title, Series: []plot.Series{pSeries(res, "IPPO, coalition reward", cfg.CoalPs, CoalName, m.key, res.Seeds)}})
+	}
+	f, err := plot.Panels("coalition reward (our reinterpretation): each agent paid its coalition's rewards, against p", "topology density p (0: own reward, 1: team reward)", "",
+		panels, plot.BandOpts{Prob: true})
+	if err := figs.Add(f, err, "coal_vs_p"); err != nil {
+		return err
+	}
+	var names []string
+	for _, p := range cfg.CoalPs {
+		names = append(names, CoalName(p))
+	}
+	f, err = plot.Panels("coalition reward: episodic (team) return during training", "M env steps", "episodic return",
+		scaled(exp.PanelsOf(res, "coal/episodic_return", groups("coalition density p", names, "", nil)), 1e6), plot.BandOpts{EMA: 0.1})
+	return figs.Add(f, err, "coal_return")
 }

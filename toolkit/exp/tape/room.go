@@ -66,6 +66,7 @@ const (
 	roomLBF3Budget = "lbf3-budget-plateau"
 	roomMatrixBud  = "matrix-budget-plateau"
 	roomDetBudget  = "det-budget-plateau"
+	roomCoal       = "coal-team-success-off-floor-and-ceiling"
 )
 
 // lbf3Room is the LBF3 prerequisite as a room check on a metric: "lbf3-p0-vs-ippo-success", ….
@@ -261,6 +262,19 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		plateau(roomMatrixBud, "matrix/p_optimal", "the coordination game's optimal rate", pNames, seedsWith(res, "p=0", "optimal_rate")),
 		plateau(roomDetBudget, "det/p_optimal", "deterministic TAPE's optimal rate", detNames, seedsWith(res, "det-p0", "optimal_rate")),
 	)
+
+	// The coalition task's room: the team reward's success neither at the floor nor at the ceiling.
+	if len(cfg.CoalPs) > 0 {
+		m := CoalName(1)
+		why := fmt.Sprintf("A density between own rewards and the team reward can beat both only where success is neither impossible "+
+			"nor assured (LBF3's sampled success was 0.93–0.98: a ceiling). Measured per seed: the distance of %s's sampled "+
+			"success (the team reward, IPPO) on %s from the nearer of %g and %g; judged on the mean over seeds. Needs: > 0. "+
+			"[UNVERIFIED] PaperLab's bounds.", m, cfg.CoalScenario, SharedFloor, SharedCeiling)
+		room = append(room, exp.RoomOn(res.Seeds, roomCoal, exp.Positive, why, "no sampled_success_rate for "+m, func(seed uint64) (float64, bool) {
+			v, ok := res.Final(m, "sampled_success_rate", seed)
+			return math.Min(v-SharedFloor, SharedCeiling-v), ok
+		}))
+	}
 
 	// Escape headroom.
 	for _, b := range cfg.Variance.Batches {

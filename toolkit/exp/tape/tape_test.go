@@ -66,7 +66,15 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 	if c.Det.Optimizer != "adam" || c.DetMethods[0].Optimizer != "sgd" {
 		t.Fatalf("the deterministic part's base must be the code's Adam (%q) and the det-… methods the SGD variant (%q)", c.Det.Optimizer, c.DetMethods[0].Optimizer)
 	}
-	for _, f := range []string{"det_adam", "det_adam_steps", "shared_value", "shared_variance", "shared_mean", "shared_training"} {
+	var coal []string
+	for _, p := range c.CoalPs {
+		coal = append(coal, CoalName(p))
+	}
+	if len(coal) < 3 || c.CoalPs[0] != 0 || c.CoalPs[len(c.CoalPs)-1] != 1 {
+		t.Fatalf("coalition densities %v: want both extremes and one between", c.CoalPs)
+	}
+	exptest.RequireMetrics(t, back, coal, []string{"success_rate", "sampled_success_rate", "return_auc"}, 1)
+	for _, f := range []string{"det_adam", "det_adam_steps", "shared_value", "shared_variance", "shared_mean", "shared_training", "coal_vs_p", "coal_return"} {
 		found := false
 		for _, g := range back.Figures {
 			found = found || strings.Contains(g, f+".")

@@ -18,6 +18,7 @@ type Rollout struct {
 	Act              []int     // [T·E·N]
 	LogP             []float32 // [T·E·N]
 	Rew              []float64 // [T·E], the shared reward
+	AgentRew         []float64 // [T·E·N], each agent's own reward (env.Transition.Rewards)
 	Done             []bool    // [T·E]
 	// After the last step: what bootstraps the returns.
 	LastObs, LastState, LastAvail []float32
@@ -106,6 +107,10 @@ func (s *Sampler) Collect(T int, greedy bool) (*Rollout, error) {
 		}
 		for k, tr := range trs {
 			ro.Rew = append(ro.Rew, tr.Shared)
+			if len(tr.Rewards) != n {
+				return nil, fmt.Errorf("step %d: copy %d gave %d agent rewards for %d agents", t, k, len(tr.Rewards), n)
+			}
+			ro.AgentRew = append(ro.AgentRew, tr.Rewards...)
 			ro.Done = append(ro.Done, tr.Done)
 			s.ret[k] += tr.Shared
 			s.steps[k]++

@@ -6,11 +6,13 @@ package ppo
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/marl/ac"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
+	"github.com/paperlab/paperlab/toolkit/marl/topology"
 	"github.com/paperlab/paperlab/toolkit/nn"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
@@ -40,6 +42,28 @@ type Config struct {
 	MaxGradNorm float64 `json:"max_grad_norm"`
 	// ObsScale multiplies observations and states.
 	ObsScale float32 `json:"obs_scale"`
+	// Reward each agent maximises: "" or "team" — the shared reward (the cooperative default); or
+	// "coalition:<topology>" (independent critic only) — agent i is paid Σ_j A_ij·r_j, the individual
+	// rewards of its coalition, with A drawn from the topology (topology.Parse, A_ii = 1) once per
+	// iteration as TAPE draws it. "coalition:er:0" pays each agent its own reward (a helper whose
+	// partner loads is paid nothing for it), "coalition:er:1" the sum — the team reward where the
+	// individual rewards sum to it (LBF). [UNVERIFIED] PaperLab's reinterpretation of TAPE's topology
+	// as reward sharing (issue 37), not the paper's method, which mixes advantages.
+	Reward string `json:"reward,omitempty"`
+}
+
+// coalition parses Reward: the topology generator of a coalition reward, or nil for the team reward.
+func (c Config) coalition() (topology.Generator, error) {
+	switch {
+	case c.Reward == "" || c.Reward == "team":
+		return nil, nil
+	case strings.HasPrefix(c.Reward, "coalition:"):
+		if c.Critic != "independent" {
+			return nil, fmt.Errorf("ppo: reward %q needs the independent critic (one value per agent), not %q", c.Reward, c.Critic)
+		}
+		return topology.Parse(strings.TrimPrefix(c.Reward, "coalition:"))
+	}
+	return nil, fmt.Errorf("ppo: reward %q, want team or coalition:<topology> (e.g. coalition:er:0.3)", c.Reward)
 }
 
 // Default is the configuration used on small Level-Based Foraging tasks.
@@ -56,7 +80,8 @@ func (c Config) Validate() error {
 	if c.Envs < 1 || c.Steps < 1 || c.Iters < 1 || c.Hidden < 1 || c.Epochs < 1 || c.MiniBatches < 1 {
 		return fmt.Errorf("ppo: envs, steps, iters, hidden, epochs and mini_batches must be ≥ 1 (%+v)", c)
 	}
-	return nil
+	_, err := c.coalition()
+	return err
 }
 
 // Hooks are optional callbacks.
@@ -65,6 +90,20 @@ type Hooks struct {
 	// OnIter sees each iteration's latest value of every curve against environment steps (a live
 	// plot in a notebook: plot.Live.Step).
 	OnIter func(envSteps int, metrics map[string]float64)
+}
+
+// CoalitionRewards pays every agent the rewards of its coalition: out[k·n+i] = Σ_j topo[i][j]·r[k·n+j]
+// for every step k of r (individual rewards, n per step).
+func CoalitionRewards(topo topology.Matrix, r []float64, n int) []float64 {
+	out := make([]float64, len(r))
+	for k := 0; k+n <= len(r); k += n {
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				out[k+i] += topo[i][j] * r[k+j]
+			}
+		}
+	}
+	return out
 }
 
 // Train runs multi-agent PPO and returns the curves against environment steps: episodic_return,
@@ -121,6 +160,8 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 		return nil, nil, err
 	}
 	r := rand.New(rand.NewPCG(seed, 0x70706f))
+	coal, _ := cfg.coalition()
+	rt := rand.New(rand.NewPCG(seed, 0x746f706f)) // the coalitions' own stream: the team reward's runs draw the same actions
 	curves := track.Curves{}
 	start := time.Now()
 	envSteps := 0
@@ -153,6 +194,12 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 		if cfg.Critic == "independent" {
 			streams = ro.E * n
 		}
+		var paid []float64 // [T·E·N] with a coalition reward: what each agent is paid
+		if coal != nil {
+			topo := coal.Sample(rt, n)
+			paid = CoalitionRewards(topo, ro.AgentRew, n)
+			curves.Add("topology_density", float64(envSteps), topo.Density())
+		}
 		advS := make([]float64, ro.T*streams)
 		retS := make([]float64, ro.T*streams)
 		for s := 0; s < streams; s++ {
@@ -163,6 +210,9 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 			rw, vs, ds := make([]float64, ro.T), make([]float64, ro.T), make([]bool, ro.T)
 			for t := 0; t < ro.T; t++ {
 				rw[t], ds[t] = ro.Rew[t*ro.E+envIdx], ro.Done[t*ro.E+envIdx]
+				if paid != nil { // stream s is (env s/n, agent s%n)
+					rw[t] = paid[t*ro.E*n+s]
+				}
 				vs[t] = float64(vals[t*streams+s])
 			}
 			a, rt := ac.GAE(rw, vs, ds, float64(last[s]), cfg.Gamma, cfg.Lambda)

@@ -1,11 +1,14 @@
 package ppo
 
 import (
+	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/marl/topology"
 )
 
 func TestMain(m *testing.M) {
@@ -50,5 +53,58 @@ func TestConfigErrors(t *testing.T) {
 	c.Iters = 1
 	if _, _, err := Train(c, 1, Hooks{}); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("unknown scenario: %v", err)
+	}
+}
+
+// TestCoalitionRewardsByHand: an agent is paid the rewards of its coalition only — a helper outside
+// the loader's coalition gets nothing for the load.
+func TestCoalitionRewardsByHand(t *testing.T) {
+	// Two steps of three agents: agent 0 loads 0.6 at step 0; agents 1 and 2 load 0.2 each at step 1.
+	r := []float64{0.6, 0, 0, 0, 0.2, 0.2}
+	topo := topology.Matrix{{1, 0, 0}, {1, 1, 0}, {0, 0, 1}} // agent 1's coalition includes agent 0
+	got := CoalitionRewards(topo, r, 3)
+	want := []float64{0.6, 0.6, 0, 0, 0.2, 0.2}
+	for k := range want {
+		if math.Abs(got[k]-want[k]) > 1e-15 {
+			t.Fatalf("coalition rewards %v, want %v (agent 2, outside agent 0's coalition, must get 0 at step 0)", got, want)
+		}
+	}
+}
+
+// TestCoalitionRewardExtremes: on LBF, where the team reward is the sum of the individual ones, the
+// coalition reward with the full graph trains exactly as the team reward (same curves, bit for bit),
+// the empty graph (own rewards) differently; a coalition reward with MAPPO's central critic is an
+// error naming the reward.
+func TestCoalitionRewardExtremes(t *testing.T) {
+	run := func(reward string) map[string][]float64 {
+		cfg := Default("lbf:5x5-3p-2f", "independent")
+		cfg.Envs, cfg.Steps, cfg.Iters, cfg.Hidden, cfg.Reward = 4, 20, 3, 16, reward
+		curves, actor, err := Train(cfg, 2, Hooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		actor.Close()
+		out := map[string][]float64{}
+		for k, c := range curves {
+			out[k] = c.Y
+		}
+		return out
+	}
+	team, all, own := run("team"), run("coalition:er:1"), run("coalition:er:0")
+	for _, k := range []string{"episodic_return", "value_loss", "policy_loss"} {
+		if !slices.Equal(team[k], all[k]) {
+			t.Errorf("%s: team %v, coalition:er:1 %v", k, team[k], all[k])
+		}
+	}
+	if slices.Equal(team["value_loss"], own["value_loss"]) {
+		t.Error("coalition:er:0 (own rewards) trained exactly as the team reward")
+	}
+	if d := all["topology_density"]; len(d) == 0 || d[0] != 1 {
+		t.Errorf("coalition:er:1 topology density %v, want 1", d)
+	}
+	c := Default("lbf:5x5-3p-2f", "central")
+	c.Reward = "coalition:er:0.3"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "coalition:er:0.3") {
+		t.Fatalf("coalition reward with a central critic: %v", err)
 	}
 }
