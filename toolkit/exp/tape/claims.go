@@ -144,8 +144,8 @@ func Claims(res *exp.Result) []exp.Claim {
 // showed — p = 1 reaching the optimum as often as p = 0 (equivalence within AdamEquivalence), and
 // taking steps of the same length (step_norm, within 10 %).
 func adamDetClaims(res *exp.Result) []exp.Claim {
-	var cfg Config
-	if json.Unmarshal(res.Config, &cfg) != nil {
+	cfg, ok := configOf(res)
+	if !ok {
 		return nil
 	}
 	var out []exp.Claim
@@ -183,8 +183,8 @@ func adamDetClaims(res *exp.Result) []exp.Claim {
 // p = 1 (mean normalised value over training) where there is room, and the inverted U tested as a
 // claim (p = 0.3 against the better extreme); and at each p's best rate (chosen on the mean over seeds).
 func sharedClaims(res *exp.Result) []exp.Claim {
-	var cfg Config
-	if json.Unmarshal(res.Config, &cfg) != nil {
+	cfg, ok := configOf(res)
+	if !ok {
 		return nil
 	}
 	var out []exp.Claim
@@ -260,8 +260,8 @@ func SharedBestLR(res *exp.Result, cfg Config, p float64) float64 {
 // team reward (p = 1) — on greedy success and learning speed, and the extremes against each other.
 // They need room: the team reward's (p = 1) sampled success off the floor and the ceiling.
 func coalClaims(res *exp.Result) []exp.Claim {
-	var cfg Config
-	if json.Unmarshal(res.Config, &cfg) != nil || len(cfg.CoalPs) == 0 {
+	cfg, ok := configOf(res)
+	if !ok || len(cfg.CoalPs) == 0 {
 		return nil
 	}
 	if _, ok := res.Summary[CoalName(0)]; !ok {
@@ -286,4 +286,10 @@ func coalClaims(res *exp.Result) []exp.Claim {
 			fmt.Sprintf("%s(%s) − %s(%s)", m.key, CoalName(1), m.key, CoalName(0)), exp.Positive, res.Diff(CoalName(1), m.key, CoalName(0), m.key)).Needs(roomCoal))
 	}
 	return out
+}
+
+// configOf is the configuration a result was made with (false when it does not decode).
+func configOf(res *exp.Result) (Config, bool) {
+	var cfg Config
+	return cfg, json.Unmarshal(res.Config, &cfg) == nil
 }

@@ -59,20 +59,17 @@ func drawPart(res *exp.Result, figs *exp.Figs, part string) error {
 			return detFigures(res, figs, prefixed("det-"))
 		}
 	case "adam":
-		var cfg Config
-		if json.Unmarshal(res.Config, &cfg) == nil && len(cfg.DetAdamLRs) > 0 && has(AdamDetName(cfg.DetAdamLRs[0], cfg.DetAdamPs[0])) {
+		if cfg, ok := configOf(res); ok && len(cfg.DetAdamLRs) > 0 && has(AdamDetName(cfg.DetAdamLRs[0], cfg.DetAdamPs[0])) {
 			return adamFigures(res, figs, cfg)
 		}
 	case "shared":
-		var cfg Config
-		if json.Unmarshal(res.Config, &cfg) == nil && len(cfg.SharedLRs) > 0 && has(SharedName(cfg.SharedLRs[0], cfg.SharedPs[0])) {
+		if cfg, ok := configOf(res); ok && len(cfg.SharedLRs) > 0 && has(SharedName(cfg.SharedLRs[0], cfg.SharedPs[0])) {
 			return sharedFigures(res, figs, cfg)
 		}
 	case "lbf":
 		return lbfFigures(res, figs)
 	case "coal":
-		var cfg Config
-		if json.Unmarshal(res.Config, &cfg) == nil && len(cfg.CoalPs) > 0 && has(CoalName(cfg.CoalPs[0])) {
+		if cfg, ok := configOf(res); ok && len(cfg.CoalPs) > 0 && has(CoalName(cfg.CoalPs[0])) {
 			return coalFigures(res, figs, cfg)
 		}
 	case "lbf3":

@@ -233,6 +233,31 @@ func (g *sharedGame) criticStep(bt batch) {
 	g.b -= lr * gb / n
 }
 
+// update is one training step on batch bt drawn from pi: the policy ascends the coalition gradient
+// under topo (Adam when adam is set, else SGD at LRActor), then the critic takes its step. It returns
+// the gradient's norm.
+func (g *sharedGame) update(pi [][]float64, bt batch, topo topology.Matrix, adam *Adam) float64 {
+	grad := SharedCoalitionGradient(pi, g.q, bt.ctx, bt.act, topo)
+	ss := 0.0
+	for o := range grad {
+		for b := range grad[o] {
+			ss += grad[o][b] * grad[o][b]
+			grad[o][b] = -grad[o][b] // ascend the objective: descend −g
+		}
+	}
+	if adam != nil {
+		adam.Descend(g.theta, grad)
+	} else {
+		for o := range g.theta {
+			for b := range g.theta[o] {
+				g.theta[o][b] -= g.cfg.LRActor * grad[o][b]
+			}
+		}
+	}
+	g.criticStep(bt)
+	return math.Sqrt(ss)
+}
+
 // TrainShared runs the shared-parameter game and returns the curves "value" (normalised value of
 // the policy, Value, every EvalEvery updates), "critic_error" (the mean squared distance of the
 // learned utilities' advantages from the true payoffs' under π) and "update_norm" (‖g‖ per update,
@@ -262,26 +287,7 @@ func TrainShared(cfg SharedConfig, seed uint64) (track.Curves, error) {
 	normSum, normN := 0.0, 0
 	for it := 1; it <= cfg.Iters; it++ {
 		pi := g.policies()
-		bt := g.sample(pi, r)
-		grad := SharedCoalitionGradient(pi, g.q, bt.ctx, bt.act, gen.Sample(rt, cfg.Agents))
-		ss := 0.0
-		for o := range grad {
-			for b := range grad[o] {
-				ss += grad[o][b] * grad[o][b]
-				grad[o][b] = -grad[o][b] // ascend the objective: descend −g
-			}
-		}
-		normSum, normN = normSum+math.Sqrt(ss), normN+1
-		if adam != nil {
-			adam.Descend(g.theta, grad)
-		} else {
-			for o := range g.theta {
-				for b := range g.theta[o] {
-					g.theta[o][b] -= cfg.LRActor * grad[o][b]
-				}
-			}
-		}
-		g.criticStep(bt)
+		normSum, normN = normSum+g.update(pi, g.sample(pi, r), gen.Sample(rt, cfg.Agents), adam), normN+1
 		if it%cfg.EvalEvery == 0 || it == cfg.Iters {
 			record(it, normSum/float64(normN))
 			normSum, normN = 0, 0
@@ -381,23 +387,7 @@ func SharedVariance(cfg SharedConfig, vc VarianceConfig, seed uint64) ([]SharedS
 				out[k].Variance += v / float64(vc.Draws-1) / norm2 / float64(vc.Snapshots)
 			}
 		}
-		bt := g.sample(pi, r)
-		grad := SharedCoalitionGradient(pi, g.q, bt.ctx, bt.act, ident)
-		for o := range grad {
-			for b := range grad[o] {
-				grad[o][b] = -grad[o][b]
-			}
-		}
-		if adam != nil {
-			adam.Descend(g.theta, grad)
-		} else {
-			for o := range g.theta {
-				for b := range g.theta[o] {
-					g.theta[o][b] -= cfg.LRActor * grad[o][b]
-				}
-			}
-		}
-		g.criticStep(bt)
+		g.update(pi, g.sample(pi, r), ident, adam)
 	}
 	return out, nil
 }
