@@ -520,21 +520,6 @@ func crossPlay(cfg Config, layout string, methods []string, agents map[string][]
 	return cp, nil
 }
 
-// snapshotPolicy is a frozen copy of a policy with other actor weights (FCP's past checkpoints).
-func snapshotPolicy(p *e3.Policy, w []float32) (*e3.Policy, error) {
-	c, err := p.Actor.CloneWeights()
-	if err != nil {
-		return nil, err
-	}
-	if err := c.SetWeights(w); err != nil {
-		c.Close()
-		return nil, err
-	}
-	actor := *p.Actor
-	actor.Model = c
-	return &e3.Policy{Actor: &actor, PM: p.PM, K: p.K}, nil
-}
-
 // record evaluates a trained policy with every held-out partner (EvalEpisodes in each seat) and adds
 // the run. Per layout: partner/<name> (mean) and partner_se/<name> (its standard error over
 // episodes), scripted_return (mean over the scripted cooks), human_bc_return (the behaviour-cloned

@@ -77,14 +77,17 @@ type jobs struct {
 	salt        string
 	monitorKeys map[string]string
 	fromCache   int
+	byKey       map[string]*entry // the first job of each key
+	unlock      func()
 }
 
 type entry struct {
 	job   Job
 	res   *done
-	state int    // 0 waiting, 1 running, 2 done
+	state int    // 0 waiting, 1 running, 2 done, 3 the same training as alias (which runs it)
 	key   string // in the job cache ("" without one)
 	dir   string // the job's folder in the cache
+	alias *entry // an earlier job with the same key: this one reads its result
 }
 
 func newJobs(opt exp.Options) (*jobs, error) {
@@ -98,7 +101,10 @@ func newJobs(opt exp.Options) (*jobs, error) {
 		if err != nil {
 			return nil, err
 		}
-		j.cache, j.salt = opt.Cache, salt
+		if j.unlock, err = lockCache(opt.Cache); err != nil {
+			return nil, err
+		}
+		j.cache, j.salt, j.byKey = opt.Cache, salt, map[string]*entry{}
 	}
 	if opt.Workers > 1 {
 		if opt.WorkerBin == "" {
@@ -120,10 +126,14 @@ func newJobs(opt exp.Options) (*jobs, error) {
 	return j, nil
 }
 
-// close removes the worker folder (after a failure it is kept, with the workers' logs).
+// close removes the worker folder (after a failure it is kept, with the workers' logs) and releases
+// the job cache.
 func (j *jobs) close(failed bool) {
 	if j.work != "" && !failed {
 		_ = os.RemoveAll(j.work)
+	}
+	if j.unlock != nil {
+		j.unlock()
 	}
 }
 
@@ -144,15 +154,26 @@ func (j *jobs) submit(job Job) {
 			j.err = fmt.Errorf("job %s: cache key: %w", job.ID, err)
 		}
 		e.key, e.dir = key, filepath.Join(j.cache, key)
-		if cached(e.dir) {
+		switch first := j.byKey[key]; {
+		case first != nil: // the same training under another name: read the first one's result
+			e.alias, e.state = first, 3
+			if first.state == 2 {
+				e.state = 2
+			}
+		case cached(e.dir):
 			e.state = 2
 			j.fromCache++
 			fmt.Fprintf(j.log(), "e3t: job %s found in the job cache (%s)\n", job.ID, repo.ShowPath(e.dir))
 		}
+		if e.alias == nil {
+			j.byKey[key] = e
+		}
 	}
 	if j.work != "" {
 		job.Dir = filepath.Join(j.work, fmt.Sprintf("%03d", len(j.order)))
-		if e.dir != "" {
+		if e.alias != nil {
+			job.Dir = e.alias.job.Dir
+		} else if e.dir != "" {
 			job.Dir = e.dir
 		}
 		job.PopulationDirs = nil
@@ -166,6 +187,16 @@ func (j *jobs) submit(job Job) {
 	j.byID[job.ID] = e
 	j.order = append(j.order, e)
 	j.schedule()
+}
+
+// finish marks e done, and the jobs that alias it. Called with mu held, or in this process.
+func (j *jobs) finish(e *entry) {
+	e.state = 2
+	for _, o := range j.order {
+		if o.alias == e {
+			o.state = 2
+		}
+	}
 }
 
 // ready reports whether every job e needs is done.
@@ -224,7 +255,7 @@ func (j *jobs) runWorker(e *entry) {
 	if err != nil && j.err == nil {
 		j.err = err
 	}
-	e.state = 2
+	j.finish(e)
 	j.schedule()
 	j.cond.Broadcast()
 }
@@ -247,8 +278,13 @@ func (j *jobs) wait(id string) (*done, error) {
 	}
 	if j.work == "" {
 		j.mu.Unlock()
+		if e.state == 3 { // train the job it aliases first (its result lands in the shared folder)
+			if _, err := j.wait(e.alias.job.ID); err != nil {
+				return nil, err
+			}
+		}
 		if e.state == 2 {
-			if e.res == nil { // found in the cache
+			if e.res == nil { // found in the cache, or an alias: a copy of its own
 				res, err := loadDone(e.dir)
 				if err != nil {
 					return nil, fmt.Errorf("job %s: %w", id, err)
@@ -267,7 +303,8 @@ func (j *jobs) wait(id string) (*done, error) {
 				return nil, fmt.Errorf("job %s: job cache: %w", id, err)
 			}
 		}
-		e.res, e.state = res, 2
+		e.res = res
+		j.finish(e)
 		return res, nil
 	}
 	for e.state != 2 && j.err == nil {
@@ -432,6 +469,21 @@ func snapshots(r *done) ([]e3.Agent, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// snapshotPolicy is a frozen copy of a policy with other actor weights (FCP's past checkpoints).
+func snapshotPolicy(p *e3.Policy, w []float32) (*e3.Policy, error) {
+	c, err := p.Actor.CloneWeights()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.SetWeights(w); err != nil {
+		c.Close()
+		return nil, err
+	}
+	actor := *p.Actor
+	actor.Model = c
+	return &e3.Policy{Actor: &actor, PM: p.PM, K: p.K}, nil
 }
 
 // saveDone writes a result where loadDone finds it: dir/policy (e3t.SavePolicy) and dir/result.json.

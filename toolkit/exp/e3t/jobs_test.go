@@ -138,4 +138,72 @@ func TestTrainingSourcesCoverDeps(t *testing.T) {
 			t.Errorf("training imports %s, which TrainingSources leaves out of the job cache's key", dir)
 		}
 	}
+	// The code of this package that shapes a training lives in jobs.go, which the key includes.
+	raw, err := os.ReadFile("jobs.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range []string{"func train(", "func population(", "func snapshots(", "func snapshotPolicy("} {
+		if !strings.Contains(string(raw), fn) {
+			t.Errorf("jobs.go has no %s…: the job cache's key (TrainingSources names jobs.go) would miss it", fn)
+		}
+	}
+}
+
+// TestJobCacheLock: one run at a time holds a cache folder; a lock left by a process that is gone is
+// taken over.
+func TestJobCacheLock(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := lockCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lockCache(dir); err == nil || !strings.Contains(err.Error(), "in use by process") {
+		t.Fatalf("second lock: %v", err)
+	}
+	unlock()
+	if err := os.WriteFile(filepath.Join(dir, ".lock"), []byte("999999999\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err = lockCache(dir)
+	if err != nil {
+		t.Fatalf("a stale lock was not taken over: %v", err)
+	}
+	unlock()
+}
+
+// TestJobCacheAliases: two methods with the same settings under different names are one training:
+// the second reads the first's result (same numbers), and the cache holds one folder for both.
+func TestJobCacheAliases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a smoke run")
+	}
+	e, err := exp.Lookup("e3t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ConfigFor(exp.Smoke)
+	cfg.Layouts = cfg.Layouts[:1]
+	cfg.Methods = []Method{{Name: "sp", Mode: "sp"}, {Name: "sp-again", Mode: "sp"}}
+	cache := t.TempDir()
+	res, err := exp.Execute(e, exp.Options{Scale: exp.Smoke, Log: io.Discard, Cache: cache, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := cfg.Layouts[0]
+	for _, seed := range res.Seeds {
+		a, ok1 := res.Final("sp", l+"/pool_return", seed)
+		b, ok2 := res.Final("sp-again", l+"/pool_return", seed)
+		if !ok1 || !ok2 || a != b {
+			t.Fatalf("seed %d: sp %v, sp-again %v: the same training gave different agents", seed, a, b)
+		}
+	}
+	var c map[string]int
+	if err := res.GetExtra("job_cache", &c); err != nil {
+		t.Fatal(err)
+	}
+	folders, _ := filepath.Glob(filepath.Join(cache, "*", "result.json"))
+	if len(folders) != c["jobs"]-len(res.Seeds) {
+		t.Fatalf("%d cached results for %d jobs of which %d repeat another: want one folder per training", len(folders), c["jobs"], len(res.Seeds))
+	}
 }

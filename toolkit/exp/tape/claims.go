@@ -258,7 +258,7 @@ func SharedBestLR(res *exp.Result, cfg Config, p float64) float64 {
 // coalClaims are the coalition-reward variant's claims (issue 37; PaperLab's reinterpretation, not
 // the paper's method): an intermediate density against both extremes — own rewards (p = 0) and the
 // team reward (p = 1) — on greedy success and learning speed, and the extremes against each other.
-// They need room: the team reward's (p = 1) sampled success off the floor and the ceiling.
+// They need room: the team reward's (p = 1) value of the claim's metric off the floor and the ceiling.
 func coalClaims(res *exp.Result) []exp.Claim {
 	cfg, ok := configOf(res)
 	if !ok || len(cfg.CoalPs) == 0 {
@@ -280,10 +280,10 @@ func coalClaims(res *exp.Result) []exp.Claim {
 					y, ok2 := res.Final(CoalName(0), m.key, seed)
 					z, ok3 := res.Final(CoalName(1), m.key, seed)
 					return x - math.Max(y, z), ok1 && ok2 && ok3
-				}).Needs(roomCoal))
+				}).Needs(coalRoom(m.key)))
 		}
 		out = append(out, res.Check(fmt.Sprintf("coalition reward: the team reward (p = 1) beats own rewards (p = 0) (%s)", m.what),
-			fmt.Sprintf("%s(%s) − %s(%s)", m.key, CoalName(1), m.key, CoalName(0)), exp.Positive, res.Diff(CoalName(1), m.key, CoalName(0), m.key)).Needs(roomCoal))
+			fmt.Sprintf("%s(%s) − %s(%s)", m.key, CoalName(1), m.key, CoalName(0)), exp.Positive, res.Diff(CoalName(1), m.key, CoalName(0), m.key)).Needs(coalRoom(m.key)))
 	}
 	return out
 }

@@ -59,11 +59,11 @@ func drawPart(res *exp.Result, figs *exp.Figs, part string) error {
 			return detFigures(res, figs, prefixed("det-"))
 		}
 	case "adam":
-		if cfg, ok := configOf(res); ok && len(cfg.DetAdamLRs) > 0 && has(AdamDetName(cfg.DetAdamLRs[0], cfg.DetAdamPs[0])) {
+		if cfg, ok := configOf(res); ok && len(cfg.DetAdamLRs) > 0 && len(cfg.DetAdamPs) > 0 && has(AdamDetName(cfg.DetAdamLRs[0], cfg.DetAdamPs[0])) {
 			return adamFigures(res, figs, cfg)
 		}
 	case "shared":
-		if cfg, ok := configOf(res); ok && len(cfg.SharedLRs) > 0 && has(SharedName(cfg.SharedLRs[0], cfg.SharedPs[0])) {
+		if cfg, ok := configOf(res); ok && len(cfg.SharedLRs) > 0 && len(cfg.SharedPs) > 0 && has(SharedName(cfg.SharedLRs[0], cfg.SharedPs[0])) {
 			return sharedFigures(res, figs, cfg)
 		}
 	case "lbf":

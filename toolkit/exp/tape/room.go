@@ -37,6 +37,10 @@ const (
 	// faster method. [UNVERIFIED] PaperLab's choice.
 	SharedFloor   = 0.1
 	SharedCeiling = 0.9
+	// CoalFloor and CoalCeiling bound the team reward's (coal-p1's) success rate for the coalition
+	// part's claims on that metric. [UNVERIFIED] PaperLab's choice.
+	CoalFloor   = 0.1
+	CoalCeiling = 0.9
 )
 
 // The estimators' expected update against p, from their construction (configuration facts, see
@@ -66,8 +70,11 @@ const (
 	roomLBF3Budget = "lbf3-budget-plateau"
 	roomMatrixBud  = "matrix-budget-plateau"
 	roomDetBudget  = "det-budget-plateau"
-	roomCoal       = "coal-team-success-off-floor-and-ceiling"
 )
+
+// coalRoom is the coalition part's room check for the metric its claim reads: the team reward's
+// value off the floor and the ceiling.
+func coalRoom(metric string) string { return "coal-team-off-floor-and-ceiling-" + metric }
 
 // lbf3Room is the LBF3 prerequisite as a room check on a metric: "lbf3-p0-vs-ippo-success", ….
 func lbf3Room(p, metric string) string {
@@ -263,17 +270,20 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		plateau(roomDetBudget, "det/p_optimal", "deterministic TAPE's optimal rate", detNames, seedsWith(res, "det-p0", "optimal_rate")),
 	)
 
-	// The coalition task's room: the team reward's success neither at the floor nor at the ceiling.
+	// The coalition task's room, per metric its claims read: the team reward's value neither at the
+	// floor nor at the ceiling (LBF returns and success rates lie in [0, 1]).
 	if len(cfg.CoalPs) > 0 {
 		m := CoalName(1)
-		why := fmt.Sprintf("A density between own rewards and the team reward can beat both only where success is neither impossible "+
-			"nor assured (LBF3's sampled success was 0.93–0.98: a ceiling). Measured per seed: the distance of %s's sampled "+
-			"success (the team reward, IPPO) on %s from the nearer of %g and %g; judged on the mean over seeds. Needs: > 0. "+
-			"[UNVERIFIED] PaperLab's bounds.", m, cfg.CoalScenario, SharedFloor, SharedCeiling)
-		room = append(room, exp.RoomOn(res.Seeds, roomCoal, exp.Positive, why, "no sampled_success_rate for "+m, func(seed uint64) (float64, bool) {
-			v, ok := res.Final(m, "sampled_success_rate", seed)
-			return math.Min(v-SharedFloor, SharedCeiling-v), ok
-		}))
+		for _, metric := range []string{"success_rate", "return_auc"} {
+			why := fmt.Sprintf("A density between own rewards and the team reward can beat both only where the outcome is neither "+
+				"impossible nor assured (LBF3's sampled success was 0.93–0.98: a ceiling). Measured per seed: the distance of %s's "+
+				"%s (the team reward, IPPO) on %s from the nearer of %g and %g; judged on the mean over seeds. Needs: > 0. "+
+				"[UNVERIFIED] PaperLab's bounds.", m, metric, cfg.CoalScenario, CoalFloor, CoalCeiling)
+			room = append(room, exp.RoomOn(res.Seeds, coalRoom(metric), exp.Positive, why, "no "+metric+" for "+m, func(seed uint64) (float64, bool) {
+				v, ok := res.Final(m, metric, seed)
+				return math.Min(v-CoalFloor, CoalCeiling-v), ok
+			}))
+		}
 	}
 
 	// Escape headroom.

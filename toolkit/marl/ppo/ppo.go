@@ -161,7 +161,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 	}
 	r := rand.New(rand.NewPCG(seed, 0x70706f))
 	coal, _ := cfg.coalition()
-	rt := rand.New(rand.NewPCG(seed, 0x746f706f)) // the coalitions' own stream: the team reward's runs draw the same actions
+	rtopo := rand.New(rand.NewPCG(seed, 0x746f706f)) // the coalitions' own stream: the team reward's runs draw the same actions
 	curves := track.Curves{}
 	start := time.Now()
 	envSteps := 0
@@ -196,7 +196,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 		}
 		var paid []float64 // [T·E·N] with a coalition reward: what each agent is paid
 		if coal != nil {
-			topo := coal.Sample(rt, n)
+			topo := coal.Sample(rtopo, n)
 			paid = CoalitionRewards(topo, ro.AgentRew, n)
 			curves.Add("topology_density", float64(envSteps), topo.Density())
 		}

@@ -223,7 +223,8 @@ func (g *sharedGame) criticStep(bt batch) {
 			gq[o][bt.act[e][i]] += d
 		}
 	}
-	// The summed utilities see N agents' errors at once: the step is divided by N to keep SGD stable.
+	// Q_tot sums N utilities, so each error moves N table entries at once: the steps of q and b are
+	// divided by N to keep SGD stable.
 	n := float64(g.cfg.Agents)
 	for o := range g.q {
 		for a := range g.q[o] {
@@ -322,8 +323,8 @@ type SharedSpread struct {
 	// every p); 1 when the mean update does not depend on p.
 	MeanRatio float64 `json:"mean_ratio"`
 	// Variance is the trace of the sampled update's covariance over batches and topologies,
-	// divided by ‖g*‖² (a signal-to-noise scale: 1/Variance is how many batches' mean has its noise
-	// as large as its signal).
+	// divided by ‖g*‖² (a noise-to-signal scale: the mean of Variance batches has its noise as large
+	// as its signal).
 	Variance float64 `json:"variance"`
 }
 
