@@ -60,6 +60,15 @@ var PaperSettings = []exp.Setting{
 
 	// Deterministic TAPE (PAC / OW-QMIX base).
 	{Field: "Det.Topology", Paper: "er:0.5", Source: exp.SourceCode, Ref: refDet + ": p = 0.5"},
+	{Field: "DetAdamPs", Paper: 0.5, Source: exp.SourceCode, Ref: refDet + ": p = 0.5",
+		Why: "a sweep {0, 0.3, 0.5, 1} that holds the code's 0.5 and both extremes: the claims compare densities (issue 37)"},
+	{Field: "DetAdamLRs", Paper: 1e-3, Source: exp.SourceCode, Ref: refDet + ": lr 1e-3 (Adam)",
+		Why: "a sweep {1e-3, 1e-2, 1e-1} that holds the code's rate, so that no verdict rests on one step size (issue 37): the code's rate is for neural SMAC actors over 5×10⁶ steps, ours move tabular logits for 1500 updates"},
+	{Field: "SharedPs", Paper: 0.3, Source: exp.SourceCode, Ref: refStoch + ": p = 0.3 (the stochastic estimator the shared regime uses)",
+		Why: "a sweep {0, 0.1, 0.3, 0.5, 1} that holds the code's 0.3 and both extremes (issue 37)"},
+	{Field: "Shared.Optimizer", Paper: "adam", Source: exp.SourceCode, Ref: refStoch + ": actor Adam"},
+	{Field: "SharedLRs", Paper: 5e-4, Source: exp.SourceCode, Ref: refStoch + ": actor Adam 5e-4",
+		Why: "a sweep {0.003, 0.01, 0.03} of tabular logit rates (the code's 5e-4 is for neural actors over 5×10⁶ SMAC steps; here 600 updates) so that no verdict rests on one step size (issue 37)"},
 	{Field: "Det.Optimizer", Paper: "adam", Source: exp.SourceCode, Ref: refDet + ": max_q_learner.py, policy_optimiser = Adam(mac_params, lr)"},
 	{Field: "Det.LRActor", Paper: 1e-3, Source: exp.SourceCode, Ref: refDet + ": lr 1e-3 (Adam); the sweep DetAdamLRs adds 1e-2 and 1e-1"},
 	{Field: "Det.LRCritic", Paper: 1e-3, Source: exp.SourceCode, Ref: refDet + ": lr 1e-3 (Adam)",
