@@ -68,13 +68,16 @@ func (c SharedConfig) Validate() error {
 	return err
 }
 
-// sharedGame is the seed's payoff table and the learner's state.
+// sharedGame is the seed's payoff table and the learner's state: its training stream r and, with
+// Optimizer "adam", the policy's Adam.
 type sharedGame struct {
 	cfg   SharedConfig
 	pay   [][]float64 // P[o][a]
 	theta [][]float64 // shared logits θ[o][a]
 	q     [][]float64 // shared utilities Q[o][a]
 	b     float64
+	r     *rand.Rand
+	adam  *Adam
 }
 
 func newSharedGame(cfg SharedConfig, seed uint64) *sharedGame {
@@ -85,6 +88,10 @@ func newSharedGame(cfg SharedConfig, seed uint64) *sharedGame {
 		for a := range g.pay[o] {
 			g.pay[o][a] = rp.Float64()
 		}
+	}
+	g.r = rand.New(rand.NewPCG(seed, 0x73686172))
+	if cfg.Optimizer == "adam" {
+		g.adam = NewAdam(cfg.LRActor, g.theta)
 	}
 	return g
 }
@@ -234,10 +241,11 @@ func (g *sharedGame) criticStep(bt batch) {
 	g.b -= lr * gb / n
 }
 
-// update is one training step on batch bt drawn from pi: the policy ascends the coalition gradient
-// under topo (Adam when adam is set, else SGD at LRActor), then the critic takes its step. It returns
-// the gradient's norm.
-func (g *sharedGame) update(pi [][]float64, bt batch, topo topology.Matrix, adam *Adam) float64 {
+// update is one training step on a batch drawn from pi with the training stream: the policy ascends
+// the coalition gradient under topo (Adam or SGD at LRActor), then the critic takes its step. It
+// returns the gradient's norm.
+func (g *sharedGame) update(pi [][]float64, topo topology.Matrix) float64 {
+	bt := g.sample(pi, g.r)
 	grad := SharedCoalitionGradient(pi, g.q, bt.ctx, bt.act, topo)
 	ss := 0.0
 	for o := range grad {
@@ -246,8 +254,8 @@ func (g *sharedGame) update(pi [][]float64, bt batch, topo topology.Matrix, adam
 			grad[o][b] = -grad[o][b] // ascend the objective: descend −g
 		}
 	}
-	if adam != nil {
-		adam.Descend(g.theta, grad)
+	if g.adam != nil {
+		g.adam.Descend(g.theta, grad)
 	} else {
 		for o := range g.theta {
 			for b := range g.theta[o] {
@@ -269,12 +277,7 @@ func TrainShared(cfg SharedConfig, seed uint64) (track.Curves, error) {
 	}
 	gen, _ := topology.Parse(cfg.Topology)
 	g := newSharedGame(cfg, seed)
-	r := rand.New(rand.NewPCG(seed, 0x73686172))
 	rt := rand.New(rand.NewPCG(seed, 0x746f706f))
-	var adam *Adam
-	if cfg.Optimizer == "adam" {
-		adam = NewAdam(cfg.LRActor, g.theta)
-	}
 	curves := track.Curves{}
 	record := func(it int, norm float64) {
 		pi := g.policies()
@@ -288,7 +291,7 @@ func TrainShared(cfg SharedConfig, seed uint64) (track.Curves, error) {
 	normSum, normN := 0.0, 0
 	for it := 1; it <= cfg.Iters; it++ {
 		pi := g.policies()
-		normSum, normN = normSum+g.update(pi, g.sample(pi, r), gen.Sample(rt, cfg.Agents), adam), normN+1
+		normSum, normN = normSum+g.update(pi, gen.Sample(rt, cfg.Agents)), normN+1
 		if it%cfg.EvalEvery == 0 || it == cfg.Iters {
 			record(it, normSum/float64(normN))
 			normSum, normN = 0, 0
@@ -341,15 +344,8 @@ func SharedVariance(cfg SharedConfig, vc VarianceConfig, seed uint64) ([]SharedS
 		return nil, fmt.Errorf("tape shared variance: snapshots %d, snap_iters %d, draws %d, %d densities: need 1 ≤ snapshots ≤ snap_iters, draws ≥ 2 and some densities",
 			vc.Snapshots, vc.SnapIters, vc.Draws, len(vc.Ps))
 	}
-	short := cfg
-	short.Iters = vc.SnapIters
-	g := newSharedGame(short, seed)
-	r := rand.New(rand.NewPCG(seed, 0x73686172))
+	g := newSharedGame(cfg, seed)
 	rd := rand.New(rand.NewPCG(seed, 0x64726177))
-	var adam *Adam
-	if cfg.Optimizer == "adam" {
-		adam = NewAdam(cfg.LRActor, g.theta)
-	}
 	out := make([]SharedSpread, len(vc.Ps))
 	gens := make([]topology.Generator, len(vc.Ps))
 	rts := make([]*rand.Rand, len(vc.Ps))
@@ -388,7 +384,7 @@ func SharedVariance(cfg SharedConfig, vc VarianceConfig, seed uint64) ([]SharedS
 				out[k].Variance += v / float64(vc.Draws-1) / norm2 / float64(vc.Snapshots)
 			}
 		}
-		g.update(pi, g.sample(pi, r), ident, adam)
+		g.update(pi, ident)
 	}
 	return out, nil
 }
