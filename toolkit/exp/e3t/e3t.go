@@ -36,6 +36,10 @@ type Method struct {
 	PartnerModel bool    `json:"partner_model,omitempty"`
 	// Layouts the method runs on (empty: every layout of the experiment).
 	Layouts []string `json:"layouts,omitempty"`
+	// Extra: a sweep point beside the main comparison (sp, fcp, e3t, e3t-nopm). Its trainings are
+	// submitted after every layout's main ones, and timing main_trainings_wall (the seconds until
+	// every other training was done) leaves them out.
+	Extra bool `json:"extra,omitempty"`
 }
 
 // On reports whether the method runs on layout l.
@@ -137,8 +141,8 @@ func ConfigFor(s exp.Scale) Config {
 			{Name: "fcp", Mode: "fcp"},
 			{Name: "e3t", Mode: "e3t", Epsilon: 0.7, PartnerModel: true},
 			{Name: "e3t-nopm", Mode: "e3t", Epsilon: 0.7},
-			{Name: "e3t-eps0.25", Mode: "e3t", Epsilon: 0.25, PartnerModel: true, Layouts: []string{"cramped_room"}},
-			{Name: "e3t-eps0.5", Mode: "e3t", Epsilon: 0.5, PartnerModel: true, Layouts: []string{"cramped_room"}},
+			{Name: "e3t-eps0.25", Mode: "e3t", Epsilon: 0.25, PartnerModel: true, Layouts: []string{"cramped_room"}, Extra: true},
+			{Name: "e3t-eps0.5", Mode: "e3t", Epsilon: 0.5, PartnerModel: true, Layouts: []string{"cramped_room"}, Extra: true},
 		},
 		ScriptedRoles: []string{"onion", "dish", "greedy"}, ScriptedNoises: []float64{0, 0.15, 0.3},
 		ScriptedPrefers: []string{"near", "first", "last"},
@@ -329,7 +333,10 @@ func Run(opt exp.Options) (*exp.Result, error) {
 			return nil, err
 		}
 		pools[layout] = p
-		submitMethods(j, cfg, layout, seeds, p)
+		submitMethods(j, cfg, layout, seeds, p, false)
+	}
+	for _, layout := range cfg.Layouts {
+		submitMethods(j, cfg, layout, seeds, pools[layout], true)
 	}
 	if j.cache != "" {
 		if err := res.SetExtra("job_cache", map[string]int{"found": j.fromCache, "jobs": len(j.order)}); err != nil {
@@ -345,17 +352,18 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		}
 	}
 	failed = false
+	res.Timing["main_trainings_wall"] = j.mainWall()
 	AverageLayouts(res, cfg.Layouts)
 	return res, nil
 }
 
-// submitMethods submits every method's trainings on a layout: SP-like and E3T methods per seed,
-// then FCP's best responses, whose population is every SP method's agents of the layout (their
-// snapshots, in method and seed order).
-func submitMethods(j *jobs, cfg Config, layout string, seeds []uint64, p *pool) {
+// submitMethods submits the trainings on a layout of every main method (extra false) or every
+// Extra one: SP-like and E3T methods per seed, then FCP's best responses, whose population is every
+// SP method's agents of the layout (their snapshots, in method and seed order).
+func submitMethods(j *jobs, cfg Config, layout string, seeds []uint64, p *pool, extra bool) {
 	var population []string
 	for _, m := range cfg.Methods {
-		if m.Mode == "fcp" || !m.On(layout) {
+		if m.Mode == "fcp" || !m.On(layout) || m.Extra != extra {
 			continue
 		}
 		for _, seed := range seeds {
@@ -363,13 +371,16 @@ func submitMethods(j *jobs, cfg Config, layout string, seeds []uint64, p *pool) 
 			tc.Game, tc.Mode, tc.Epsilon, tc.PartnerModel = cfg.Game(layout), m.Mode, m.Epsilon, m.PartnerModel
 			job := p.watch(Job{ID: methodID(layout, m.Name, seed), Kind: KindE3T, Seed: seed, E3T: tc}, cfg.MonitorEvery)
 			j.submit(job)
+			if extra {
+				j.markExtra(job.ID)
+			}
 			if m.Mode == "sp" {
 				population = append(population, job.ID)
 			}
 		}
 	}
 	for _, m := range cfg.Methods {
-		if m.Mode != "fcp" || !m.On(layout) {
+		if m.Mode != "fcp" || !m.On(layout) || m.Extra != extra {
 			continue
 		}
 		for _, seed := range seeds {

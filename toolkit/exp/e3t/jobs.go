@@ -79,6 +79,7 @@ type jobs struct {
 	fromCache   int
 	byKey       map[string]*entry // the first job of each key
 	unlock      func()
+	start       time.Time
 }
 
 type entry struct {
@@ -88,10 +89,14 @@ type entry struct {
 	key   string // in the job cache ("" without one)
 	dir   string // the job's folder in the cache
 	alias *entry // an earlier job with the same key: this one reads its result
+	// extra: a training of an Extra method (MainWall leaves it out); doneAt: when it finished,
+	// from the start of the run (0 for one found in the job cache).
+	extra  bool
+	doneAt time.Duration
 }
 
 func newJobs(opt exp.Options) (*jobs, error) {
-	j := &jobs{opt: opt, byID: map[string]*entry{}, monitors: map[string]e3.Agent{}, monitorKeys: map[string]string{}}
+	j := &jobs{opt: opt, byID: map[string]*entry{}, monitors: map[string]e3.Agent{}, monitorKeys: map[string]string{}, start: time.Now()}
 	j.cond = sync.NewCond(&j.mu)
 	if opt.Cache != "" {
 		if err := os.MkdirAll(opt.Cache, 0o755); err != nil {
@@ -191,12 +196,35 @@ func (j *jobs) submit(job Job) {
 
 // finish marks e done, and the jobs that alias it. Called with mu held, or in this process.
 func (j *jobs) finish(e *entry) {
-	e.state = 2
+	e.state, e.doneAt = 2, time.Since(j.start)
 	for _, o := range j.order {
 		if o.alias == e {
-			o.state = 2
+			o.state, o.doneAt = 2, e.doneAt
 		}
 	}
+}
+
+// markExtra marks job id a training of an Extra method.
+func (j *jobs) markExtra(id string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if e, ok := j.byID[id]; ok {
+		e.extra = true
+	}
+}
+
+// mainWall is the seconds from the start of the run until every training but the Extra methods'
+// was done: the wall time of the main comparison's trainings when the Extra methods train last.
+func (j *jobs) mainWall() float64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var last time.Duration
+	for _, e := range j.order {
+		if !e.extra {
+			last = max(last, e.doneAt)
+		}
+	}
+	return last.Seconds()
 }
 
 // ready reports whether every job e needs is done.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/nn"
@@ -358,5 +359,99 @@ func TestMonitorSchedule(t *testing.T) {
 	}
 	if s, _ := Monitor(c, 1, 1, 1, 0, func() (float64, error) { t.Fatal("evaluated with every 0"); return 0, nil }); s != "" {
 		t.Fatal("status without an evaluation")
+	}
+}
+
+// TestBatchReusesItsTensors: a Batch gathers the rows Rows would, hands back the same tensor for
+// the next mini-batch of that name with the new rows in it, and a new one when the shape changes.
+func TestBatchReusesItsTensors(t *testing.T) {
+	x := make([]float32, 5*3)
+	for i := range x {
+		x[i] = float32(i)
+	}
+	b := NewBatch(goBackend(t))
+	defer b.Close()
+	read := func(name string, idx []int) ([]float32, any) {
+		tt := b.Rows(name, x, 3, idx)
+		return slices.Clone(tensors.MustCopyFlatData[float32](tt)), tt
+	}
+	want := func(idx []int) []float32 { return tensors.MustCopyFlatData[float32](Rows(x, 3, idx)) }
+	a, ta := read("x", []int{4, 0})
+	if !slices.Equal(a, want([]int{4, 0})) {
+		t.Fatalf("rows 4, 0: %v, want %v", a, want([]int{4, 0}))
+	}
+	c, tc := read("x", []int{1, 3})
+	if ta != tc || !slices.Equal(c, want([]int{1, 3})) {
+		t.Fatalf("second mini-batch: same tensor %v, rows %v, want %v", ta == tc, c, want([]int{1, 3}))
+	}
+	d, td := read("x", []int{2, 2, 1})
+	if td == tc || !slices.Equal(d, want([]int{2, 2, 1})) {
+		t.Fatalf("three rows: new tensor %v, rows %v", td != tc, d)
+	}
+	if _, te := read("y", []int{0, 1, 2}); te == td {
+		t.Fatal("another name shares a tensor")
+	}
+}
+
+// TestPPOEpochsMatchFreshBatches: PPOEpochs (mini-batches gathered into reused tensors) leaves the
+// actor and critic bit-identical to the same loop on freshly made mini-batch tensors.
+func TestPPOEpochsMatchFreshBatches(t *testing.T) {
+	be := goBackend(t)
+	const n, dim, na = 48, 4, 3
+	r := rand.New(rand.NewPCG(1, 2))
+	ro := &Rollout{N: 1, NA: na, ObsDim: dim, Obs: make([]float32, n*dim), Act: make([]int, n), LogP: make([]float32, n), Avail: AllAvailable(n * na)}
+	adv, ret := make([]float64, n), make([]float64, n)
+	for i := range ro.Obs {
+		ro.Obs[i] = float32(r.NormFloat64())
+	}
+	for i := range n {
+		ro.Act[i], ro.LogP[i], adv[i], ret[i] = r.IntN(na), float32(math.Log(1.0/na)), r.NormFloat64(), r.NormFloat64()
+	}
+	run := func(reuse bool) []float32 {
+		actor, err := NewNet(be, []int{dim, 8, na}, 0.01, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		critic, err := NewNet(be, []int{dim, 8, 1}, 1, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trA, err := NewActorTrainer(actor, 0.01, 0.2, 0.01, 0.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trC, err := NewValueTrainer(critic, 0.01, 0.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(5, 6))
+		if reuse {
+			if _, _, err := PPOEpochs(trA, trC, ro, adv, ret, 3, 4, rng); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			if _, err := Minibatches(n, 3, 4, rng, func(idx []int) (nn.StepStats, error) { return trA.Update(ActorBatch(ro, adv, idx)) }); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Minibatches(n, 3, 4, rng, func(idx []int) (nn.StepStats, error) {
+				return trC.Update(ValueBatch(ro.Obs, ro.ObsDim, ret, idx))
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wa, _ := actor.Weights()
+		wc, _ := critic.Weights()
+		return append(wa, wc...)
+	}
+	fresh, reused := run(false), run(true)
+	init, _ := NewNet(be, []int{dim, 8, na}, 0.01, 3)
+	w0, _ := init.Weights()
+	if slices.Equal(fresh[:len(w0)], w0) {
+		t.Fatal("the actor did not move: the comparison would say nothing")
+	}
+	for i := range fresh {
+		if math.Float32bits(fresh[i]) != math.Float32bits(reused[i]) {
+			t.Fatalf("weight %d: %v with reused tensors, %v with fresh ones", i, reused[i], fresh[i])
+		}
 	}
 }

@@ -3,8 +3,10 @@ package ac
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/tensors"
@@ -42,33 +44,94 @@ func Minibatches(n, epochs, mb int, r *rand.Rand, update func(idx []int) (nn.Ste
 // ActorBatch gathers the actor inputs (ActorInputs: obs, avail, actions, old log-probs, advantages)
 // of the per-agent samples idx of a rollout.
 func ActorBatch(ro *Rollout, adv []float64, idx []int) nn.Inputs {
-	b := len(idx)
-	acts := make([]int32, b)
-	logp := make([]float32, b)
-	a := make([]float32, b)
+	return (*Batch)(nil).Actor(ro, adv, idx)
+}
+
+// ValueBatch gathers a critic's inputs (ValueInputs): rows idx of x (dim values each) and their
+// targets y.
+func ValueBatch(x []float32, dim int, y []float64, idx []int) nn.Inputs {
+	return (*Batch)(nil).Value(x, dim, y, idx)
+}
+
+// Batch holds mini-batch tensors that every mini-batch of an update phase reuses: on an engine with
+// shared buffers (ONNX Runtime on the CPU, the pure-Go engine) the rows are gathered straight into
+// the engine's memory, once. A fresh tensor per mini-batch cost its allocation, zeroing, page faults
+// and the engine's own copy of it: with E3T's partner model (48 mini-batches of 2,000 × 606 values
+// per iteration) a quarter of an iteration's CPU (issue 36's profile; BENCHMARKS.md). The values are
+// those of fresh tensors, so results do not change. A nil *Batch makes fresh tensors. Close it when
+// the phase ends; a tensor it returned is valid until the next call with the same name.
+type Batch struct {
+	be compute.Backend
+	t  map[string]*tensors.Tensor
+}
+
+// NewBatch is a Batch for engine be.
+func NewBatch(be compute.Backend) *Batch { return &Batch{be: be, t: map[string]*tensors.Tensor{}} }
+
+// Rows gathers rows idx of a row-major host matrix x with dim columns as the [len(idx), dim] tensor
+// called name (Rows on a nil Batch).
+func (b *Batch) Rows(name string, x []float32, dim int, idx []int) *tensors.Tensor {
+	if b == nil {
+		return Rows(x, dim, idx)
+	}
+	t := b.t[name]
+	if d := []int{len(idx), dim}; t == nil || !slices.Equal(t.Shape().Dimensions, d) {
+		if t != nil {
+			_ = t.FinalizeAll()
+		}
+		var err error
+		if t, err = tensors.FromShapeForBackend(b.be, 0, shapes.Make(dtypes.Float32, d...)); err != nil {
+			t = tensors.FromShape(shapes.Make(dtypes.Float32, d...)) // an engine without shared buffers
+		}
+		b.t[name] = t
+	}
+	_ = tensors.MutableFlatData(t, func(out []float32) {
+		for k, i := range idx {
+			copy(out[k*dim:(k+1)*dim], x[i*dim:(i+1)*dim])
+		}
+	})
+	return t
+}
+
+// Actor is ActorBatch with the batch's tensors.
+func (b *Batch) Actor(ro *Rollout, adv []float64, idx []int) nn.Inputs {
+	n := len(idx)
+	acts := make([]int32, n)
+	logp := make([]float32, n)
+	a := make([]float32, n)
 	for k, i := range idx {
 		acts[k], logp[k], a[k] = int32(ro.Act[i]), ro.LogP[i], float32(adv[i])
 	}
 	var in nn.Inputs
-	in.Add("obs", Rows(ro.Obs, ro.ObsDim, idx))
-	in.Add("avail", Rows(ro.Avail, ro.NA, idx))
+	in.Add("obs", b.Rows("obs", ro.Obs, ro.ObsDim, idx))
+	in.Add("avail", b.Rows("avail", ro.Avail, ro.NA, idx))
 	in.Add("actions", acts)
 	in.Add("old_logp", logp)
 	in.Add("advantages", a)
 	return in
 }
 
-// ValueBatch gathers a critic's inputs (ValueInputs): rows idx of x (dim values each) and their
-// targets y.
-func ValueBatch(x []float32, dim int, y []float64, idx []int) nn.Inputs {
+// Value is ValueBatch with the batch's tensors.
+func (b *Batch) Value(x []float32, dim int, y []float64, idx []int) nn.Inputs {
 	t := make([]float32, len(idx))
 	for k, i := range idx {
 		t[k] = float32(y[i])
 	}
 	var in nn.Inputs
-	in.Add("x", Rows(x, dim, idx))
+	in.Add("x", b.Rows("x", x, dim, idx))
 	in.Add("targets", t)
 	return in
+}
+
+// Close frees the batch's tensors.
+func (b *Batch) Close() {
+	if b == nil {
+		return
+	}
+	for _, t := range b.t {
+		_ = t.FinalizeAll()
+	}
+	clear(b.t)
 }
 
 // ClassifierBatch is a classifier's batch (ClassifierInputs): inputs x [B, D] and labels [B].
@@ -172,13 +235,15 @@ func FlushReturns(c track.Curves, x float64, recent *[]float64) string {
 // trainers' mean metrics.
 func PPOEpochs(actor, critic *nn.Trainer, ro *Rollout, adv, ret []float64, epochs, mb int, r *rand.Rand) (am, cm map[string]float64, err error) {
 	n := len(adv)
+	b := NewBatch(actor.Net.Backend())
+	defer b.Close()
 	if am, err = Minibatches(n, epochs, mb, r, func(idx []int) (nn.StepStats, error) {
-		return actor.Update(ActorBatch(ro, adv, idx))
+		return actor.Update(b.Actor(ro, adv, idx))
 	}); err != nil {
 		return nil, nil, fmt.Errorf("actor: %w", err)
 	}
 	if cm, err = Minibatches(n, epochs, mb, r, func(idx []int) (nn.StepStats, error) {
-		return critic.Update(ValueBatch(ro.Obs, ro.ObsDim, ret, idx))
+		return critic.Update(b.Value(ro.Obs, ro.ObsDim, ret, idx))
 	}); err != nil {
 		return nil, nil, fmt.Errorf("critic: %w", err)
 	}

@@ -230,6 +230,16 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 	}
 	start := time.Now()
 	H := cfg.Game.Horizon
+	// Rollout buffers, sized once for every iteration (growing them by append copied ~30 MB per
+	// iteration, and fresh ones each iteration cost their zeroing and page faults).
+	maxS := 2 * cfg.Envs
+	obsBuf, actsBuf, logpBuf := make([]float32, 0, H*maxS*obsDim), make([]int, 0, H*maxS), make([]float32, 0, H*maxS)
+	rew := make([]float64, H*maxS)
+	var pmRowsBuf []float32
+	var pmLabelsBuf, pmPredBuf []int32 // the partner's actions and the ego's predictions of them
+	if cfg.PartnerModel {
+		pmRowsBuf, pmLabelsBuf, pmPredBuf = make([]float32, 0, H*cfg.Envs*pmIn), make([]int32, 0, H*cfg.Envs), make([]int32, 0, H*cfg.Envs)
+	}
 	for it := 1; it <= cfg.Iters; it++ {
 		factor := max(0, 1-float64(res.EnvSteps)/float64(cfg.ShapingSteps))
 		games, egoIdx, mateIdx := overcooked.NewGames(world, cfg.Envs, factor, rng)
@@ -248,14 +258,8 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			mate.Reset(cfg.Envs)
 		}
 		S := learners * cfg.Envs // streams
-		// Rollout buffers, sized up front (growing them by append copied ~30 MB per iteration).
-		obs, acts, logp := make([]float32, 0, H*S*obsDim), make([]int, 0, H*S), make([]float32, 0, H*S)
-		rew := make([]float64, H*S)
-		var pmRows []float32
-		var pmLabels, pmPred []int32 // the partner's actions and the ego's predictions of them
-		if cfg.PartnerModel {
-			pmRows, pmLabels, pmPred = make([]float32, 0, H*cfg.Envs*pmIn), make([]int32, 0, H*cfg.Envs), make([]int32, 0, H*cfg.Envs)
-		}
+		obs, acts, logp, rew := obsBuf[:0], actsBuf[:0], logpBuf[:0], rew[:H*S] // every rew entry is written below
+		pmRows, pmLabels, pmPred := pmRowsBuf[:0], pmLabelsBuf[:0], pmPredBuf[:0]
 		sparse, shaped := 0.0, 0.0
 		act := func(i int, games []*overcooked.Episode, idx []int) ([]int, error) {
 			if i < learners { // a learning stream: sample and record what the ego acted on
@@ -327,13 +331,15 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		}
 		x := float64(res.EnvSteps)
 		if cfg.PartnerModel {
+			b := ac.NewBatch(be)
 			pm, err := ac.Minibatches(len(pmLabels), max(1, cfg.PMEpochs), cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
 				ys := make([]int32, len(idx))
 				for k, i := range idx {
 					ys[k] = pmLabels[i]
 				}
-				return trPM.Update(ac.ClassifierBatch(ac.Rows(pmRows, pmIn, idx), ys))
+				return trPM.Update(ac.ClassifierBatch(b.Rows("x", pmRows, pmIn, idx), ys))
 			})
+			b.Close()
 			if err != nil {
 				return nil, fmt.Errorf("iteration %d partner model: %w", it, err)
 			}

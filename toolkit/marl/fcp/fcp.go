@@ -133,6 +133,10 @@ func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) 
 	start := time.Now()
 	H := cfg.Game.Horizon
 	blocks := Blocks(cfg.Envs, cfg.Partners)
+	// Rollout buffers, sized once for every iteration (as in marl/e3t: appends and fresh buffers
+	// cost copies, zeroing and page faults).
+	obsBuf, actsBuf, logpBuf := make([]float32, 0, H*cfg.Envs*obsDim), make([]int, 0, H*cfg.Envs), make([]float32, 0, H*cfg.Envs)
+	rew := make([]float64, H*cfg.Envs) // every entry is written by each iteration's rollout
 	for it := 1; it <= cfg.Iters; it++ {
 		factor := max(0, 1-float64(res.EnvSteps)/float64(cfg.ShapingSteps))
 		games, egoIdx, mateIdx := overcooked.NewGames(world, cfg.Envs, factor, rng)
@@ -141,10 +145,7 @@ func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) 
 			partners[b] = population[rng.IntN(len(population))]
 			partners[b].Reset(cfg.Envs) // room for any block
 		}
-		var obs []float32
-		var acts []int
-		var logp []float32
-		rew := make([]float64, H*cfg.Envs)
+		obs, acts, logp := obsBuf[:0], actsBuf[:0], logpBuf[:0]
 		sparse, shaped := 0.0, 0.0
 		act := func(i int, games []*overcooked.Episode, idx []int) ([]int, error) {
 			if i == 0 { // the best response: sample and record what it acted on
