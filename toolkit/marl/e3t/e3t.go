@@ -257,7 +257,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		if mate != nil {
 			mate.Reset(cfg.Envs)
 		}
-		S := learners * cfg.Envs // streams
+		S := learners * cfg.Envs                                                // streams
 		obs, acts, logp, rew := obsBuf[:0], actsBuf[:0], logpBuf[:0], rew[:H*S] // every rew entry is written below
 		pmRows, pmLabels, pmPred := pmRowsBuf[:0], pmLabelsBuf[:0], pmPredBuf[:0]
 		sparse, shaped := 0.0, 0.0
