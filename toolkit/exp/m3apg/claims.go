@@ -71,6 +71,9 @@ func Claims(res *exp.Result) []exp.Claim {
 			"η²(m3apg) − η²(m3apg-nomi)", exp.Positive, res.Diff(m, "embed_effect_share", nomi, "embed_effect_share")).
 			Needs(mHi, nomiHi, hidesName("", hi)),
 	}
+	if cfg.Hard {
+		claims = append(claims, hardClaims(res, cfg, lo, hi)...)
+	}
 	if !cfg.SparseEval {
 		return claims
 	}
@@ -89,4 +92,55 @@ func Claims(res *exp.Result) []exp.Claim {
 			"η²(m3apg) − η²(m3apg-nomi), sparse", exp.Positive, res.Diff(m, "sparse_embed_effect_share", nomi, "sparse_embed_effect_share")).
 			Needs(smHi, snomiHi, hidesName(sp, hi)),
 	)
+}
+
+// hardClaims are issue 38's claims on the hard game (Config.Hard; whole effect classes held out):
+// M3APG's error on unseen effects below each baseline that learns (central-q, coma-q, v-only) at
+// the largest N, the gap over Central-Q and COMA's critic growing with N, and at each budget the MI
+// term lowering the unseen error and raising the embedding's share of the effect (η²), and over the
+// budgets (budget_auc).
+func hardClaims(res *exp.Result, cfg Config, lo, hi int) []exp.Claim {
+	const rp = "hard_"
+	m, nomi := m3apg.M3APG, m3apg.M3APGNoMI
+	key := func(n int, k string) string { return fmt.Sprintf("n%d/%s", n, k) }
+	var out []exp.Claim
+	for _, b := range []string{m3apg.CentralQ, m3apg.ComaQ, m3apg.VOnly} {
+		out = append(out, res.Check(fmt.Sprintf("hard game: M3APG's critic error on unseen effects is below %s's (N = %d)", b, hi),
+			fmt.Sprintf("err_unseen(%s) − err_unseen(m3apg), hard", b), exp.Positive, res.Diff(b, rp+"critic_error_unseen", m, rp+"critic_error_unseen")).
+			Needs(convergedName(rp, "unseen", b, hi), convergedName(rp, "unseen", m, hi), kindLearnsName(rp, b, hi), kindLearnsName(rp, m, hi)))
+	}
+	if lo != hi {
+		for _, b := range []string{m3apg.CentralQ, m3apg.ComaQ} {
+			grows := func(seed uint64) (float64, bool) {
+				var g [2]float64
+				for i, n := range []int{hi, lo} {
+					x, ok1 := res.Final(b, key(n, rp+"critic_error_unseen"), seed)
+					y, ok2 := res.Final(m, key(n, rp+"critic_error_unseen"), seed)
+					if !ok1 || !ok2 {
+						return 0, false
+					}
+					g[i] = x - y
+				}
+				return g[0] - g[1], true
+			}
+			out = append(out, res.Check(fmt.Sprintf("hard game: M3APG's gap over %s on unseen effects grows with N (N = %d against %d)", b, hi, lo),
+				"gap(N max) − gap(N min), hard", exp.Positive, grows).
+				Needs(convergedName(rp, "unseen", b, hi), convergedName(rp, "unseen", m, hi), convergedName(rp, "unseen", b, lo), convergedName(rp, "unseen", m, lo),
+					kindLearnsName(rp, b, hi), kindLearnsName(rp, b, lo)))
+		}
+	}
+	for _, bud := range cfg.Budgets {
+		k := BudgetKey(bud, "critic_error_unseen")
+		out = append(out, res.Check(fmt.Sprintf("hard game, %dk transitions: the MI term lowers the critic error on unseen effects (N = %d)", bud/1000, hi),
+			"err_unseen(m3apg-nomi) − err_unseen(m3apg), "+k, exp.Positive, res.Diff(nomi, k, m, k)).
+			Needs(hidesName(rp, hi), revealsName(rp, hi)))
+		e := BudgetKey(bud, "embed_effect_share")
+		out = append(out, res.Check(fmt.Sprintf("hard game, %dk transitions: the MI term makes the embedding follow the net push (N = %d)", bud/1000, hi),
+			"η²(m3apg) − η²(m3apg-nomi), "+e, exp.Positive, res.Diff(m, e, nomi, e)).
+			Needs(hidesName(rp, hi), revealsName(rp, hi)))
+	}
+	auc := "budget_auc/critic_error_unseen"
+	return append(out, res.Check(fmt.Sprintf("hard game, over the budgets: the MI term lowers the critic error on unseen effects (N = %d)", hi),
+		"err_unseen(m3apg-nomi) − err_unseen(m3apg), mean over log budget", exp.Positive, res.Diff(nomi, auc, m, auc)).
+		Needs(hidesName(rp, hi), revealsName(rp, hi)))
 }

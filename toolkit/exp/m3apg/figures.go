@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
@@ -39,9 +40,34 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			return nil, err
 		}
 	}
+	if cfg.Hard && len(cfg.Agents) > 0 {
+		hi := slices.Max(cfg.Agents)
+		base := []string{m3apg.CentralQ, m3apg.ComaQ, m3apg.VOnly, m3apg.M3APG} // the baselines against M3APG
+		mi := []string{m3apg.M3APG, m3apg.M3APGNoMI}                            // the MI ablation
+		f, err = plot.Panels("hard game (paid only at the end; whole effect classes held out): critic error against the exact Q of one fixed policy", "agents N (4^N joint actions)", "RMS error", []plot.Panel{
+			{Title: "unseen effects: M3APG and the baselines", Series: exp.CurveSeries(res, "hard_critic_error_unseen_vs_n", base)},
+			{Title: "unseen effects: with and without MI", Series: exp.CurveSeries(res, "hard_critic_error_unseen_vs_n", mi)},
+			{Title: "seen effects", Series: exp.CurveSeries(res, "hard_critic_error_seen_vs_n", base)},
+		}, plot.BandOpts{})
+		if err := figs.Add(f, err, "critic_error_hard"); err != nil {
+			return nil, err
+		}
+		key := func(m string) string { return fmt.Sprintf("n%d/budget/%s", hi, m) }
+		f, err = plot.Panels(fmt.Sprintf("hard game, N = %d: critic error against budget (policy evaluation)", hi), "transitions seen (log scale)", "RMS error · η²", []plot.Panel{
+			{Title: "unseen effects: M3APG and the baselines", Series: exp.CurveSeries(res, key("critic_error_unseen"), base)},
+			{Title: "unseen effects: with and without MI", Series: exp.CurveSeries(res, key("critic_error_unseen"), mi)},
+			{Title: "embedding's share of the net push (η²)", Series: exp.CurveSeries(res, key("embed_effect_share"), mi)},
+		}, plot.BandOpts{LogX: true})
+		if err := figs.Add(f, err, "critic_error_budget"); err != nil {
+			return nil, err
+		}
+	}
 	share := []plot.Panel{{Title: "shaped reward", Series: exp.CurveSeries(res, "embed_effect_share_vs_n", Methods[1:3])}}
 	if cfg.SparseEval {
 		share = append(share, plot.Panel{Title: "sparse reward", Series: exp.CurveSeries(res, "sparse_embed_effect_share_vs_n", Methods[1:3])})
+	}
+	if cfg.Hard {
+		share = append(share, plot.Panel{Title: "hard game", Series: exp.CurveSeries(res, "hard_embed_effect_share_vs_n", Methods[1:3])})
 	}
 	f, err = plot.Panels("how much of the joint-action embedding is the net push (η², policy evaluation)", "agents N", "share of embedding variance", share, plot.BandOpts{Prob: true})
 	if err := figs.Add(f, err, "embed_effect_share"); err != nil {
@@ -53,14 +79,14 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			return nil, err
 		}
 	}
-	f, err = plot.Panels("final return against N", "agents N", "return", []plot.Panel{{Title: "push game", Series: exp.CurveSeries(res, "return_vs_n", Methods)}}, plot.BandOpts{})
+	f, err = plot.Panels("final return against N", "agents N", "return", []plot.Panel{{Title: "push game", Series: exp.CurveSeries(res, "return_vs_n", Methods[:4])}}, plot.BandOpts{})
 	if err := figs.Add(f, err, "return_vs_n"); err != nil {
 		return nil, err
 	}
 	if len(cfg.Agents) > 0 {
 		var ps []plot.Panel
 		for _, n := range cfg.Agents {
-			ps = append(ps, plot.Panel{Title: fmt.Sprintf("N = %d", n), Series: exp.CurveSeries(res, fmt.Sprintf("n%d/episodic_return", n), Methods)})
+			ps = append(ps, plot.Panel{Title: fmt.Sprintf("N = %d", n), Series: exp.CurveSeries(res, fmt.Sprintf("n%d/episodic_return", n), Methods[:4])})
 		}
 		f, err = plot.Panels("episodic return during training", "environment steps", "return", ps, plot.BandOpts{})
 		if err := figs.Add(f, err, "returns"); err != nil {

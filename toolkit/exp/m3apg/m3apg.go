@@ -29,6 +29,7 @@ package m3apg
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -41,8 +42,15 @@ import (
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
-// Methods are the conditions, in table order.
-var Methods = []string{m3apg.CentralQ, m3apg.M3APG, m3apg.M3APGNoMI, "mappo"}
+// Methods are the conditions, in table order: the three Central-Q learners and MAPPO, then the two
+// critic baselines that are only evaluated, on the hard game (no learning run).
+var Methods = []string{m3apg.CentralQ, m3apg.M3APG, m3apg.M3APGNoMI, "mappo", m3apg.ComaQ, m3apg.VOnly}
+
+// learners are the critic kinds that drive a learning run and are evaluated on every game.
+var learners = Methods[:3]
+
+// hardCritics are the critic kinds evaluated on the hard game (every kind).
+var hardCritics = []string{m3apg.CentralQ, m3apg.M3APG, m3apg.M3APGNoMI, m3apg.ComaQ, m3apg.VOnly}
 
 // Config of experiment "m3apg".
 type Config struct {
@@ -68,6 +76,19 @@ type Config struct {
 	SparseEval bool `json:"sparse_eval"`
 	// PictureN is the team size whose joint-action embeddings are projected for the figure.
 	PictureN int `json:"picture_n"`
+	// Hard adds issue 38's game, where the reward hides a joint action's effect until the episode
+	// ends (env.Push.Final: paid only at the step limit, by the final distance to the goal; MaxMove
+	// 1 on a HardGrid² grid, HardLimit steps, γ = HardGamma), evaluated for every critic kind
+	// (hardCritics) with HardHoldOutClasses whole effect classes held out of the critics' data
+	// (m3apg.Config.HoldOutClasses: "unseen" is a new effect) — metrics hard_… — and the critic's
+	// error at each of Budgets environment steps: b<K>k/critic_error_{seen,unseen} (and the
+	// embedding's b<K>k/embed_effect_share) at the largest N, n<N>/b<K>k/… at every N.
+	Hard               bool    `json:"hard,omitempty"`
+	HardGrid           int     `json:"hard_grid,omitempty"`
+	HardLimit          int     `json:"hard_limit,omitempty"`
+	HardGamma          float64 `json:"hard_gamma,omitempty"`
+	HardHoldOutClasses int     `json:"hard_hold_out_classes,omitempty"`
+	Budgets            []int   `json:"budgets,omitempty"`
 }
 
 // ConfigFor returns the configuration at a scale.
@@ -76,10 +97,17 @@ func ConfigFor(s exp.Scale) Config {
 	p := ppo.Default("", "central")
 	p.Steps, p.ObsScale = 10, 1
 	c := Config{Agents: []int{3, 4, 5, 6}, Grid: 5, Limit: 8, Learner: l, PPO: p, FinalWindow: 10, EvalEnvs: 64, EvalIters: 500, SparseEval: true, PictureN: 4}
+	// [UNVERIFIED] the hard game (issue 38 offers a larger grid, MaxMove 1, a longer limit, γ ≥ 0.97
+	// or a reward on the final position; we take all of them): 11×11, 12 steps, paid at the end; two
+	// of the eight moving effect classes held out; budgets of 10k–320k transitions (the last is the
+	// policy evaluation's whole 500 × 64 × 10).
+	c.Hard, c.HardGrid, c.HardLimit, c.HardGamma, c.HardHoldOutClasses = true, 11, 12, 0.97, 2
+	c.Budgets = []int{10_000, 40_000, 160_000, 320_000}
 	if s == exp.Smoke {
 		c.Agents, c.PictureN, c.EvalEnvs, c.EvalIters = []int{3, 4}, 3, 16, 8
 		c.Learner.Iters, c.Learner.EvalEvery, c.Learner.EvalRows = 8, 4, 500
 		c.FinalWindow = 3
+		c.Budgets = []int{1000}
 	}
 	c.PPO.Iters = max(1, c.Learner.Iters*c.Learner.Envs*c.Learner.Steps/(c.PPO.Envs*c.PPO.Steps))
 	return c
@@ -98,8 +126,29 @@ func (c Config) Validate() error {
 	if c.PictureN != 0 && !slices.Contains(c.Agents, c.PictureN) {
 		return fmt.Errorf("m3apg: picture_n %d is not among agents %v (0: no picture)", c.PictureN, c.Agents)
 	}
+	if c.Hard {
+		if c.HardGrid < 3 || c.HardLimit < 2 || c.HardGamma <= 0 || c.HardGamma > 1 || c.HardHoldOutClasses < 1 || c.HardHoldOutClasses > 7 {
+			return fmt.Errorf("m3apg: hard game: hard_grid ≥ 3, hard_limit ≥ 2, hard_gamma in (0, 1] and hard_hold_out_classes 1–7 are needed")
+		}
+		if _, err := env.Make(c.HardScenario(2)); err != nil {
+			return fmt.Errorf("m3apg: hard game: %w", err)
+		}
+		for i, b := range c.Budgets {
+			if b < 1000 || b%1000 != 0 || (i > 0 && b <= c.Budgets[i-1]) || b > c.EvalIters*c.EvalEnvs*c.Learner.Steps {
+				return fmt.Errorf("m3apg: budgets %v: whole thousands of environment steps, increasing, within the policy evaluation's %d", c.Budgets, c.EvalIters*c.EvalEnvs*c.Learner.Steps)
+			}
+		}
+	}
 	return nil
 }
+
+// HardScenario is the hard game of n agents.
+func (c Config) HardScenario(n int) string {
+	return fmt.Sprintf("push:%dp-%dx%d-%dt-m1-final", n, c.HardGrid, c.HardGrid, c.HardLimit)
+}
+
+// BudgetKey is the metric of a critic error or effect share at a budget: "b40k/critic_error_unseen".
+func BudgetKey(budget int, metric string) string { return fmt.Sprintf("b%dk/%s", budget/1000, metric) }
 
 // rewards are the policy-evaluation games: the shaped one (metric prefix "") and, with SparseEval,
 // the sparse one ("sparse_").
@@ -126,6 +175,18 @@ func rewardPrefix(name string) string {
 		return ""
 	}
 	return name + "_"
+}
+
+// game is the scenario and discount of a policy-evaluation game by its metric prefix ("",
+// "sparse_", "hard_").
+func (c Config) game(rp string, n int) (string, float64) {
+	switch rp {
+	case "sparse_":
+		return c.Scenario(n) + "-sparse", c.Learner.Gamma
+	case "hard_":
+		return c.HardScenario(n), c.HardGamma
+	}
+	return c.Scenario(n), c.Learner.Gamma
 }
 
 // Scenario is the push game of n agents.
@@ -155,6 +216,17 @@ func Run(opt exp.Options) (*exp.Result, error) {
 			t0 := time.Now()
 			for _, n := range cfg.Agents {
 				label := fmt.Sprintf("m3apg seed %d: %s N=%d", seed, method, n)
+				p := fmt.Sprintf("n%d/", n)
+				if cfg.Hard && slices.Contains(hardCritics, method) {
+					if err := evaluate(cfg, method, n, cfg.HardScenario(n), "hard_", seed, &run, opt.Progress(label+" (policy evaluation, hard game)", cfg.EvalIters)); err != nil {
+						return err
+					}
+					fmt.Fprintf(opt.Log, "seed %d %s N=%d: hard game critic error seen %.3f unseen %.3f\n", seed, method, n,
+						run.Final[p+"hard_critic_error_seen"], run.Final[p+"hard_critic_error_unseen"])
+				}
+				if method != "mappo" && !slices.Contains(learners, method) {
+					continue // a critic baseline: evaluated on the hard game only
+				}
 				var curves track.Curves
 				var err error
 				if method == "mappo" {
@@ -168,7 +240,6 @@ func Run(opt exp.Options) (*exp.Result, error) {
 				if err != nil {
 					return fmt.Errorf("%s N=%d: %w", method, n, err)
 				}
-				p := fmt.Sprintf("n%d/", n)
 				for k, cv := range curves {
 					run.Curves[p+k] = cv
 				}
@@ -210,19 +281,42 @@ func evaluate(cfg Config, method string, n int, scenario, rp string, seed uint64
 	lc := learnerConfig(cfg, method, n)
 	lc.Scenario, lc.FreezeActor, lc.Envs, lc.Iters = scenario, true, cfg.EvalEnvs, cfg.EvalIters
 	lc.EvalEvery = max(1, cfg.EvalIters/4)
+	hard := rp == "hard_"
+	if hard {
+		lc.Gamma, lc.HoldOutClasses, lc.EvalAt = cfg.HardGamma, cfg.HardHoldOutClasses, cfg.Budgets
+	}
 	p := fmt.Sprintf("n%d/", n)
 	add := track.Curves(run.Curves).Add
 	hooks := m3apg.Hooks{Progress: progress}
-	if method != m3apg.CentralQ {
+	game, err := env.Make(scenario)
+	if err != nil {
+		return err
+	}
+	push := game.(*env.Push)
+	class, classes := m3apg.PushEffects(n, push.MaxMove)
+	if method == m3apg.M3APG || method == m3apg.M3APGNoMI {
+		if hard {
+			hooks.Budget = func(c *m3apg.Critic, _, budget int) error {
+				emb, err := c.Embeddings()
+				if err != nil {
+					return err
+				}
+				share, err := m3apg.EffectShare(emb, class, classes)
+				run.Final[p+BudgetKey(budget, "embed_effect_share")] = share
+				add(p+"budget/embed_effect_share", float64(budget), share)
+				return err
+			}
+		}
 		hooks.Critic = func(c *m3apg.Critic, trained bool) error {
 			emb, err := c.Embeddings()
 			if err != nil {
 				return err
 			}
-			class, classes := m3apg.PushEffects(n, env.DefaultPushMaxMove)
 			share, err := m3apg.EffectShare(emb, class, classes)
 			if err != nil || !trained {
-				run.Final[p+"init_embed_effect_share"] = share // the same initial weights for every reward
+				if !hard { // the same initial weights for every reward
+					run.Final[p+"init_embed_effect_share"] = share
+				}
 				return err
 			}
 			run.Final[p+rp+"embed_effect_share"] = share
@@ -246,22 +340,75 @@ func evaluate(cfg Config, method string, n int, scenario, rp string, seed uint64
 		return fmt.Errorf("%s N=%d policy evaluation on %s: %w", method, n, scenario, err)
 	}
 	// The scale of the errors: Q's spread across joint actions and in all (uniform policy).
-	game, err := env.Make(scenario)
-	if err != nil {
-		return err
-	}
-	run.Final[p+rp+"q_joint_spread"], run.Final[p+rp+"q_total_spread"], err = m3apg.QSpread(game.(*env.Push), lc.Gamma)
+	run.Final[p+rp+"q_joint_spread"], run.Final[p+rp+"q_total_spread"], err = m3apg.QSpread(push, lc.Gamma)
 	if err != nil {
 		return err
 	}
 	for k, cv := range ev {
+		if hard && strings.HasPrefix(k, "critic_error_") {
+			cv = everyEval(cv, lc) // the regular checkpoints (the room checks' plateau), not the budgets'
+		}
 		run.Curves[p+"eval/"+rp+k] = cv
 	}
 	seen, unseen := lastMean(ev["critic_error_seen"], 1), lastMean(ev["critic_error_unseen"], 1)
 	run.Final[p+rp+"critic_error_seen"], run.Final[p+rp+"critic_error_unseen"] = seen, unseen
 	add(rp+"critic_error_seen_vs_n", float64(n), seen)
 	add(rp+"critic_error_unseen_vs_n", float64(n), unseen)
+	if hard {
+		for _, set := range []string{"seen", "unseen"} {
+			errs := AtBudgets(ev["critic_error_"+set], cfg.Budgets)
+			for i, b := range cfg.Budgets {
+				run.Final[p+BudgetKey(b, "critic_error_"+set)] = errs[i]
+				add(p+"budget/critic_error_"+set, float64(b), errs[i])
+			}
+			run.Final[p+"budget_auc/critic_error_"+set] = BudgetAUC(errs, cfg.Budgets)
+		}
+	}
 	return nil
+}
+
+// everyEval keeps a policy-evaluation error curve's points at lc.EvalEvery iterations and the last
+// one (leaving out those only an EvalAt budget added).
+func everyEval(cv track.Curve, lc m3apg.Config) track.Curve {
+	var out track.Curve
+	per := float64(lc.Envs * lc.Steps)
+	for k, x := range cv.X {
+		if it := int(math.Round(x / per)); it%lc.EvalEvery == 0 || it == lc.Iters {
+			out.X, out.Y = append(out.X, x), append(out.Y, cv.Y[k])
+		}
+	}
+	return out
+}
+
+// AtBudgets reads an error curve (x: environment steps) at each budget: its first point at or past
+// it (NaN when the curve stops short).
+func AtBudgets(cv track.Curve, budgets []int) []float64 {
+	out := make([]float64, len(budgets))
+	for i, b := range budgets {
+		out[i] = math.NaN()
+		for k, x := range cv.X {
+			if x >= float64(b) {
+				out[i] = cv.Y[k]
+				break
+			}
+		}
+	}
+	return out
+}
+
+// BudgetAUC is the area under an error-against-budget curve with the budgets on a log scale,
+// divided by its width (a mean error over the budgets; the trapezoid rule; the one value for a
+// single budget).
+func BudgetAUC(errs []float64, budgets []int) float64 {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	var area float64
+	for i := 1; i < len(errs); i++ {
+		w := math.Log(float64(budgets[i])) - math.Log(float64(budgets[i-1]))
+		area += w * (errs[i] + errs[i-1]) / 2
+	}
+	return area / (math.Log(float64(budgets[len(budgets)-1])) - math.Log(float64(budgets[0])))
 }
 
 // learnerConfig is the Central-Q learner's configuration for a critic kind on the game of n agents:
@@ -272,7 +419,7 @@ func learnerConfig(cfg Config, method string, n int) m3apg.Config {
 	lc.Critic = m3apg.DefaultCritic(method)
 	lc.Critic.Hidden, lc.Critic.ActionDim, lc.Critic.EmbedDim, lc.Critic.Opt = cfg.Learner.Critic.Hidden,
 		cfg.Learner.Critic.ActionDim, cfg.Learner.Critic.EmbedDim, cfg.Learner.Critic.Opt
-	lc.Critic.EmbedUpdate, lc.Critic.EmbedWarmup = cfg.Learner.Critic.EmbedUpdate, cfg.Learner.Critic.EmbedWarmup
+	lc.Critic.EmbedUpdate, lc.Critic.EmbedWarmup, lc.Critic.JointInit = cfg.Learner.Critic.EmbedUpdate, cfg.Learner.Critic.EmbedWarmup, cfg.Learner.Critic.JointInit
 	if method == m3apg.M3APG {
 		lc.Critic.MICoef = cfg.Learner.Critic.MICoef
 	}

@@ -13,7 +13,11 @@ import (
 func TestSmokeRun(t *testing.T) {
 	_, back, _ := exptest.Smoke(t, "m3apg")
 	cfg := ConfigFor(exp.Smoke)
-	exptest.RequireMetrics(t, back, Methods, []string{"return", "n3/return", "n4/return"}, 1)
+	exptest.RequireMetrics(t, back, Methods[:4], []string{"return", "n3/return", "n4/return"}, 1)
+	// The hard game (issue 38): every critic kind, per N and at the largest N, at each budget.
+	exptest.RequireMetrics(t, back, hardCritics, []string{"hard_critic_error_unseen", "n3/hard_critic_error_seen", "hard_q_total_spread",
+		"b1k/critic_error_unseen", "b1k/critic_error_seen", "budget_auc/critic_error_unseen"}, 1)
+	exptest.RequireMetrics(t, back, Methods[1:3], []string{"b1k/embed_effect_share", "hard_embed_effect_share"}, 1)
 	exptest.RequireMetrics(t, back, Methods[:3], []string{"critic_error_seen", "critic_error_unseen", "n3/critic_error_unseen", "n4/critic_error_seen",
 		"sparse_critic_error_unseen", "n3/sparse_critic_error_seen"}, 1)
 	exptest.RequireMetrics(t, back, Methods[1:3], []string{"embed_effect_share", "sparse_embed_effect_share", "n3/init_embed_effect_share"}, 1)
@@ -28,14 +32,15 @@ func TestSmokeRun(t *testing.T) {
 			t.Fatalf("%s: effect share %v", m, s)
 		}
 	}
-	for _, m := range Methods {
+	for _, m := range Methods[:4] {
 		r := back.RunsOf(m)[0]
 		if len(r.Curves["return_vs_n"].X) != len(cfg.Agents) || len(r.Curves["n4/episodic_return"].Y) == 0 {
 			t.Fatalf("%s: curves %v", m, r.Curves["return_vs_n"])
 		}
 	}
-	if claims := Claims(back); len(claims) != 11 {
-		t.Fatalf("%d claims", len(claims))
+	// 11 on the shaped and sparse games; on the hard game 3 baselines, 2 gaps, 2 per budget, 1 over the budgets.
+	if claims, want := Claims(back), 11+3+2+2*len(cfg.Budgets)+1; len(claims) != want {
+		t.Fatalf("%d claims, want %d", len(claims), want)
 	}
 	if len(back.Figures) < 6 {
 		t.Fatalf("%d figure files", len(back.Figures))

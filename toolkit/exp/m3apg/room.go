@@ -29,6 +29,10 @@ const (
 	// variation across joint actions is not fixed by the immediate reward. [UNVERIFIED] PaperLab's
 	// choice: half.
 	HiddenShare = 0.5
+	// RevealedMax: the game hides joint actions' effects from the reward when at most this share of
+	// (state, joint action) pairs has a next reward that tells anything about the effect
+	// (env.Push.RevealedShare). [UNVERIFIED] PaperLab's choice: a quarter.
+	RevealedMax = 0.25
 )
 
 // critics are the methods with a critic evaluated against the exact Q.
@@ -48,6 +52,15 @@ func learnsName(rp string, n int) string {
 }
 func hidesName(rp string, n int) string {
 	return fmt.Sprintf("%sreward-hides-effect-n%d", namePrefix(rp), n)
+}
+func kindLearnsName(rp, kind string, n int) string {
+	if kind == m3apg.CentralQ {
+		return learnsName(rp, n)
+	}
+	return fmt.Sprintf("%s%s-learns-n%d", namePrefix(rp), kind, n)
+}
+func revealsName(rp string, n int) string {
+	return fmt.Sprintf("%sreward-reveals-few-effects-n%d", namePrefix(rp), n)
 }
 func namePrefix(rp string) string {
 	if rp == "" {
@@ -87,6 +100,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 	line := exp.LineTailShare(pts, TailFrac)
 	conv := exp.Test{Op: exp.Below, X: math.Round(1000*ConvergedRate*line) / 1000}
 	var room []exp.RoomCheck
+	var learnsKind func(rp, kind string, n int)
 	converged := func(rp, set, method string, n int) {
 		key := fmt.Sprintf("n%d/eval/%scritic_error_%s", n, rp, set)
 		why := fmt.Sprintf("A comparison of critic errors at the end of policy evaluation says which critic evaluates the policy "+
@@ -99,7 +113,8 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		room = append(room, res.CheckRoom(convergedName(rp, set, method, n), conv, why,
 			fmt.Sprintf("no %s curve for %s (SparseEval off, or an older result)", key, method), res.Plateau(method, key, TailFrac)))
 	}
-	learns := func(rp string, n int) {
+	learns := func(rp string, n int) { learnsKind(rp, m3apg.CentralQ, n) }
+	learnsKind = func(rp, kind string, n int) {
 		seen, spread := fmt.Sprintf("n%d/%scritic_error_seen", n, rp), fmt.Sprintf("n%d/%sq_total_spread", n, rp)
 		why := fmt.Sprintf("\"Below Central-Q\" tests a critic's generalisation only if the one-hot baseline learns what it is "+
 			"trained on; the audit found it no better than a constant even on seen joint actions (1.215 vs 1.205 at N = 6), so "+
@@ -109,10 +124,15 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			"([UNVERIFIED] PaperLab's choice: 10 %% below the constant, clear of the two estimates' noise — 20 000 rows each, "+
 			"the policy near-, not exactly, uniform). For scale, a critic that knew V(s) exactly and ignored the joint action "+
 			"would score q_joint_spread / q_total_spread (on the committed run 0.61 shaped, 0.95 sparse at N = 6).", seen, spread, LearnsRatio)
-		room = append(room, res.CheckRoom(learnsName(rp, n), exp.Test{Op: exp.Below, X: LearnsRatio}, why, "no "+seen+" or "+spread+" for central-q",
+		if kind != m3apg.CentralQ {
+			why = fmt.Sprintf("A critic is a baseline (or a contender) worth comparing only if it learns what it is trained on. "+
+				"Measured: %s (%s, policy evaluation) ÷ %s, the best constant predictor's error (m3apg.QSpread, uniform policy). "+
+				"Needs: below %.2f ([UNVERIFIED] PaperLab's choice, as for central-q).", seen, kind, spread, LearnsRatio)
+		}
+		room = append(room, res.CheckRoom(kindLearnsName(rp, kind, n), exp.Test{Op: exp.Below, X: LearnsRatio}, why, "no "+seen+" or "+spread+" for "+kind,
 			func(seed uint64) (float64, bool) {
-				e, ok1 := res.Final(m3apg.CentralQ, seen, seed)
-				c, ok2 := res.Final(m3apg.CentralQ, spread, seed)
+				e, ok1 := res.Final(kind, seen, seed)
+				c, ok2 := res.Final(kind, spread, seed)
 				return e / c, ok1 && ok2 && c > 0
 			}))
 	}
@@ -126,24 +146,36 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			"their immediate reward (1 − η²; 0: the reward fixes Q's dependence on the joint action, 1: it says nothing). "+
 			"Needs: at least %.2f ([UNVERIFIED] PaperLab's choice: most of what the MI term could teach must be invisible in "+
 			"one step's reward). A configuration fact: the same for every seed.", rewardName(rp), n, cfg.Learner.Gamma, HiddenShare)
-		scenario := cfg.Scenario(n)
-		if rp != "" {
-			scenario += "-sparse"
-		}
+		scenario, gamma := cfg.game(rp, n)
 		game, err := env.Make(scenario)
 		if err != nil {
 			room = append(room, exp.RoomMissing(name, exp.AtLeast(HiddenShare), why, err.Error()))
 			return
 		}
-		share, err := RewardHiddenShare(game.(*env.Push), cfg.Learner.Gamma)
+		share, err := RewardHiddenShare(game.(*env.Push), gamma)
 		if err != nil {
 			room = append(room, exp.RoomMissing(name, exp.AtLeast(HiddenShare), why, err.Error()))
 			return
 		}
 		room = append(room, exp.Room(name, share, exp.AtLeast(HiddenShare), why))
 	}
+	reveals := func(rp string, n int) {
+		scenario, _ := cfg.game(rp, n)
+		why := fmt.Sprintf("Issue 38: the MI term has something to add only in a game whose next reward does not already show what a "+
+			"joint action did. Measured from the game the configuration names (%s, every step and cell ≠ goal, every joint action): "+
+			"the share of (state, joint action) pairs whose next reward differs from another joint action's there — the reward "+
+			"carries something about the effect (env.Push.RevealedShare). Needs: at most %.2f ([UNVERIFIED] PaperLab's choice). "+
+			"A configuration fact: the same for every seed.", scenario, RevealedMax)
+		game, err := env.Make(scenario)
+		if err != nil {
+			room = append(room, exp.RoomMissing(revealsName(rp, n), exp.Test{Op: exp.Below, X: RevealedMax}, why, err.Error()))
+			return
+		}
+		room = append(room, exp.Room(revealsName(rp, n), game.(*env.Push).RevealedShare(), exp.Test{Op: exp.Below, X: RevealedMax}, why))
+	}
 	prefixes, _ := cfg.rewards(hi)
 	for _, rp := range prefixes {
+		reveals(rp, hi)
 		for _, m := range critics {
 			converged(rp, "unseen", m, hi)
 		}
@@ -162,6 +194,21 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			learns(rp, lo)
 		}
 		hides(rp, hi)
+	}
+	if cfg.Hard {
+		const rp = "hard_"
+		for _, m := range hardCritics {
+			for _, set := range []string{"unseen", "seen"} {
+				converged(rp, set, m, hi)
+			}
+			learnsKind(rp, m, hi)
+			if lo != hi {
+				converged(rp, "unseen", m, lo)
+				learnsKind(rp, m, lo)
+			}
+		}
+		hides(rp, hi)
+		reveals(rp, hi)
 	}
 	return room
 }
@@ -194,7 +241,7 @@ func RewardHiddenShare(p *env.Push, gamma float64) (float64, error) {
 			sum, cnt := map[float64]float64{}, map[float64]float64{}
 			rs := make([]float64, len(row))
 			for k, v := range row {
-				_, r, _ := p.Next(c, net[k][0], net[k][1])
+				_, r, _ := p.Next(c, t, net[k][0], net[k][1])
 				rs[k] = r
 				sum[r] += v
 				cnt[r]++

@@ -8,7 +8,7 @@ import "github.com/paperlab/paperlab/toolkit/exp"
 // (N = 3–6) extend the project's own plan for the tiny reproduction (§6.3: 4–6, a plan rather than
 // the paper's setting), and the embedding sizes, the MI weight,
 // the forward loss and the embedding schedule are reconstructions ([UNVERIFIED], §6.2) with no
-// source value, listed by `paperlab settings m3apg` as PaperLab's choices. The protocol changes the
-// audit asks for (working baselines, a game whose reward hides the effect, class hold-outs, error
-// against budget) are follow-up issue 38.
+// source value, listed by `paperlab settings m3apg` as PaperLab's choices — as are issue 38's
+// protocol pieces (Central-Q's JointInit, the hard game's grid, limit, γ and held-out classes, the
+// budgets), none of which the paper fixes.
 var PaperSettings []exp.Setting

@@ -27,8 +27,12 @@ type Push struct {
 	Bonus   float64
 	// Sparse drops the distance shaping: the reward is Bonus on reaching the goal, 0 otherwise.
 	Sparse bool
-	goalX  int
-	goalY  int
+	// Final pays only at the step limit: 1 − (the object's Manhattan distance to the goal)/(W+H−2),
+	// 0 at every earlier step; reaching the goal ends nothing (issue 38's hard game: the next
+	// reward reveals a joint action's effect only on the last step).
+	Final bool
+	goalX int
+	goalY int
 }
 
 // PushState is a push game's state: the object's cell and the steps taken.
@@ -58,13 +62,14 @@ func NewPush(n, w, h, limit int) (*Push, error) {
 	return &Push{agents: n, w: w, h: h, limit: limit, MaxMove: DefaultPushMaxMove, Bonus: 1, goalX: w / 2, goalY: h / 2}, nil
 }
 
-var pushSpec = regexp.MustCompile(`^(\d+)p-(\d+)x(\d+)(?:-(\d+)t)?(-sparse)?$`)
+var pushSpec = regexp.MustCompile(`^(\d+)p-(\d+)x(\d+)(?:-(\d+)t)?(?:-m(\d+))?(-sparse|-final)?$`)
 
-// makePush understands "<N>p-<W>x<H>[-<T>t][-sparse]" (default limit W+H; -sparse: goal bonus only).
+// makePush understands "<N>p-<W>x<H>[-<T>t][-m<M>][-sparse|-final]" (default limit W+H, MaxMove 2;
+// -sparse: goal bonus only; -final: paid only at the step limit, by the final distance).
 func makePush(spec string) (Env, error) {
 	m := pushSpec.FindStringSubmatch(spec)
 	if m == nil {
-		return nil, fmt.Errorf("bad push spec %q: want <N>p-<W>x<H>[-<T>t][-sparse], e.g. 4p-5x5 or 4p-5x5-8t-sparse", spec)
+		return nil, fmt.Errorf("bad push spec %q: want <N>p-<W>x<H>[-<T>t][-m<M>][-sparse|-final], e.g. 4p-5x5, 4p-5x5-8t-sparse or 6p-11x11-12t-m1-final", spec)
 	}
 	n, _ := strconv.Atoi(m[1])
 	w, _ := strconv.Atoi(m[2])
@@ -74,20 +79,32 @@ func makePush(spec string) (Env, error) {
 		limit, _ = strconv.Atoi(m[4])
 	}
 	p, err := NewPush(n, w, h, limit)
-	if err == nil {
-		p.Sparse = m[5] != ""
+	if err != nil {
+		return nil, err
 	}
-	return p, err
+	if m[5] != "" {
+		if p.MaxMove, _ = strconv.Atoi(m[5]); p.MaxMove < 1 {
+			return nil, fmt.Errorf("bad push spec %q: max move m%d must be ≥ 1", spec, p.MaxMove)
+		}
+	}
+	p.Sparse, p.Final = m[6] == "-sparse", m[6] == "-final"
+	return p, nil
 }
 
 func init() { Register("push", makePush) }
 
 func (p *Push) Name() string {
-	sparse := ""
-	if p.Sparse {
-		sparse = "-sparse"
+	tail := ""
+	if p.MaxMove != DefaultPushMaxMove {
+		tail = fmt.Sprintf("-m%d", p.MaxMove)
 	}
-	return fmt.Sprintf("push:%dp-%dx%d-%dt%s", p.agents, p.w, p.h, p.limit, sparse)
+	switch {
+	case p.Sparse:
+		tail += "-sparse"
+	case p.Final:
+		tail += "-final"
+	}
+	return fmt.Sprintf("push:%dp-%dx%d-%dt%s", p.agents, p.w, p.h, p.limit, tail)
 }
 
 // Spec: every agent observes the 5-value state; 4 push directions.
@@ -112,6 +129,21 @@ func (p *Push) StateOf(cell, t int) []float32 {
 	x, y := p.XY(cell)
 	return []float32{float32(x) / float32(p.w-1), float32(y) / float32(p.h-1),
 		float32(p.goalX) / float32(p.w-1), float32(p.goalY) / float32(p.h-1), float32(p.limit-t) / float32(p.limit)}
+}
+
+// Decode is the cell and step of a state vector (StateOf's inverse).
+func (p *Push) Decode(state []float32) (cell, t int) {
+	x := int(math.Round(float64(state[0]) * float64(p.w-1)))
+	y := int(math.Round(float64(state[1]) * float64(p.h-1)))
+	return p.Cell(x, y), p.limit - int(math.Round(float64(state[4])*float64(p.limit)))
+}
+
+// NextState is the state vector after a joint action from a state vector (the dynamics of Next).
+func (p *Push) NextState(state []float32, joint []int) []float32 {
+	cell, t := p.Decode(state)
+	dx, dy := NetPush(joint)
+	next, _, _ := p.Next(cell, t, dx, dy)
+	return p.StateOf(next, t+1)
 }
 
 // Global is the state vector of s.
@@ -155,18 +187,25 @@ func NetPush(actions []int) (dx, dy int) {
 	return dx, dy
 }
 
-// Next is the transition of the object at cell under a net push: the new cell, the reward and
-// whether the goal was reached. It is the whole dynamics (Step and the exact-Q solver use it).
-func (p *Push) Next(cell, dx, dy int) (next int, reward float64, reached bool) {
+// Next is the transition of the object at cell at step t under a net push: the new cell, the
+// reward and whether the goal was reached (ending the episode; never with Final). It is the whole
+// dynamics (Step and the exact-Q solver use it).
+func (p *Push) Next(cell, t, dx, dy int) (next int, reward float64, reached bool) {
 	x, y := p.XY(cell)
 	clip := func(v, lo, hi int) int { return max(lo, min(hi, v)) }
 	nx := clip(x+clip(dx, -p.MaxMove, p.MaxMove), 0, p.w-1)
 	ny := clip(y+clip(dy, -p.MaxMove, p.MaxMove), 0, p.h-1)
 	dist := func(x, y int) int { return abs(x-p.goalX) + abs(y-p.goalY) }
+	next = p.Cell(nx, ny)
+	if p.Final {
+		if t+1 == p.limit {
+			reward = 1 - float64(dist(nx, ny))/float64(p.w+p.h-2)
+		}
+		return next, reward, false
+	}
 	if !p.Sparse {
 		reward = float64(dist(x, y) - dist(nx, ny))
 	}
-	next = p.Cell(nx, ny)
 	if next == p.Goal() {
 		reward += p.Bonus
 		reached = true
@@ -190,7 +229,7 @@ func (p *Push) Step(s State, actions []int) (State, Transition, error) {
 		}
 	}
 	dx, dy := NetPush(joint)
-	next, r, reached := p.Next(st.Cell, dx, dy)
+	next, r, reached := p.Next(st.Cell, st.T, dx, dy)
 	st.Cell = next
 	st.T++
 	truncated := !reached && st.T >= p.limit

@@ -48,15 +48,15 @@ func TestPushDynamics(t *testing.T) {
 		t.Fatalf("goal cell %d", g)
 	}
 	// From (0,0): three east pushes move 2 (MaxMove), a net (1,1) reaches... (1,1), not the goal.
-	next, r, reached := p.Next(p.Cell(0, 0), 3, 0)
+	next, r, reached := p.Next(p.Cell(0, 0), 0, 3, 0)
 	if next != p.Cell(2, 0) || r != 2 || reached {
 		t.Fatalf("3 east from (0,0): cell %d reward %v reached %v", next, r, reached)
 	}
-	next, r, reached = p.Next(p.Cell(0, 0), 2, 2)
+	next, r, reached = p.Next(p.Cell(0, 0), 0, 2, 2)
 	if next != p.Goal() || r != 4+p.Bonus || !reached {
 		t.Fatalf("(2,2) from (0,0): cell %d reward %v reached %v", next, r, reached)
 	}
-	if next, r, _ = p.Next(p.Cell(4, 4), 2, 0); next != p.Cell(4, 4) || r != 0 {
+	if next, r, _ = p.Next(p.Cell(4, 4), 0, 2, 0); next != p.Cell(4, 4) || r != 0 {
 		t.Fatalf("pushed into the wall: cell %d reward %v", next, r)
 	}
 	// Equivalent joint actions (same net push) give the same transition.
@@ -91,10 +91,10 @@ func TestPushDynamics(t *testing.T) {
 	if !sp.Sparse || sp.Name() != "push:3p-5x5-6t-sparse" {
 		t.Fatalf("sparse spec: %v %q", sp.Sparse, sp.Name())
 	}
-	if next, r, _ = sp.Next(sp.Cell(0, 0), 3, 0); next != sp.Cell(2, 0) || r != 0 {
+	if next, r, _ = sp.Next(sp.Cell(0, 0), 0, 3, 0); next != sp.Cell(2, 0) || r != 0 {
 		t.Fatalf("sparse: 3 east from (0,0): cell %d reward %v", next, r)
 	}
-	if next, r, reached = sp.Next(sp.Cell(0, 0), 2, 2); next != sp.Goal() || r != sp.Bonus || !reached {
+	if next, r, reached = sp.Next(sp.Cell(0, 0), 0, 2, 2); next != sp.Goal() || r != sp.Bonus || !reached {
 		t.Fatalf("sparse: (2,2) from (0,0): cell %d reward %v reached %v", next, r, reached)
 	}
 	for _, bad := range []string{"push:0p-5x5", "push:3p-1x5", "push:9p-5x5", "push:3p-5x5-0t", "push:3p", "push:3p-5x5-sparse-6t"} {
@@ -211,5 +211,75 @@ func TestPushMatrix(t *testing.T) {
 	}
 	if m.Payoff[m.Index([]int{east, east, north, west})] != 10-2 {
 		t.Fatalf("payoff of net (1,−1): %v", m.Payoff[m.Index([]int{east, east, north, west})])
+	}
+}
+
+// The final-reward game (issue 38's hard game): nothing is paid before the step limit, reaching the
+// goal ends nothing, the last step pays 1 − distance/(W+H−2), MaxMove 1 clips every net push to one
+// cell; its exact Q under a fixed random policy matches Monte Carlo returns of Step; only the last
+// step's (state, joint action) pairs have a reward that tells joint actions apart.
+func TestPushFinalGame(t *testing.T) {
+	e, err := Make("push:3p-7x7-5t-m1-final")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := e.(*Push)
+	if !p.Final || p.MaxMove != 1 || p.Name() != "push:3p-7x7-5t-m1-final" {
+		t.Fatalf("parsed %s (final %v, max move %d)", p.Name(), p.Final, p.MaxMove)
+	}
+	// From a neighbour of the goal, an east push lands on it at step 0: no reward, no end.
+	beside := p.Cell(2, 3)
+	next, r, reached := p.Next(beside, 0, 3, 0)
+	if next != p.Goal() || r != 0 || reached {
+		t.Fatalf("early goal: next %d reward %v reached %v", next, r, reached)
+	}
+	if next, r, _ = p.Next(beside, 4, 1, 0); next != p.Goal() || r != 1 {
+		t.Fatalf("last step onto the goal: next %d reward %v, want the goal and 1", next, r)
+	}
+	if _, r, _ = p.Next(p.Cell(0, 0), 4, 0, 0); math.Abs(r-(1-6.0/12)) > 1e-12 {
+		t.Fatalf("last step in the corner: reward %v, want %v", r, 1-6.0/12)
+	}
+	// A fixed policy: agent i pushes north, south, west, east with probabilities pi[i].
+	pi := [][]float64{{.1, .2, .3, .4}, {.25, .25, .25, .25}, {.4, .1, .1, .4}}
+	const gamma = 0.9
+	q, err := p.ExactQ(func(int, int) [][]float64 { return pi }, gamma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r0 := rand.New(rand.NewPCG(3, 4))
+	sample := func(row []float64) int {
+		u, c := r0.Float64(), 0.0
+		for a, pr := range row {
+			if c += pr; u < c {
+				return a
+			}
+		}
+		return len(row) - 1
+	}
+	for _, tc := range []struct{ t, cell, joint int }{{0, p.Cell(0, 0), JointIndex([]int{east, east, south})}, {2, p.Cell(5, 1), JointIndex([]int{west, north, west})}} {
+		const episodes = 20000
+		var sum float64
+		for ep := 0; ep < episodes; ep++ {
+			st := &PushState{Cell: tc.cell, T: tc.t}
+			acts := JointAction(tc.joint, 3)
+			ret, disc := 0.0, 1.0
+			for !st.Done {
+				tr := pushStep(t, p, &st, acts)
+				ret += disc * tr.Shared
+				disc *= gamma
+				acts = []int{sample(pi[0]), sample(pi[1]), sample(pi[2])}
+			}
+			sum += ret
+		}
+		if mc, want := sum/episodes, q.Q[tc.t][tc.cell][tc.joint]; math.Abs(mc-want) > 0.01 {
+			t.Errorf("step %d cell %d joint %d: Monte Carlo %.4f, exact Q %.4f", tc.t, tc.cell, tc.joint, mc, want)
+		}
+	}
+	if got := p.RevealedShare(); math.Abs(got-1.0/5) > 1e-12 {
+		t.Errorf("revealed share %v, want 1/5 (the last of 5 steps)", got)
+	}
+	shaped, _ := Make("push:3p-5x5-8t")
+	if got := shaped.(*Push).RevealedShare(); got < 0.9 {
+		t.Errorf("shaped game: revealed share %v, want nearly every pair", got)
 	}
 }

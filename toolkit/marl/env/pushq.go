@@ -69,7 +69,7 @@ func (p *Push) ExactQ(policy PushPolicy, gamma float64) (*PushQ, error) {
 			q := make([]float64, joints)
 			var v float64
 			for k := 0; k < joints; k++ {
-				next, r, reached := p.Next(c, net[k][0], net[k][1])
+				next, r, reached := p.Next(c, t, net[k][0], net[k][1])
 				if !reached {
 					r += gamma * out.V[t+1][next]
 				}
@@ -86,4 +86,41 @@ func (p *Push) ExactQ(policy PushPolicy, gamma float64) (*PushQ, error) {
 		}
 	}
 	return out, nil
+}
+
+// RevealedShare is the share of (step, cell ≠ goal, joint action) pairs whose next reward tells
+// something about the joint action's effect: another joint action from the same state earns a
+// different reward. Near 1 for the shaped game (the distance gained shows each move at once); on the
+// Final game only the last step's pairs (1/Limit of them) — issue 38's room check of a game where the
+// reward hides the joint action's effect.
+func (p *Push) RevealedShare() float64 {
+	n, cells, T := p.agents, p.Cells(), p.limit
+	joints := int(math.Pow(4, float64(n)))
+	// Rewards depend on the joint action only through its net push: count per distinct net push.
+	type push struct{ dx, dy int }
+	count := map[push]float64{}
+	for k := 0; k < joints; k++ {
+		dx, dy := NetPush(JointAction(k, n))
+		count[push{dx, dy}]++
+	}
+	var revealed, total float64
+	for t := 0; t < T; t++ {
+		for c := 0; c < cells; c++ {
+			if c == p.Goal() {
+				continue
+			}
+			rews := map[float64]float64{} // reward → joint actions earning it
+			for d, m := range count {
+				_, r, _ := p.Next(c, t, d.dx, d.dy)
+				rews[r] += m
+			}
+			for _, m := range rews {
+				if len(rews) > 1 {
+					revealed += m
+				}
+				total += m
+			}
+		}
+	}
+	return revealed / total
 }

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -30,7 +32,18 @@ const (
 	CentralQ  = "central-q"
 	M3APG     = "m3apg"
 	M3APGNoMI = "m3apg-nomi"
+	// ComaQ is COMA's critic input: Q(s, a₁…a_N) as an MLP over the state and the agents' one-hot
+	// actions side by side (N·A inputs, not A^N): it can share what it learns across joint actions.
+	ComaQ = "coma-q"
+	// VOnly ignores the joint action, Q(s, a) = V(s): the floor a joint-action critic must beat.
+	VOnly = "v-only"
 )
+
+// Kinds are the critic kinds.
+var Kinds = []string{CentralQ, M3APG, M3APGNoMI, ComaQ, VOnly}
+
+// embeds reports whether a critic kind has a joint-action embedding (and a forward model).
+func embeds(kind string) bool { return kind == M3APG || kind == M3APGNoMI }
 
 // Forward-loss scalings (CriticConfig.ForwardLoss).
 const (
@@ -76,10 +89,25 @@ type CriticConfig struct {
 	EmbedUpdate string `json:"embed_update,omitempty"`
 	// EmbedWarmup is the number of critic updates during which a frozen embedding still learns.
 	EmbedWarmup int `json:"embed_warmup,omitempty"`
+	// JointInit sets central-q's first layer at initialisation: JointInitFanIn draws it with
+	// std √2/√(S + A^N), every input counted (PaperLab's first runs: at N = 6, 0.022); JointInitActive
+	// with std √2/√(S + 1), the inputs active at once (the state and one joint action's row), as the
+	// other kinds' first layers are scaled; JointInitZeroRows (the default, DefaultCritic) as active
+	// with the joint-action rows at zero. "" is JointInitFanIn. Ignored by the other kinds.
+	JointInit string `json:"joint_init,omitempty"`
 	// Opt is the optimizer (Adam; with a split schedule WeightDecay must be 0, or the value step
 	// would shrink the embedding it holds fixed).
 	Opt nn.OptConfig `json:"opt"`
 }
+
+// Central-q first-layer initialisations (CriticConfig.JointInit).
+const (
+	JointInitFanIn  = "fan-in"
+	JointInitActive = "active"
+	// JointInitZeroRows: the state rows as JointInitActive, the joint-action rows at zero (Q starts
+	// as a function of the state alone; each joint action's row grows from its own data).
+	JointInitZeroRows = "zero-rows"
+)
 
 // schedule is EmbedUpdate with "" read as EmbedJoint.
 func (cfg CriticConfig) schedule() string {
@@ -90,8 +118,18 @@ func (cfg CriticConfig) schedule() string {
 }
 
 // DefaultCritic is a small critic of a kind.
+//
+// Central-q's first layer starts with its state rows at the scale of the inputs active at once and
+// its joint-action rows at zero (JointInitZeroRows). Issue 38's diagnosis (scratch probes, one seed,
+// not stored; policy evaluation at N = 6, error on seen joint actions after 320k transitions against
+// the constant's 1.205 and the 0.732 of a critic that knows V(s) exactly): the fan-in scale of
+// PaperLab's first runs stayed at 1.20 at Adam's rate 1e-3 and at 1e-4, and with Monte Carlo targets
+// (λ = 1) — neither the step size nor the bootstrapped targets were the cause; the active-input scale
+// reached 0.70 (unseen 0.91), zero rows 0.63 (unseen 0.76). In the 3-agent learning test the
+// active-input scale's random rows (std 0.58 per joint action) turned the return down (1.89 → −1.38)
+// where zero rows raised it (→ 3.64).
 func DefaultCritic(kind string) CriticConfig {
-	c := CriticConfig{Kind: kind, Hidden: 64, ActionDim: 8, EmbedDim: 8, MICoef: 1, ForwardLoss: ForwardRelative, Opt: nn.DefaultOpt(1e-3)}
+	c := CriticConfig{Kind: kind, Hidden: 64, ActionDim: 8, EmbedDim: 8, MICoef: 1, ForwardLoss: ForwardRelative, Opt: nn.DefaultOpt(1e-3), JointInit: JointInitZeroRows}
 	if kind == M3APGNoMI {
 		c.MICoef = 0
 	}
@@ -113,18 +151,20 @@ func (c *Critic) joints() int { return int(math.Pow(float64(c.Actions), float64(
 
 // NewCritic makes a critic with weights drawn from seed.
 func NewCritic(b compute.Backend, cfg CriticConfig, agents, actions, stateSize int, seed uint64) (*Critic, error) {
-	if cfg.Kind != CentralQ && cfg.Kind != M3APG && cfg.Kind != M3APGNoMI {
-		return nil, fmt.Errorf("m3apg: critic kind %q, want %s, %s or %s", cfg.Kind, CentralQ, M3APG, M3APGNoMI)
+	if !slices.Contains(Kinds, cfg.Kind) {
+		return nil, fmt.Errorf("m3apg: critic kind %q, want one of %s", cfg.Kind, strings.Join(Kinds, ", "))
 	}
 	if cfg.Hidden < 1 || cfg.ActionDim < 1 || cfg.EmbedDim < 1 || cfg.MICoef < 0 || agents < 1 || actions < 2 {
 		return nil, fmt.Errorf("m3apg: critic config %+v for %d agents × %d actions", cfg, agents, actions)
 	}
-	split := cfg.Kind != CentralQ && cfg.schedule() != EmbedJoint
+	split := embeds(cfg.Kind) && cfg.schedule() != EmbedJoint
 	switch {
 	case cfg.schedule() != EmbedJoint && cfg.schedule() != EmbedAlternate && cfg.schedule() != EmbedFrozen:
 		return nil, fmt.Errorf("m3apg: critic embed_update %q, want %s, %s or %s", cfg.EmbedUpdate, EmbedJoint, EmbedAlternate, EmbedFrozen)
 	case cfg.ForwardLoss != ForwardRelative && cfg.ForwardLoss != ForwardMSE:
 		return nil, fmt.Errorf("m3apg: critic forward_loss %q, want %s or %s", cfg.ForwardLoss, ForwardRelative, ForwardMSE)
+	case cfg.JointInit != "" && cfg.JointInit != JointInitFanIn && cfg.JointInit != JointInitActive && cfg.JointInit != JointInitZeroRows:
+		return nil, fmt.Errorf("m3apg: critic joint_init %q, want %s, %s or %s", cfg.JointInit, JointInitFanIn, JointInitActive, JointInitZeroRows)
 	case cfg.EmbedWarmup < 0:
 		return nil, fmt.Errorf("m3apg: critic embed_warmup %d < 0", cfg.EmbedWarmup)
 	case split && cfg.Opt.WeightDecay != 0:
@@ -138,9 +178,14 @@ func NewCritic(b compute.Backend, cfg CriticConfig, agents, actions, stateSize i
 		ac.MLP(&l, prefix, sizes)
 		inits = append(inits, func(flat []float32) { ac.InitMLP(l, flat, prefix, sizes, lastGain, r) })
 	}
-	if cfg.Kind == CentralQ {
+	switch cfg.Kind {
+	case CentralQ:
 		mlp("q", []int{stateSize + c.joints(), cfg.Hidden, cfg.Hidden, 1}, 1)
-	} else {
+	case ComaQ:
+		mlp("q", []int{stateSize + agents*actions, cfg.Hidden, cfg.Hidden, 1}, 1)
+	case VOnly:
+		mlp("q", []int{stateSize, cfg.Hidden, cfg.Hidden, 1}, 1)
+	default:
 		l.Add("embed/actions", true, agents*actions, agents*cfg.ActionDim)
 		mlp("mix", []int{agents * cfg.ActionDim, cfg.Hidden, cfg.EmbedDim}, 1)
 		mlp("q", []int{stateSize + cfg.EmbedDim, cfg.Hidden, cfg.Hidden, 1}, 1)
@@ -149,6 +194,15 @@ func NewCritic(b compute.Backend, cfg CriticConfig, agents, actions, stateSize i
 	flat := make([]float32, l.Size)
 	for _, f := range inits {
 		f(flat)
+	}
+	if t, ok := l.Get("q/w0"); ok && cfg.Kind == CentralQ && (cfg.JointInit == JointInitActive || cfg.JointInit == JointInitZeroRows) {
+		scale := float32(math.Sqrt(float64(stateSize+c.joints()) / float64(stateSize+1)))
+		for k := t.Offset; k < t.Offset+t.Size(); k++ {
+			flat[k] *= scale
+			if cfg.JointInit == JointInitZeroRows && k >= t.Offset+stateSize*cfg.Hidden {
+				flat[k] = 0
+			}
+		}
 	}
 	if t, ok := l.Get("embed/actions"); ok {
 		for k := t.Offset; k < t.Offset+t.Size(); k++ {
@@ -210,6 +264,12 @@ func (c *Critic) Embed(w *nn.Views, oh *Node) *Node {
 // Runtime lacks).
 func (c *Critic) q(w *nn.Views, states, perAgent, joint *Node, holdEmbed bool) (q, fwd *Node) {
 	b := states.Shape().Dimensions[0]
+	switch c.Cfg.Kind {
+	case ComaQ:
+		return Reshape(ac.Forward(w, "q", 3, Concatenate([]*Node{states, perAgent}, -1)), b), nil
+	case VOnly:
+		return Reshape(ac.Forward(w, "q", 3, states), b), nil
+	}
 	if c.Cfg.Kind == CentralQ {
 		g := states.Graph()
 		w0, b0 := w.W("q/w0"), w.W("q/b0")
@@ -383,7 +443,7 @@ func (c *Critic) Q(states [][]float32, joints [][]int) ([]float64, error) {
 // Embeddings returns the joint-action embedding e of every joint action (agent 0's action most
 // significant, env.JointIndex's order): [A^N][EmbedDim]. An error for central-q (no embedding).
 func (c *Critic) Embeddings() ([][]float32, error) {
-	if c.Cfg.Kind == CentralQ {
+	if !embeds(c.Cfg.Kind) {
 		return nil, fmt.Errorf("m3apg: a %s critic has no joint-action embedding", c.Cfg.Kind)
 	}
 	n, a, nj := c.Agents, c.Actions, c.joints()

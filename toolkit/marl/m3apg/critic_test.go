@@ -55,7 +55,7 @@ func evalError(t *testing.T, kind string, seed uint64, steps int) (seen, unseen 
 	row := func(tt, cell, k int) ([]float32, []int, float64, []float32) {
 		joint := env.JointAction(k, 4)
 		dx, dy := env.NetPush(joint)
-		next, _, _ := p.Next(cell, dx, dy)
+		next, _, _ := p.Next(cell, tt, dx, dy)
 		s, s1 := p.StateOf(cell, tt), p.StateOf(next, tt+1)
 		d := make([]float32, len(s))
 		for i := range s {
@@ -401,7 +401,7 @@ func TestQSpread(t *testing.T) {
 		var rs []float64
 		for k := 0; k < 16; k++ {
 			dx, dy := env.NetPush(env.JointAction(k, 2))
-			_, r, _ := p.Next(c, dx, dy)
+			_, r, _ := p.Next(c, 0, dx, dy)
 			rs = append(rs, r)
 		}
 		var m float64

@@ -39,10 +39,18 @@ type Config struct {
 	// HoldOut is the fraction of joint actions whose transitions never reach the critic's training
 	// data (drawn once per run): the critic's error on them is its error on unseen joint actions.
 	HoldOut float64 `json:"hold_out"`
+	// HoldOutClasses > 0 (push games) holds out whole effect classes instead (PushEffects: the net
+	// push clipped to the game's MaxMove): that many classes other than "no move", drawn once per
+	// run, and every joint action of them — "unseen" then means a new effect, not a new name for
+	// a seen one (issue 38). HoldOut is then unused.
+	HoldOutClasses int `json:"hold_out_classes,omitempty"`
 	// EvalEvery iterations (push games only) the critic is compared with the exact Q of the current
 	// policy on up to EvalRows (step, cell, joint action) triples of each set, seen and unseen.
 	EvalEvery int `json:"eval_every"`
 	EvalRows  int `json:"eval_rows"`
+	// EvalAt are environment-step budgets at which the critic is also compared (at the first
+	// iteration reaching each), for critic error against budget.
+	EvalAt []int `json:"eval_at,omitempty"`
 	// FreezeActor turns the run into policy evaluation: the actor keeps its initial, near-uniform
 	// policy (never updated), so every critic kind learns the Q of the same fixed policy and their
 	// errors against its exact Q compare like with like.
@@ -61,8 +69,13 @@ func (c Config) Validate() error {
 	if c.Envs < 1 || c.Steps < 1 || c.Iters < 1 || c.Hidden < 1 || c.CriticEpochs < 1 || c.MiniBatches < 1 || c.EvalRows < 1 {
 		return fmt.Errorf("m3apg: envs, steps, iters, hidden, critic_epochs, mini_batches and eval_rows must be ≥ 1 (%+v)", c)
 	}
-	if c.HoldOut < 0 || c.HoldOut >= 1 || c.Gamma < 0 || c.Gamma > 1 || c.Lambda < 0 || c.Lambda > 1 {
-		return fmt.Errorf("m3apg: hold_out %v must be in [0, 1), gamma %v and lambda %v in [0, 1]", c.HoldOut, c.Gamma, c.Lambda)
+	if c.HoldOut < 0 || c.HoldOut >= 1 || c.Gamma < 0 || c.Gamma > 1 || c.Lambda < 0 || c.Lambda > 1 || c.HoldOutClasses < 0 {
+		return fmt.Errorf("m3apg: hold_out %v must be in [0, 1), hold_out_classes %d ≥ 0, gamma %v and lambda %v in [0, 1]", c.HoldOut, c.HoldOutClasses, c.Gamma, c.Lambda)
+	}
+	for _, b := range c.EvalAt {
+		if b < 1 {
+			return fmt.Errorf("m3apg: eval_at budget %d must be ≥ 1 environment step", b)
+		}
 	}
 	return nil
 }
@@ -73,6 +86,12 @@ type Hooks struct {
 	// Critic, when set, is called with the critic as initialised (trained false) and, at the end,
 	// trained, before it is freed (e.g. to read its embedding); its error ends the run.
 	Critic func(c *Critic, trained bool) error
+	// Budget, when set, is called at each EvalAt budget reached, with the environment steps taken
+	// (e.g. to read the embedding against budget); its error ends the run.
+	Budget func(c *Critic, steps, budget int) error
+	// CriticData, when set, sees the joint actions of each iteration's critic training rows (the
+	// hold-out's test: no held-out joint action reaches the critic).
+	CriticData func(joints [][]int)
 }
 
 // Train runs Central-Q policy gradient with the configured critic and returns the curves against
@@ -117,10 +136,10 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 		}
 	}
 	r := rand.New(rand.NewPCG(seed, 0x6d3361))
-	joints := int(math.Pow(float64(na), float64(n)))
-	held := make([]bool, joints)
-	for k := range held {
-		held[k] = r.Float64() < cfg.HoldOut
+	push, _ := vec.Env.(*env.Push)
+	held, err := holdOut(cfg, push, n, na, r)
+	if err != nil {
+		return nil, err
 	}
 	index := func(j []int) int {
 		k := 0
@@ -200,18 +219,29 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 		delta := make([][]float32, T*E)
 		for k := range delta {
 			t, e := k/E, k%E
-			if ro.Done[k] {
-				continue // the episode's last transition: s′ is not in the rollout (auto-reset)
-			}
-			next := ro.LastState[e*sd : (e+1)*sd]
-			if t+1 < T {
+			var next []float32
+			switch {
+			case ro.Done[k] && push != nil: // the episode's last transition (the rollout resets): s′ from the game's dynamics
+				next = push.NextState(states[k], taken[k])
+			case ro.Done[k]:
+				continue // s′ is not in the rollout
+			case t+1 < T:
 				next = states[(t+1)*E+e]
+			default:
+				next = ro.LastState[e*sd : (e+1)*sd]
 			}
 			d := make([]float32, sd)
 			for x := range d {
 				d[x] = next[x] - states[k][x]
 			}
 			delta[k] = d
+		}
+		if hooks.CriticData != nil {
+			js := make([][]int, len(train))
+			for i, k := range train {
+				js[i] = taken[k]
+			}
+			hooks.CriticData(js)
 		}
 		cm := map[string]float64{}
 		if len(train) > 0 {
@@ -235,14 +265,27 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 		curves.Add("forward_loss", x, cm["forward_loss"])
 		curves.Add("entropy", x, am["entropy"])
 		msg := ac.FlushReturns(curves, x, &recent)
-		if p, ok := vec.Env.(*env.Push); ok && (it%cfg.EvalEvery == 0 || it == cfg.Iters) {
-			seen, unseen, err := criticError(p, actor, critic, held, cfg, seed)
+		var budgets []int // the EvalAt budgets this iteration reached
+		for _, b := range cfg.EvalAt {
+			if envSteps >= b && envSteps-T*E < b {
+				budgets = append(budgets, b)
+			}
+		}
+		if push != nil && (it%cfg.EvalEvery == 0 || it == cfg.Iters || len(budgets) > 0) {
+			seen, unseen, err := criticError(push, actor, critic, held, cfg, seed)
 			if err != nil {
 				return curves, err
 			}
 			curves.Add("critic_error_seen", x, seen)
 			curves.Add("critic_error_unseen", x, unseen)
 			msg += fmt.Sprintf(" critic error seen %.3f unseen %.3f", seen, unseen)
+		}
+		for _, b := range budgets {
+			if hooks.Budget != nil {
+				if err := hooks.Budget(critic, envSteps, b); err != nil {
+					return curves, err
+				}
+			}
 		}
 		hooks.Progress.Update(it, msg)
 	}
@@ -252,6 +295,47 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 		}
 	}
 	return curves, nil
+}
+
+// holdOut marks the joint actions whose transitions never reach the critic: a random HoldOut
+// share, or (push games, HoldOutClasses > 0) every joint action of HoldOutClasses effect classes
+// other than "no move", drawn from r.
+func holdOut(cfg Config, push *env.Push, n, na int, r *rand.Rand) ([]bool, error) {
+	joints := int(math.Pow(float64(na), float64(n)))
+	held := make([]bool, joints)
+	if cfg.HoldOutClasses == 0 {
+		for k := range held {
+			held[k] = r.Float64() < cfg.HoldOut
+		}
+		return held, nil
+	}
+	if push == nil {
+		return nil, fmt.Errorf("m3apg: hold_out_classes needs a push game (effect classes)")
+	}
+	class, classes := PushEffects(n, push.MaxMove)
+	present := map[int]bool{}
+	for _, c := range class {
+		present[c] = true
+	}
+	still := (classes - 1) / 2 // the class of a zero net push
+	var pool []int
+	for c := 0; c < classes; c++ {
+		if present[c] && c != still {
+			pool = append(pool, c)
+		}
+	}
+	if cfg.HoldOutClasses >= len(pool) {
+		return nil, fmt.Errorf("m3apg: hold_out_classes %d leaves no moving effect class to learn from (%d classes)", cfg.HoldOutClasses, len(pool))
+	}
+	r.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	out := map[int]bool{}
+	for _, c := range pool[:cfg.HoldOutClasses] {
+		out[c] = true
+	}
+	for k := range held {
+		held[k] = out[class[k]]
+	}
+	return held, nil
 }
 
 // counterfactualAdvantages is COMA's A_i = Q(s, a) − Σ_b π_i(b)·Q(s, (b, a₋ᵢ)) for every step and

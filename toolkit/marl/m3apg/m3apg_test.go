@@ -1,7 +1,10 @@
 package m3apg
 
 import (
+	"math/rand/v2"
 	"testing"
+
+	"github.com/paperlab/paperlab/toolkit/marl/env"
 )
 
 // The learner on a 3-agent push game: every critic kind runs, the return rises from its first
@@ -30,5 +33,53 @@ func TestTrainImprovesReturn(t *testing.T) {
 		if !(last > first) {
 			t.Errorf("%s: return %.2f → %.2f", kind, first, last)
 		}
+	}
+}
+
+// With HoldOutClasses, whole effect classes (never "no move") are held out, and no joint action of
+// them ever reaches the critic's training rows; the held-out set is exactly those classes.
+func TestClassHoldOutKeepsEffectsOut(t *testing.T) {
+	cfg := Default("push:4p-7x7-6t-m1-final", CentralQ)
+	cfg.HoldOutClasses, cfg.Iters, cfg.EvalEvery, cfg.EvalRows, cfg.Envs = 2, 6, 3, 200, 8
+	game, err := env.Make(cfg.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	push := game.(*env.Push)
+	held, err := holdOut(cfg, push, 4, 4, rand.New(rand.NewPCG(1, 0x6d3361)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	class, classes := PushEffects(4, 1)
+	heldClasses := map[int]bool{}
+	for k, h := range held {
+		if h {
+			heldClasses[class[k]] = true
+		}
+	}
+	if len(heldClasses) != 2 || heldClasses[(classes-1)/2] {
+		t.Fatalf("held-out classes %v, want 2 moving ones", heldClasses)
+	}
+	for k := range held {
+		if held[k] != heldClasses[class[k]] {
+			t.Fatalf("joint action %d (class %d): held %v, but its class is held %v", k, class[k], held[k], heldClasses[class[k]])
+		}
+	}
+	rows, seenHeld := 0, 0
+	if _, err := Train(cfg, 1, Hooks{CriticData: func(js [][]int) {
+		for _, j := range js {
+			rows++
+			if heldClasses[class[env.JointIndex(j)]] {
+				seenHeld++
+			}
+		}
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if rows == 0 || seenHeld != 0 {
+		t.Fatalf("%d critic rows, %d of them of a held-out class", rows, seenHeld)
+	}
+	if _, err := holdOut(Config{HoldOutClasses: 8}, push, 4, 4, rand.New(rand.NewPCG(1, 2))); err == nil {
+		t.Fatal("holding out all 8 moving classes should be refused")
 	}
 }
