@@ -446,5 +446,8 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
+		// Issue 38's protocol (two more critic kinds, the hard game at every N) needs both cores of a
+		// 2-core machine for its 30 minutes: one ONNX Runtime process keeps one core busy.
+		Jobs: 2,
 	})
 }
