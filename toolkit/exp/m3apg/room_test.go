@@ -16,8 +16,9 @@ import (
 func TestRoomOnCommittedResult(t *testing.T) {
 	res, e := exptest.Committed(t, "m3apg")
 	j := exptest.Judge(t, e, res)
-	if len(j.Room) == 0 || len(j.Claims) != 11 {
-		t.Fatalf("%d room checks, %d claims", len(j.Room), len(j.Claims))
+	cfg := ConfigFor(exp.Default)
+	if want := 11 + 3 + 2 + 2*len(cfg.Budgets) + 1; len(j.Room) == 0 || len(j.Claims) != want {
+		t.Fatalf("%d room checks, %d claims, want %d", len(j.Room), len(j.Claims), want)
 	}
 	for _, r := range j.Room {
 		if math.IsNaN(r.Value) || math.IsInf(r.Value, 0) || r.Why == "" {
@@ -29,13 +30,17 @@ func TestRoomOnCommittedResult(t *testing.T) {
 			t.Errorf("%q needs no room check", c.Text)
 		}
 	}
-	// The audit's numbers: Central-Q at the constant's error at N = 6 (1.215 vs 1.205), so every claim
-	// against it is untestable here.
-	if r := exptest.RoomCheck(t, j.Room, "central-q-learns-n6"); r.OK || math.Abs(r.Value-1.215/1.205) > 0.01 {
-		t.Errorf("central-q-learns-n6 = %v (ok %v), want ≈ %.3f, failing", r.Value, r.OK, 1.215/1.205)
+	// Issue 38: the audit found Central-Q at a constant's error at N = 6 (1.215 vs 1.205); initialised
+	// with zero joint-action rows it learns (committed: 0.65 / 1.21), and every hard-game critic is
+	// checked the same way.
+	if r := exptest.RoomCheck(t, j.Room, "central-q-learns-n6"); !r.OK || r.Value > 0.7 {
+		t.Errorf("central-q-learns-n6 = %v (ok %v), want a working baseline (< 0.7)", r.Value, r.OK)
+	}
+	for _, k := range hardCritics {
+		exptest.RoomCheck(t, j.Room, kindLearnsName("hard_", k, 6))
 	}
 	c := exptest.ClaimWithPrefix(t, j.Claims, "M3APG's critic error on unseen joint actions is below Central-Q's")
-	if c.Verdict() != exp.Untestable || !slices.Contains(c.Untestable, "central-q-learns-n6") {
+	if slices.Contains(c.Untestable, "central-q-learns-n6") {
 		t.Errorf("%q: %s", c.Text, c.VerdictText())
 	}
 }
