@@ -345,10 +345,9 @@ func evaluate(cfg Config, method string, n int, scenario, rp string, seed uint64
 		return err
 	}
 	for k, cv := range ev {
-		if hard && strings.HasPrefix(k, "critic_error_") {
-			cv = everyEval(cv, lc) // the regular checkpoints (the room checks' plateau), not the budgets'
+		if !strings.HasPrefix(k, "budget/") { // the budgets' errors are kept as finals below
+			run.Curves[p+"eval/"+rp+k] = cv
 		}
-		run.Curves[p+"eval/"+rp+k] = cv
 	}
 	seen, unseen := lastMean(ev["critic_error_seen"], 1), lastMean(ev["critic_error_unseen"], 1)
 	run.Final[p+rp+"critic_error_seen"], run.Final[p+rp+"critic_error_unseen"] = seen, unseen
@@ -356,7 +355,7 @@ func evaluate(cfg Config, method string, n int, scenario, rp string, seed uint64
 	add(rp+"critic_error_unseen_vs_n", float64(n), unseen)
 	if hard {
 		for _, set := range []string{"seen", "unseen"} {
-			errs := AtBudgets(ev["critic_error_"+set], cfg.Budgets)
+			errs := AtBudgets(ev["budget/critic_error_"+set], cfg.Budgets)
 			for i, b := range cfg.Budgets {
 				run.Final[p+BudgetKey(b, "critic_error_"+set)] = errs[i]
 				add(p+"budget/critic_error_"+set, float64(b), errs[i])
@@ -365,19 +364,6 @@ func evaluate(cfg Config, method string, n int, scenario, rp string, seed uint64
 		}
 	}
 	return nil
-}
-
-// everyEval keeps a policy-evaluation error curve's points at lc.EvalEvery iterations and the last
-// one (leaving out those only an EvalAt budget added).
-func everyEval(cv track.Curve, lc m3apg.Config) track.Curve {
-	var out track.Curve
-	per := float64(lc.Envs * lc.Steps)
-	for k, x := range cv.X {
-		if it := int(math.Round(x / per)); it%lc.EvalEvery == 0 || it == lc.Iters {
-			out.X, out.Y = append(out.X, x), append(out.Y, cv.Y[k])
-		}
-	}
-	return out
 }
 
 // AtBudgets reads an error curve (x: environment steps) at each budget: its first point at or past

@@ -16,10 +16,16 @@ func PushEffects(n, maxMove int) (class []int, classes int) {
 	class = make([]int, joints)
 	for k := range class {
 		dx, dy := env.NetPush(env.JointAction(k, n))
-		dx, dy = max(-maxMove, min(maxMove, dx)), max(-maxMove, min(maxMove, dy))
-		class[k] = (dx+maxMove)*side + dy + maxMove
+		class[k] = PushEffect(dx, dy, maxMove)
 	}
 	return class, side * side
+}
+
+// PushEffect is the effect class of a net push (dx, dy) clipped to ±maxMove per axis (PushEffects'
+// numbering; PushEffect(0, 0, m) is "no move").
+func PushEffect(dx, dy, maxMove int) int {
+	dx, dy = max(-maxMove, min(maxMove, dx)), max(-maxMove, min(maxMove, dy))
+	return (dx+maxMove)*(2*maxMove+1) + dy + maxMove
 }
 
 // EffectShare is the share of an embedding's variance explained by the effect classes (the

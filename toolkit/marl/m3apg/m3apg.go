@@ -96,7 +96,9 @@ type Hooks struct {
 
 // Train runs Central-Q policy gradient with the configured critic and returns the curves against
 // environment steps: episodic_return, value_loss, forward_loss, entropy, and (push games)
-// critic_error_seen / critic_error_unseen (RMS error against the exact Q of the current policy).
+// critic_error_seen / critic_error_unseen (RMS error against the exact Q of the current policy, every
+// EvalEvery iterations and at the end) and budget/critic_error_seen / …_unseen (the same, at the
+// first iteration reaching each EvalAt budget).
 func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -271,13 +273,20 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 				budgets = append(budgets, b)
 			}
 		}
-		if push != nil && (it%cfg.EvalEvery == 0 || it == cfg.Iters || len(budgets) > 0) {
+		regular := it%cfg.EvalEvery == 0 || it == cfg.Iters
+		if push != nil && (regular || len(budgets) > 0) {
 			seen, unseen, err := criticError(push, actor, critic, held, cfg, seed)
 			if err != nil {
 				return curves, err
 			}
-			curves.Add("critic_error_seen", x, seen)
-			curves.Add("critic_error_unseen", x, unseen)
+			if regular {
+				curves.Add("critic_error_seen", x, seen)
+				curves.Add("critic_error_unseen", x, unseen)
+			}
+			if len(budgets) > 0 {
+				curves.Add("budget/critic_error_seen", x, seen)
+				curves.Add("budget/critic_error_unseen", x, unseen)
+			}
 			msg += fmt.Sprintf(" critic error seen %.3f unseen %.3f", seen, unseen)
 		}
 		for _, b := range budgets {
@@ -317,7 +326,7 @@ func holdOut(cfg Config, push *env.Push, n, na int, r *rand.Rand) ([]bool, error
 	for _, c := range class {
 		present[c] = true
 	}
-	still := (classes - 1) / 2 // the class of a zero net push
+	still := PushEffect(0, 0, push.MaxMove)
 	var pool []int
 	for c := 0; c < classes; c++ {
 		if present[c] && c != still {
