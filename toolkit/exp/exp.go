@@ -170,7 +170,8 @@ type Experiment struct {
 	Paper []Setting
 	// Jobs > 1 is how many one-seed shards `paperlab <name>` (and `paperlab all`) runs at once when
 	// -jobs is not given, on an engine that keeps one process on one core (ONNX Runtime: compute-onnx
-	// runs every graph of a process behind one lock) and a machine with a core per shard; the shards
+	// runs every graph of a process behind one lock) and a machine with two cores or more (Jobs may
+	// exceed them: m3apg's 3 on 2 cores keep both busy to the end of 5 seeds); the shards
 	// are merged into the result a serial run gives (tested bit for bit). Set where the default run
 	// needs both cores of a 2-core machine to fit its budget. 0 or 1: one process.
 	Jobs int

@@ -316,6 +316,39 @@ func TailChange(c Curve, frac float64) float64 {
 	return sxy / sxx * (xs[len(xs)-1] - xs[0])
 }
 
+// FallPerDoubling is how much a falling curve — an error against a budget on x > 0 — still falls
+// each time its budget doubles, measured over its last doubling, relative to its level there: the
+// least-squares slope of y on log₂ x over the points with x ≥ x_last/2, negated and divided by the
+// mean y of those points. 0.3: at the end it still falls by 30 % of its level per doubling; about 0:
+// it has stopped; negative: it rises. Relative to the level (not to the curve's whole change, as
+// TailShare is), it stays meaningful for a curve that never moved. NaN for fewer than 3 points in
+// the window, an x ≤ 0 or a level ≤ 0.
+func FallPerDoubling(c Curve) float64 {
+	n := len(c.Y)
+	if n < 3 || len(c.X) != n || c.X[n-1] <= 0 {
+		return math.NaN()
+	}
+	var xs, ys []float64
+	for i, x := range c.X {
+		if x >= c.X[n-1]/2 {
+			xs, ys = append(xs, math.Log2(x)), append(ys, c.Y[i])
+		}
+	}
+	if len(xs) < 3 {
+		return math.NaN()
+	}
+	mx, my := stats.Mean(xs), stats.Mean(ys)
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if sxx == 0 || my <= 0 {
+		return math.NaN()
+	}
+	return -sxy / sxx / my
+}
+
 // TailChangeOf is, per seed, TailChange of method's curve key (signed: a seed still rising gives a
 // positive value, one falling a negative one).
 func (r *Result) TailChangeOf(method, key string, frac float64) PerSeed {

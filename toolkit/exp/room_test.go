@@ -159,3 +159,32 @@ func TestTailChange(t *testing.T) {
 		t.Fatal("TailChangeOf of a missing curve is ok")
 	}
 }
+
+// FallPerDoubling reads a power law's fall per doubling, 0 on a plateau, a negative value on a rise,
+// and ignores everything before the last doubling.
+func TestFallPerDoubling(t *testing.T) {
+	var law, late, rise Curve
+	for x := 1000.0; x <= 64000; x += 1000 {
+		law.X, law.Y = append(law.X, x), append(law.Y, math.Pow(x, -1)) // halves per doubling
+		y := 0.02
+		if x < 32000 {
+			y = 1 / x // falls steeply, then stops before the last doubling
+		}
+		late.X, late.Y = append(late.X, x), append(late.Y, y)
+		rise.X, rise.Y = append(rise.X, x), append(rise.Y, x)
+	}
+	// Over the last doubling y = 1/x falls from 2/x_last to 1/x_last; its slope on log₂ x relative to
+	// its mean there is about 0.7 (a half per doubling, fitted by a line, over a mean of 1.44/x_last).
+	if v := FallPerDoubling(law); v < 0.6 || v > 0.8 {
+		t.Errorf("1/x: %v, want about 0.7", v)
+	}
+	if v := FallPerDoubling(late); math.Abs(v) > 1e-12 {
+		t.Errorf("plateau over the last doubling: %v, want 0", v)
+	}
+	if v := FallPerDoubling(rise); v >= 0 {
+		t.Errorf("a rising curve: %v, want < 0", v)
+	}
+	if v := FallPerDoubling(Curve{X: []float64{1, 2, 4}, Y: []float64{3, 2, 1}}); !math.IsNaN(v) {
+		t.Errorf("two points in the last doubling: %v, want NaN", v)
+	}
+}

@@ -529,7 +529,9 @@ func (NiceTicks) Ticks(lo, hi float64) []gplot.Tick {
 	return ticks
 }
 
-// LogTicks labels a log axis at 1, 2 and 5 × 10^k (minor ticks at the other integers × 10^k).
+// LogTicks labels a log axis at 1, 2 and 5 × 10^k — at 1 × 10^k only when it spans more than two
+// decades, so that labels do not collide — with minor ticks at the other integers × 10^k, and
+// writes thousands and millions compactly (20k, 2M).
 type LogTicks struct{}
 
 // Ticks implements gonum's Ticker.
@@ -537,6 +539,7 @@ func (LogTicks) Ticks(lo, hi float64) []gplot.Tick {
 	if !(lo > 0 && hi > lo) {
 		return nil
 	}
+	wide := math.Log10(hi/lo) > 2
 	var ticks []gplot.Tick
 	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
 		mag := math.Pow(10, e)
@@ -546,13 +549,25 @@ func (LogTicks) Ticks(lo, hi float64) []gplot.Tick {
 				continue
 			}
 			t := gplot.Tick{Value: v}
-			if m == 1 || m == 2 || m == 5 {
-				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			if m == 1 || (!wide && (m == 2 || m == 5)) {
+				t.Label = compactNumber(v)
 			}
 			ticks = append(ticks, t)
 		}
 	}
 	return ticks
+}
+
+// compactNumber writes v with a k (thousands) or M (millions) suffix where that is exact
+// (20000 → "20k", 2e6 → "2M"), otherwise in %g.
+func compactNumber(v float64) string {
+	switch {
+	case v >= 1e6 && math.Mod(v, 1e4) == 0:
+		return strconv.FormatFloat(v/1e6, 'g', -1, 64) + "M"
+	case v >= 1e3 && math.Mod(v, 100) == 0:
+		return strconv.FormatFloat(v/1e3, 'g', -1, 64) + "k"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // cornerText is a note (e.g. "ECE = 0.05") drawn in one corner of a panel's data area, on a white

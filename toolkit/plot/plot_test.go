@@ -269,6 +269,19 @@ func TestTicksAreReadable(t *testing.T) {
 	if got := strings.Join(logs, " "); got != "0.1 0.2 0.5 1" {
 		t.Errorf("log ticks of [0.06, 1.8]: %q", got)
 	}
+	// Over more than two decades only the powers of ten are labelled, thousands and millions compactly.
+	logs = nil
+	for _, tk := range (LogTicks{}).Ticks(8000, 3e6) {
+		if tk.Label != "" {
+			logs = append(logs, tk.Label)
+		}
+	}
+	if got := strings.Join(logs, " "); got != "10k 100k 1M" {
+		t.Errorf("log ticks of [8000, 3e6]: %q", got)
+	}
+	if got := compactNumber(2.56e6) + " " + compactNumber(2500) + " " + compactNumber(1234.5); got != "2.56M 2.5k 1234.5" {
+		t.Errorf("compact numbers: %q", got)
+	}
 }
 
 func TestTitlesWrapAndCellTextContrasts(t *testing.T) {

@@ -57,3 +57,23 @@ type Progress interface {
 type NoProgress struct{}
 
 func (NoProgress) Update(int, string) {}
+
+// Binned is the curve averaged over consecutive blocks of points so that at most n remain: each
+// block of ⌈len/n⌉ points becomes one point at its last x with its mean y (the last block may be
+// shorter). A curve of n points or fewer (or n < 1) is returned as it is.
+func (c Curve) Binned(n int) Curve {
+	if n < 1 || len(c.Y) <= n || len(c.X) != len(c.Y) {
+		return c
+	}
+	size := (len(c.Y) + n - 1) / n
+	var out Curve
+	for i := 0; i < len(c.Y); i += size {
+		j := min(i+size, len(c.Y))
+		var s float64
+		for _, y := range c.Y[i:j] {
+			s += y
+		}
+		out.X, out.Y = append(out.X, c.X[j-1]), append(out.Y, s/float64(j-i))
+	}
+	return out
+}

@@ -462,12 +462,14 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 }
 
 // autoJobs is how many one-seed shards a run of e starts at once when -jobs is not given: e.Jobs
-// when there is more than one seed to run, the machine has a core per shard and the engine keeps one
-// process on one core (ONNX Runtime); otherwise 1. The pure-Go engine spreads one process over
-// every core already, and XLA on a GPU has one device to share (-devices gives each shard its own).
+// when there is more than one seed to run, the machine has more than one core and the engine keeps
+// one process on one core (ONNX Runtime); otherwise 1. e.Jobs may exceed the cores: three shards
+// on two cores keep both busy to the end of five seeds, where two would leave the fifth alone on
+// one core. The pure-Go engine spreads one process over every core already, and XLA on a GPU has
+// one device to share (-devices gives each shard its own).
 func autoJobs(e exp.Experiment, opt exp.Options) int {
 	seeds := len(e.SeedsOf(opt))
-	if e.Jobs < 2 || seeds < 2 || runtime.NumCPU() < e.Jobs {
+	if e.Jobs < 2 || seeds < 2 || runtime.NumCPU() < 2 {
 		return 1
 	}
 	if cfg, _ := backend.Choose(); !strings.HasPrefix(cfg, "onnx") {

@@ -102,8 +102,8 @@ func TestCompareCommand(t *testing.T) {
 	}
 }
 
-// autoJobs: an experiment's Jobs applies on ONNX Runtime with a core per shard and more than one
-// seed, never beyond the seeds; the pure-Go engine, one seed or no Jobs run in one process.
+// autoJobs: an experiment's Jobs applies on ONNX Runtime on a machine of two cores or more (even
+// beyond its cores) and more than one seed, never beyond the seeds; the pure-Go engine, one seed or no Jobs run in one process.
 func TestAutoJobs(t *testing.T) {
 	e := exp.Experiment{Name: "x", Seeds: map[exp.Scale]int{exp.Default: 8, exp.Smoke: 1}, Jobs: 2}
 	opt := exp.Options{Scale: exp.Default}
@@ -114,6 +114,10 @@ func TestAutoJobs(t *testing.T) {
 	}
 	if got := autoJobs(e, opt); got != want {
 		t.Errorf("onnx, 8 seeds, %d CPUs: %d, want %d", runtime.NumCPU(), got, want)
+	}
+	e3 := exp.Experiment{Name: "z", Seeds: map[exp.Scale]int{exp.Default: 5}, Jobs: 3} // more shards than a 2-core machine's cores
+	if got, want3 := autoJobs(e3, opt), map[bool]int{true: 3, false: 1}[runtime.NumCPU() >= 2]; got != want3 {
+		t.Errorf("Jobs 3, 5 seeds, %d CPUs: %d, want %d", runtime.NumCPU(), got, want3)
 	}
 	if got := autoJobs(e, exp.Options{Scale: exp.Smoke}); got != 1 {
 		t.Errorf("one seed: %d", got)

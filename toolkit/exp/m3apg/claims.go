@@ -72,7 +72,7 @@ func Claims(res *exp.Result) []exp.Claim {
 			Needs(mHi, nomiHi, hidesName("", hi)),
 	}
 	if cfg.Hard {
-		claims = append(claims, hardClaims(res, cfg, lo, hi)...)
+		claims = append(claims, hardClaims(res, cfg, slices.Min(cfg.hardAgents()), hi)...)
 	}
 	if !cfg.SparseEval {
 		return claims

@@ -53,12 +53,19 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			return nil, err
 		}
 		key := func(m string) string { return fmt.Sprintf("n%d/budget/%s", hi, m) }
-		f, err = plot.Panels(fmt.Sprintf("hard game, N = %d: critic error against budget (policy evaluation)", hi), "transitions seen (log scale)", "RMS error · η²", []plot.Panel{
-			{Title: "unseen effects: M3APG and the baselines", Series: exp.CurveSeries(res, key("critic_error_unseen"), base)},
-			{Title: "unseen effects: with and without MI", Series: exp.CurveSeries(res, key("critic_error_unseen"), mi)},
-			{Title: "embedding's share of the net push (η²)", Series: exp.CurveSeries(res, key("embed_effect_share"), mi)},
-		}, plot.BandOpts{LogX: true})
+		// The errors at every checkpoint (the convergence check reads their last doubling); η² at the budgets.
+		ev := fmt.Sprintf("n%d/eval/hard_critic_error_unseen", hi)
+		f, err = plot.Panels(fmt.Sprintf("hard game, N = %d: critic error on unseen effects against budget (policy evaluation; the convergence check reads the last doubling)", hi),
+			"transitions seen (log scale)", "RMS error", []plot.Panel{
+				{Title: "M3APG and the baselines", Series: exp.CurveSeries(res, ev, base)},
+				{Title: "with and without MI", Series: exp.CurveSeries(res, ev, mi)},
+			}, plot.BandOpts{LogX: true})
 		if err := figs.Add(f, err, "critic_error_budget"); err != nil {
+			return nil, err
+		}
+		f, err = plot.Curves(fmt.Sprintf("hard game, N = %d: the embedding's share of the net push (η²) against budget", hi), "transitions seen (log scale)", "η²",
+			exp.CurveSeries(res, key("embed_effect_share"), mi), plot.BandOpts{LogX: true, Prob: true})
+		if err := figs.Add(f, err, "embed_effect_budget"); err != nil {
 			return nil, err
 		}
 	}

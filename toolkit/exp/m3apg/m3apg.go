@@ -89,6 +89,36 @@ type Config struct {
 	HardGamma          float64 `json:"hard_gamma,omitempty"`
 	HardHoldOutClasses int     `json:"hard_hold_out_classes,omitempty"`
 	Budgets            []int   `json:"budgets,omitempty"`
+	// HardAgents are the team sizes the hard game is evaluated at (a subset of Agents holding the
+	// largest; empty: all of Agents), and HardEvalIters its policy evaluation's length (rollouts of
+	// EvalEnvs × the learner's Steps; 0: EvalIters), long enough that the critics' errors stop
+	// falling before the last budget (Room: converged-…), with hardEvalPoints checkpoints.
+	HardAgents    []int `json:"hard_agents,omitempty"`
+	HardEvalIters int   `json:"hard_eval_iters,omitempty"`
+}
+
+// evalDiagnosticPoints is how many points a policy evaluation's per-iteration curves keep (block
+// means, track.Curve.Binned); its critic-error checkpoints are kept whole.
+const evalDiagnosticPoints = 100
+
+// hardEvalPoints is how many checkpoints a hard-game policy evaluation's error curve has (its
+// last doubling holds half of them: the convergence check's points).
+const hardEvalPoints = 32
+
+// hardAgents are the team sizes of the hard game (HardAgents, or every N of an older result).
+func (c Config) hardAgents() []int {
+	if len(c.HardAgents) == 0 {
+		return c.Agents
+	}
+	return c.HardAgents
+}
+
+// hardEvalIters is the hard game's policy-evaluation length (HardEvalIters, or EvalIters).
+func (c Config) hardEvalIters() int {
+	if c.HardEvalIters == 0 {
+		return c.EvalIters
+	}
+	return c.HardEvalIters
 }
 
 // ConfigFor returns the configuration at a scale.
@@ -99,15 +129,20 @@ func ConfigFor(s exp.Scale) Config {
 	c := Config{Agents: []int{3, 4, 5, 6}, Grid: 5, Limit: 8, Learner: l, PPO: p, FinalWindow: 10, EvalEnvs: 64, EvalIters: 500, SparseEval: true, PictureN: 4}
 	// [UNVERIFIED] the hard game (issue 38 offers a larger grid, MaxMove 1, a longer limit, γ ≥ 0.97
 	// or a reward on the final position; we take all of them): 11×11, 12 steps, paid at the end; two
-	// of the eight moving effect classes held out; budgets of 10k–320k transitions (the last is the
-	// policy evaluation's whole 500 × 64 × 10).
+	// of the eight moving effect classes held out. Its policy evaluation runs 4000 × 64 × 10 = 2.56M
+	// transitions at N = 3 and 6 only, with budgets 10k–2.56M (×4 apart): at 320k (the shaped game's
+	// length, issue 38's first protocol) the embedding critics' unseen errors still fell by ~30 % per
+	// doubling; probes to 5.12M (seeds 1–2, N = 6) put their floor near 2.56M (coma-q 0.015–0.016,
+	// m3apg 0.014–0.020 unseen). Every N at that length would not fit the 30-minute default.
 	c.Hard, c.HardGrid, c.HardLimit, c.HardGamma, c.HardHoldOutClasses = true, 11, 12, 0.97, 2
-	c.Budgets = []int{10_000, 40_000, 160_000, 320_000}
+	c.HardAgents, c.HardEvalIters = []int{3, 6}, 4000
+	c.Budgets = []int{10_000, 40_000, 160_000, 640_000, 2_560_000}
 	if s == exp.Smoke {
 		c.Agents, c.PictureN, c.EvalEnvs, c.EvalIters = []int{3, 4}, 3, 16, 8
 		c.Learner.Iters, c.Learner.EvalEvery, c.Learner.EvalRows = 8, 4, 500
 		c.FinalWindow = 3
-		c.Budgets = []int{1000}
+		c.HardAgents, c.HardEvalIters = []int{3, 4}, 16
+		c.Budgets = []int{1000, 2000}
 	}
 	c.PPO.Iters = max(1, c.Learner.Iters*c.Learner.Envs*c.Learner.Steps/(c.PPO.Envs*c.PPO.Steps))
 	return c
@@ -133,9 +168,21 @@ func (c Config) Validate() error {
 		if _, err := env.Make(c.HardScenario(2)); err != nil {
 			return fmt.Errorf("m3apg: hard game: %w", err)
 		}
+		if c.HardEvalIters < 0 {
+			return fmt.Errorf("m3apg: hard_eval_iters %d (0: eval_iters)", c.HardEvalIters)
+		}
+		for _, n := range c.HardAgents {
+			if !slices.Contains(c.Agents, n) {
+				return fmt.Errorf("m3apg: hard_agents %v: %d is not among agents %v", c.HardAgents, n, c.Agents)
+			}
+		}
+		if !slices.Contains(c.hardAgents(), slices.Max(c.Agents)) {
+			return fmt.Errorf("m3apg: hard_agents %v must hold the largest N (%d): the budgets are recorded there", c.HardAgents, slices.Max(c.Agents))
+		}
+		total := c.hardEvalIters() * c.EvalEnvs * c.Learner.Steps
 		for i, b := range c.Budgets {
-			if b < 1000 || b%1000 != 0 || (i > 0 && b <= c.Budgets[i-1]) || b > c.EvalIters*c.EvalEnvs*c.Learner.Steps {
-				return fmt.Errorf("m3apg: budgets %v: whole thousands of environment steps, increasing, within the policy evaluation's %d", c.Budgets, c.EvalIters*c.EvalEnvs*c.Learner.Steps)
+			if b < 1000 || b%1000 != 0 || (i > 0 && b <= c.Budgets[i-1]) || b > total {
+				return fmt.Errorf("m3apg: budgets %v: whole thousands of environment steps, increasing, within the hard game's policy evaluation (%d)", c.Budgets, total)
 			}
 		}
 	}
@@ -217,8 +264,8 @@ func Run(opt exp.Options) (*exp.Result, error) {
 			for _, n := range cfg.Agents {
 				label := fmt.Sprintf("m3apg seed %d: %s N=%d", seed, method, n)
 				p := fmt.Sprintf("n%d/", n)
-				if cfg.Hard && slices.Contains(hardCritics, method) {
-					if err := evaluate(cfg, method, n, cfg.HardScenario(n), "hard_", seed, &run, opt.Progress(label+" (policy evaluation, hard game)", cfg.EvalIters)); err != nil {
+				if cfg.Hard && slices.Contains(hardCritics, method) && slices.Contains(cfg.hardAgents(), n) {
+					if err := evaluate(cfg, method, n, cfg.HardScenario(n), "hard_", seed, &run, opt.Progress(label+" (policy evaluation, hard game)", cfg.hardEvalIters())); err != nil {
 						return err
 					}
 					fmt.Fprintf(opt.Log, "seed %d %s N=%d: hard game critic error seen %.3f unseen %.3f\n", seed, method, n,
@@ -284,6 +331,8 @@ func evaluate(cfg Config, method string, n int, scenario, rp string, seed uint64
 	hard := rp == "hard_"
 	if hard {
 		lc.Gamma, lc.HoldOutClasses, lc.EvalAt = cfg.HardGamma, cfg.HardHoldOutClasses, cfg.Budgets
+		lc.Iters = cfg.hardEvalIters()
+		lc.EvalEvery = max(1, lc.Iters/hardEvalPoints)
 	}
 	p := fmt.Sprintf("n%d/", n)
 	add := track.Curves(run.Curves).Add
@@ -345,9 +394,15 @@ func evaluate(cfg Config, method string, n int, scenario, rp string, seed uint64
 		return err
 	}
 	for k, cv := range ev {
-		if !strings.HasPrefix(k, "budget/") { // the budgets' errors are kept as finals below
-			run.Curves[p+"eval/"+rp+k] = cv
+		switch {
+		case strings.HasPrefix(k, "budget/"): // the budgets' errors are kept as finals below
+			continue
+		case !strings.HasPrefix(k, "critic_error_"):
+			// Per-iteration diagnostics (losses; the frozen policy's return and entropy): at most
+			// evalDiagnosticPoints block means, not the hard game's 4000 points each.
+			cv = cv.Binned(evalDiagnosticPoints)
 		}
+		run.Curves[p+"eval/"+rp+k] = cv
 	}
 	seen, unseen := lastMean(ev["critic_error_seen"], 1), lastMean(ev["critic_error_unseen"], 1)
 	run.Final[p+rp+"critic_error_seen"], run.Final[p+rp+"critic_error_unseen"] = seen, unseen
@@ -432,8 +487,10 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
-		// Issue 38's protocol (two more critic kinds, the hard game at every N) needs both cores of a
-		// 2-core machine for its 30 minutes: one ONNX Runtime process keeps one core busy.
-		Jobs: 2,
+		// Issue 38's protocol (two more critic kinds, the hard game's 2.56M-transition evaluations)
+		// needs both cores of a 2-core machine for its 30 minutes: one ONNX Runtime process keeps one
+		// core busy, and three one-seed shards at once keep both busy to the end of five seeds (two
+		// would leave the fifth seed alone on one core: 3 rounds instead of 2.5).
+		Jobs: 3,
 	})
 }

@@ -60,7 +60,7 @@ func TestRoomRecomputed(t *testing.T) {
 		ratio = append(ratio, seen/spread)
 		for _, r := range res.RunsOf(m3apg.M3APG) {
 			if r.Seed == s {
-				tail = append(tail, exp.TailShare(r.Curves["n6/eval/critic_error_unseen"], TailFrac))
+				tail = append(tail, exp.FallPerDoubling(r.Curves["n6/eval/critic_error_unseen"]))
 			}
 		}
 	}
@@ -142,7 +142,11 @@ func TestRoomFlipsClaim(t *testing.T) {
 			}
 			c := r.Curves[key]
 			y := append([]float64(nil), c.Y...)
-			y[len(y)-1] = y[len(y)-2] // the last window flat
+			for k, x := range c.X {
+				if x >= c.X[len(c.X)-1]/2 {
+					y[k] = y[len(y)-1] // the last doubling flat
+				}
+			}
 			c.Y = y
 			r.Curves[key] = c
 		}

@@ -157,6 +157,10 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 	curves := track.Curves{}
 	envSteps := 0
 	var recent []float64
+	var frozenSet **evalSet // policy evaluation: criticError's rows and exact Q built once
+	if cfg.FreezeActor {
+		frozenSet = new(*evalSet)
+	}
 	for it := 1; it <= cfg.Iters; it++ {
 		ro, err := sampler.Collect(cfg.Steps, false)
 		if err != nil {
@@ -275,7 +279,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 		}
 		regular := it%cfg.EvalEvery == 0 || it == cfg.Iters
 		if push != nil && (regular || len(budgets) > 0) {
-			seen, unseen, err := criticError(push, actor, critic, held, cfg, seed)
+			seen, unseen, err := criticError(push, actor, critic, held, cfg, seed, frozenSet)
 			if err != nil {
 				return curves, err
 			}
@@ -400,8 +404,50 @@ func rows(x []float32, dim, n int) [][]float32 {
 
 // criticError compares the critic with the exact Q of the actor's current policy (env.Push.ExactQ)
 // on up to EvalRows (step, cell, joint action) triples with a joint action of each set — seen (in
-// the critic's training data) and unseen (held out) — and returns the RMS errors.
-func criticError(p *env.Push, actor *ac.Net, critic *Critic, held []bool, cfg Config, seed uint64) (seen, unseen float64, err error) {
+// the critic's training data) and unseen (held out) — and returns the RMS errors. With a frozen
+// actor (policy evaluation) the policy, so the rows and their exact Q, never change: set, when not
+// nil, holds them from the first call on (the same rows as rebuilding them: one seed draws them).
+func criticError(p *env.Push, actor *ac.Net, critic *Critic, held []bool, cfg Config, seed uint64, set **evalSet) (seen, unseen float64, err error) {
+	var e *evalSet
+	if set != nil && *set != nil {
+		e = *set
+	} else if e, err = newEvalSet(p, actor, held, cfg, seed); err != nil {
+		return 0, 0, err
+	}
+	if set != nil {
+		*set = e
+	}
+	rms := func(i int) (float64, error) {
+		if len(e.states[i]) == 0 {
+			return math.NaN(), nil
+		}
+		got, err := critic.Q(e.states[i], e.joints[i])
+		if err != nil {
+			return 0, err
+		}
+		var se float64
+		for k := range got {
+			se += (got[k] - e.q[i][k]) * (got[k] - e.q[i][k])
+		}
+		return math.Sqrt(se / float64(len(got))), nil
+	}
+	if seen, err = rms(0); err != nil {
+		return 0, 0, err
+	}
+	unseen, err = rms(1)
+	return seen, unseen, err
+}
+
+// evalSet holds the rows a critic is compared on, [0] with seen joint actions and [1] with unseen
+// ones: states, joint actions and the exact Q of the policy they were built for.
+type evalSet struct {
+	states [2][][]float32
+	joints [2][][]int
+	q      [2][]float64
+}
+
+// newEvalSet draws criticError's rows (seed fixes them) and their exact Q under the actor's policy.
+func newEvalSet(p *env.Push, actor *ac.Net, held []bool, cfg Config, seed uint64) (*evalSet, error) {
 	n, T, cells := p.Spec().Agents, p.Limit(), p.Cells()
 	pis := make([][][][]float64, T)
 	for t := 0; t < T; t++ {
@@ -417,7 +463,7 @@ func criticError(p *env.Push, actor *ac.Net, critic *Critic, held []bool, cfg Co
 		}
 		logits, err := actor.Apply(obs, cells*n)
 		if err != nil {
-			return 0, 0, err
+			return nil, err
 		}
 		pis[t] = make([][][]float64, cells)
 		for c := 0; c < cells; c++ {
@@ -430,14 +476,12 @@ func criticError(p *env.Push, actor *ac.Net, critic *Critic, held []bool, cfg Co
 	}
 	q, err := p.ExactQ(func(c, t int) [][]float64 { return pis[t][c] }, cfg.Gamma)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	r := rand.New(rand.NewPCG(seed, 0x6576616c))
-	rms := func(wantHeld bool) (float64, error) {
-		var st [][]float32
-		var js [][]int
-		var ys []float64
-		for tries := 0; len(st) < cfg.EvalRows && tries < 20*cfg.EvalRows; tries++ {
+	e := &evalSet{}
+	for i, wantHeld := range []bool{false, true} {
+		for tries := 0; len(e.states[i]) < cfg.EvalRows && tries < 20*cfg.EvalRows; tries++ {
 			k := r.IntN(len(held))
 			if held[k] != wantHeld {
 				continue
@@ -446,26 +490,10 @@ func criticError(p *env.Push, actor *ac.Net, critic *Critic, held []bool, cfg Co
 			if c == p.Goal() {
 				continue
 			}
-			st, js, ys = append(st, p.StateOf(c, t)), append(js, env.JointAction(k, n)), append(ys, q.Q[t][c][k])
+			e.states[i], e.joints[i], e.q[i] = append(e.states[i], p.StateOf(c, t)), append(e.joints[i], env.JointAction(k, n)), append(e.q[i], q.Q[t][c][k])
 		}
-		if len(st) == 0 {
-			return math.NaN(), nil
-		}
-		got, err := critic.Q(st, js)
-		if err != nil {
-			return 0, err
-		}
-		var se float64
-		for i := range got {
-			se += (got[i] - ys[i]) * (got[i] - ys[i])
-		}
-		return math.Sqrt(se / float64(len(got))), nil
 	}
-	if seen, err = rms(false); err != nil {
-		return 0, 0, err
-	}
-	unseen, err = rms(true)
-	return seen, unseen, err
+	return e, nil
 }
 
 func b2i(b bool) int {
