@@ -118,12 +118,66 @@ type Policy interface {
 // EvalConfig says how a policy is evaluated: Episodes per (task, embodiment), the worlds' seeds
 // Seed, Seed+1, … (small seeds stay exact in a metrics file, so an episode can be replayed); Greedy acting or sampling; the desired return-to-go the stream starts from (DT); Prompts,
 // when set, a demonstration in context per "task/embodiment" key.
+//
+// ColourShift > 0 is the colour-swap ablation: the prefix names the colour ColourShift places after
+// the task's in gw.Colours (cyclically) while the world still pays for the task's own; an agent
+// that reads the token then heads for the named goal (Outcome.TokenGoal).
 type EvalConfig struct {
-	Episodes  int
-	Seed      uint64
-	Greedy    bool
-	TargetRTG float64
-	Prompts   map[string]*dt.Seq
+	Episodes    int
+	Seed        uint64
+	Greedy      bool
+	TargetRTG   float64
+	Prompts     map[string]*dt.Seq
+	ColourShift int
+}
+
+// ShiftColour is task with its colour moved shift places along gw.Colours (cyclically).
+func ShiftColour(task gw.Task, shift int) gw.Task {
+	cs := gw.Colours()
+	i := gw.TaskParts(task)[2]
+	task.Colour = cs[((i+shift)%len(cs)+len(cs))%len(cs)]
+	return task
+}
+
+// Outcome tallies a set of episodes: the shares ending on the target goal (Success), on another
+// goal (WrongGoal) and out of steps (TimeOut), and the share ending on the goal the prefix's
+// colour token named (TokenGoal; Success when the colour was not swapped).
+type Outcome struct {
+	Episodes  int     `json:"episodes"`
+	Success   float64 `json:"success"`
+	WrongGoal float64 `json:"wrong_goal"`
+	TimeOut   float64 `json:"time_out"`
+	TokenGoal float64 `json:"token_goal"`
+}
+
+// Tally is the Outcome of trajectories played with EvalConfig.ColourShift colourShift.
+func Tally(trs []gw.Trajectory, colourShift int) (Outcome, error) {
+	o := Outcome{Episodes: len(trs)}
+	if len(trs) == 0 {
+		return o, fmt.Errorf("foundation: no episodes to tally")
+	}
+	for i, tr := range trs {
+		task, err := gw.ParseTask(tr.Task)
+		if err != nil {
+			return o, fmt.Errorf("episode %d: %w", i, err)
+		}
+		switch tr.Ending {
+		case gw.EndSuccess:
+			o.Success++
+		case gw.EndWrongGoal:
+			o.WrongGoal++
+		case gw.EndTimeOut:
+			o.TimeOut++
+		default:
+			return o, fmt.Errorf("episode %d: ending %q (a trajectory from before endings were recorded?)", i, tr.Ending)
+		}
+		if tr.Reached != "" && tr.Reached == ShiftColour(task, colourShift).Colour {
+			o.TokenGoal++
+		}
+	}
+	n := float64(len(trs))
+	o.Success, o.WrongGoal, o.TimeOut, o.TokenGoal = o.Success/n, o.WrongGoal/n, o.TimeOut/n, o.TokenGoal/n
+	return o, nil
 }
 
 // PromptKey is the key of a task and embodiment in EvalConfig.Prompts.
@@ -155,7 +209,7 @@ func Evaluate(p Policy, tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalCo
 					return 0, nil, err
 				}
 				x := &ep{w: w, e: e, togo: cfg.TargetRTG, best: best, tr: gw.Trajectory{Task: task.String(), Embodiment: int(e), Seed: ws}}
-				x.seq = dt.Seq{Prefix: Prefix(task, e), Prompt: cfg.Prompts[PromptKey(task, e)]}
+				x.seq = dt.Seq{Prefix: Prefix(ShiftColour(task, cfg.ColourShift), e), Prompt: cfg.Prompts[PromptKey(task, e)]}
 				eps = append(eps, x)
 			}
 		}
@@ -189,13 +243,40 @@ func Evaluate(p Policy, tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalCo
 	}
 	var wins int
 	for _, x := range eps {
-		x.tr.Success = x.w.Success()
+		x.tr.Success, x.tr.Ending, x.tr.Reached = x.w.Success(), x.w.Ending(), x.w.Reached()
 		if x.tr.Success {
 			wins++
 		}
 		trs = append(trs, x.tr)
 	}
 	return float64(wins) / float64(len(eps)), trs, nil
+}
+
+// EvaluateReference plays the reference policy name (gw.References) in the worlds Evaluate plays
+// with the same tasks, embodiments and cfg (the same world seeds in the same order; Greedy,
+// TargetRTG, Prompts and ColourShift do not apply), and returns its success rate and trajectories.
+func EvaluateReference(name string, tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalConfig) (float64, []gw.Trajectory, error) {
+	var trs []gw.Trajectory
+	var wins int
+	for _, task := range tasks {
+		for _, e := range embodiments {
+			for i := 0; i < cfg.Episodes; i++ {
+				ws := cfg.Seed + uint64(len(trs))
+				tr, _, err := gw.PlayReference(name, task, e, ws, ws^0x726566)
+				if err != nil {
+					return 0, nil, err
+				}
+				if tr.Success {
+					wins++
+				}
+				trs = append(trs, tr)
+			}
+		}
+	}
+	if len(trs) == 0 {
+		return 0, nil, fmt.Errorf("foundation: no episodes (tasks, embodiments or episodes empty)")
+	}
+	return float64(wins) / float64(len(trs)), trs, nil
 }
 
 // OnlineConfig is online fine-tuning: Rounds of Episodes sampled episodes per (task, embodiment),

@@ -125,3 +125,58 @@ func TestSeqs(t *testing.T) {
 		}
 	}
 }
+
+// prefixes records the colour tokens of the streams it is asked about and stays put.
+type prefixes struct{ colours map[int]bool }
+
+func (p prefixes) ActionLogits(seqs []dt.Seq) ([][]float32, error) {
+	for _, s := range seqs {
+		p.colours[s.Prefix[2]] = true
+	}
+	return stay{}.ActionLogits(seqs)
+}
+
+// The colour swap names another colour in the prefix and nothing else changes; EvaluateReference
+// plays the worlds Evaluate plays, in its order; Tally counts endings and the goal the token named.
+func TestColourSwapReferencesTally(t *testing.T) {
+	task := gw.HeldOut()[0] // open/key/blue
+	es := []gw.Embodiment{gw.Walker, gw.Diagonal}
+	cfg := EvalConfig{Episodes: 4, Seed: 500, Greedy: true, TargetRTG: 1, ColourShift: 1}
+	p := prefixes{colours: map[int]bool{}}
+	_, played, err := Evaluate(p, []gw.Task{task}, es, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 4 + gw.TaskParts(gw.Task{Layout: "open", Door: "key", Colour: "red"})[2]; len(p.colours) != 1 || !p.colours[want] {
+		t.Fatalf("colour tokens %v, want only %d (blue shifted by one: red)", p.colours, want)
+	}
+	if ShiftColour(task, 2).Colour != "green" || ShiftColour(task, -1).Colour != "green" || ShiftColour(task, 3) != task {
+		t.Fatal("ShiftColour")
+	}
+	for _, tr := range played {
+		if tr.Task != task.String() || tr.Ending == "" {
+			t.Fatalf("trajectory %s ending %q: the world's own task and its ending are recorded", tr.Task, tr.Ending)
+		}
+	}
+	s, refs, err := EvaluateReference(gw.RefExpert, []gw.Task{task}, es, cfg)
+	if err != nil || s != 1 || len(refs) != len(played) {
+		t.Fatalf("expert reference: success %v, %d episodes (%v)", s, len(refs), err)
+	}
+	for i := range refs {
+		if refs[i].Seed != played[i].Seed || refs[i].Embodiment != played[i].Embodiment {
+			t.Fatalf("episode %d: reference world %d/e%d, evaluated world %d/e%d", i, refs[i].Seed, refs[i].Embodiment, played[i].Seed, played[i].Embodiment)
+		}
+	}
+	o, err := Tally([]gw.Trajectory{
+		{Task: "open/key/blue", Ending: gw.EndSuccess, Reached: "blue"},
+		{Task: "open/key/blue", Ending: gw.EndWrongGoal, Reached: "red"},
+		{Task: "open/key/blue", Ending: gw.EndWrongGoal, Reached: "green"},
+		{Task: "open/key/blue", Ending: gw.EndTimeOut},
+	}, 1)
+	if err != nil || o != (Outcome{Episodes: 4, Success: 0.25, WrongGoal: 0.5, TimeOut: 0.25, TokenGoal: 0.25}) {
+		t.Fatalf("tally %+v (%v)", o, err)
+	}
+	if _, err := Tally([]gw.Trajectory{{Task: "open/key/blue"}}, 0); err == nil {
+		t.Fatal("a trajectory without an ending was tallied")
+	}
+}

@@ -11,21 +11,23 @@ const (
 	// WalkerChannels per cell, then the carrying-key flag (344 values).
 	Walker Embodiment = 0
 	// Diagonal has 8 moves (the 4 and NE, NW, SE, SW; a move is blocked only by its target cell)
-	// and sees an egocentric Window×Window view (cells off the grid read as wall) with channels
-	// DiagonalChannels, then the carrying-key flag (151 values).
+	// and sees the whole grid as the walker does (344 values), so its expert plans from nothing
+	// the agent does not see (ObsWorld). Until issue 39 it saw an egocentric Window×Window view
+	// (WindowObs), which hid the target goal at 71–80 % of held-out starts while its expert planned
+	// from the full state: its demonstrations could not be imitated from what it saw.
 	Diagonal Embodiment = 1
 )
 
 // NumEmbodiments is the number of embodiments.
 const NumEmbodiments = 2
 
-// Window is the side of the diagonal mover's egocentric view.
+// Window is the side of WindowObs's egocentric view (the diagonal mover's view before issue 39).
 const Window = 5
 
 // Channel counts of the two observations.
 const (
 	WalkerChannels   = 7 // wall, goal-red, goal-green, goal-blue, key, door, agent
-	DiagonalChannels = 6 // wall, goal-red, goal-green, goal-blue, key, door
+	DiagonalChannels = 6 // WindowObs's: wall, goal-red, goal-green, goal-blue, key, door
 )
 
 // MaxObsSize is the largest ObsSize over the embodiments; MaxActions the largest NumActions.
@@ -87,11 +89,8 @@ func ActionNames(e Embodiment) []string {
 
 // ObsSize is the length of e's observation (0 for an unknown embodiment).
 func ObsSize(e Embodiment) int {
-	switch e {
-	case Walker:
+	if e.Valid() {
 		return MaxObsSize
-	case Diagonal:
-		return Window*Window*DiagonalChannels + 1
 	}
 	return 0
 }
@@ -100,29 +99,35 @@ func ObsSize(e Embodiment) int {
 // door 5 — the order both observations share.
 func channel(c Cell) int { return int(c) - 1 }
 
-// Obs returns the observation of embodiment e in the current state (see Walker and Diagonal).
-// The walker's value for channel ch of cell (x, y) is at ((y·Size)+x)·WalkerChannels + ch; the
-// diagonal mover's for the cell at offset (dx, dy) from the agent at
-// ((dy+2)·Window + dx+2)·DiagonalChannels + ch. The last value is 1 while the key is carried.
-// An unknown embodiment panics.
+// Obs returns the observation of embodiment e in the current state: for both embodiments the whole
+// grid, the value for channel ch of cell (x, y) at ((y·Size)+x)·WalkerChannels + ch (the agent's
+// cell in the last channel), then 1 while the key is carried. An unknown embodiment panics.
 func (w *World) Obs(e Embodiment) []float32 {
 	movesOf(e) // validates e
 	out := make([]float32, ObsSize(e))
-	switch e {
-	case Walker:
-		for i, c := range w.grid {
-			if ch := channel(c); ch >= 0 {
-				out[i*WalkerChannels+ch] = 1
-			}
+	for i, c := range w.grid {
+		if ch := channel(c); ch >= 0 {
+			out[i*WalkerChannels+ch] = 1
 		}
-		out[(w.ay*Size+w.ax)*WalkerChannels+WalkerChannels-1] = 1
-	case Diagonal:
-		const h = Window / 2
-		for dy := -h; dy <= h; dy++ {
-			for dx := -h; dx <= h; dx++ {
-				if ch := channel(w.CellAt(w.ax+dx, w.ay+dy)); ch >= 0 {
-					out[((dy+h)*Window+dx+h)*DiagonalChannels+ch] = 1
-				}
+	}
+	out[(w.ay*Size+w.ax)*WalkerChannels+WalkerChannels-1] = 1
+	if w.carrying {
+		out[len(out)-1] = 1
+	}
+	return out
+}
+
+// WindowObs is the egocentric Window×Window view the diagonal mover had before issue 39: the cell
+// at offset (dx, dy) from the agent at ((dy+2)·Window + dx+2)·DiagonalChannels + ch (cells off
+// the grid read as wall), then the carrying-key flag (151 values). Kept to measure what it hid
+// (TargetInWindow).
+func (w *World) WindowObs() []float32 {
+	out := make([]float32, Window*Window*DiagonalChannels+1)
+	const h = Window / 2
+	for dy := -h; dy <= h; dy++ {
+		for dx := -h; dx <= h; dx++ {
+			if ch := channel(w.CellAt(w.ax+dx, w.ay+dy)); ch >= 0 {
+				out[((dy+h)*Window+dx+h)*DiagonalChannels+ch] = 1
 			}
 		}
 	}
@@ -130,4 +135,44 @@ func (w *World) Obs(e Embodiment) []float32 {
 		out[len(out)-1] = 1
 	}
 	return out
+}
+
+// TargetInWindow reports whether the target goal lies inside WindowObs's view.
+func (w *World) TargetInWindow() bool {
+	_, x, y := w.Target()
+	return abs(x-w.ax) <= Window/2 && abs(y-w.ay) <= Window/2
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// ObsWorld rebuilds, from an observation of Obs and the task, the world state it shows: the grid,
+// the agent's cell and whether the key is carried (the step count is not observed and reads 0).
+// The expert's plan from it is the plan from the world itself — what the agent sees is all the
+// expert uses.
+func ObsWorld(task Task, obs []float32) (*World, error) {
+	if len(obs) != MaxObsSize {
+		return nil, fmt.Errorf("gridworld: observation of %d values, want %d", len(obs), MaxObsSize)
+	}
+	w := &World{task: task, ax: -1}
+	for i := range w.grid {
+		for ch := range WalkerChannels - 1 {
+			if obs[i*WalkerChannels+ch] == 1 {
+				w.grid[i] = Cell(ch + 1)
+			}
+		}
+		if obs[i*WalkerChannels+WalkerChannels-1] == 1 {
+			w.ax, w.ay = i%Size, i/Size
+		}
+	}
+	if w.ax < 0 {
+		return nil, fmt.Errorf("gridworld: observation shows no agent")
+	}
+	w.carrying = obs[len(obs)-1] == 1
+	w.start, w.sx, w.sy = w.grid, w.ax, w.ay
+	return w, nil
 }

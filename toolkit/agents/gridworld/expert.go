@@ -26,10 +26,14 @@ func (s searchState) index() int {
 // key is needed). It returns the actions of a shortest path (ties broken by action order) and
 // whether one exists.
 func shortestPlan(w *World, moves []move, allowKey bool) ([]int, bool) {
+	return planTo(w, moves, allowKey, GoalCell(w.task.Colour))
+}
+
+// planTo is shortestPlan to the goal target, whatever the task's colour (the other goals avoided).
+func planTo(w *World, moves []move, allowKey bool, target Cell) ([]int, bool) {
 	if w.done {
 		return nil, false
 	}
-	target := GoalCell(w.task.Colour)
 	const n = Size * Size * 4
 	var seen [n]bool
 	var parent [n]int

@@ -224,7 +224,7 @@ func TestDynamicsByHand(t *testing.T) {
 }
 
 func TestObservations(t *testing.T) {
-	if ObsSize(Walker) != 344 || ObsSize(Diagonal) != 151 || MaxObsSize != 344 || NumActions(Walker) != 4 || NumActions(Diagonal) != 8 || MaxActions != 8 {
+	if ObsSize(Walker) != 344 || ObsSize(Diagonal) != 344 || MaxObsSize != 344 || NumActions(Walker) != 4 || NumActions(Diagonal) != 8 || MaxActions != 8 {
 		t.Fatal("sizes")
 	}
 	if !reflect.DeepEqual(ActionNames(Diagonal), []string{"NORTH", "SOUTH", "WEST", "EAST", "NE", "NW", "SE", "SW"}) || len(ActionNames(Walker)) != 4 || EmbodimentName(Diagonal) != "diagonal" {
@@ -243,9 +243,13 @@ func TestObservations(t *testing.T) {
 	if n := countCells(w); sum != float32(Size*Size-n[Floor]+1) {
 		t.Fatalf("walker observation has %v ones", sum)
 	}
-	// The diagonal mover at (1,1) sees x, y ∈ [−1, 3]; off-grid reads as wall.
+	// Since issue 39 the diagonal mover sees what the walker sees.
+	if !reflect.DeepEqual(w.Obs(Diagonal), o) {
+		t.Fatal("diagonal observation differs from the walker's")
+	}
+	// WindowObs (its view before): at (1,1) it sees x, y ∈ [−1, 3]; off-grid reads as wall.
 	want := []string{"#####", "#####", "##..#", "##.k#", "##..D"}
-	got := w.Obs(Diagonal)
+	got := w.WindowObs()
 	for dy, row := range want {
 		for dx := range row {
 			for ch := 0; ch < DiagonalChannels; ch++ {
@@ -358,7 +362,7 @@ func TestTrajectoriesJSONL(t *testing.T) {
 		{field: "embodiment", raw: `{"task":"open/none/red","seed":1,"obs":[],"actions":[],"rewards":[],"success":false}`},
 		{field: "obs", edit: func(tr *Trajectory) { tr.Obs, tr.Actions, tr.Rewards = nil, nil, nil }},
 		{field: "obs[1]", edit: func(tr *Trajectory) { tr.Obs[1] = tr.Obs[1][:150] }},
-		{field: "obs[0]", edit: func(tr *Trajectory) { tr.Embodiment = 0 }},
+		{field: "obs[0]", edit: func(tr *Trajectory) { tr.Obs[0] = append(tr.Obs[0], 0) }},
 		{field: "actions", edit: func(tr *Trajectory) { tr.Actions = tr.Actions[1:] }},
 		{field: "rewards", edit: func(tr *Trajectory) { tr.Rewards = append(tr.Rewards, 0) }},
 		{field: "actions[0]", edit: func(tr *Trajectory) { tr.Actions[0] = 8 }},
@@ -396,7 +400,7 @@ func TestEnvScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sp := e.Spec(); sp != (env.Spec{Name: "grid:rooms-key-blue-e1", Agents: 1, ObsSize: 151, Actions: 8, StateSize: 151, Horizon: Limit}) {
+	if sp := e.Spec(); sp != (env.Spec{Name: "grid:rooms-key-blue-e1", Agents: 1, ObsSize: 344, Actions: 8, StateSize: 344, Horizon: Limit}) {
 		t.Fatalf("spec %+v", sp)
 	}
 	s, _, err := e.Reset(17)

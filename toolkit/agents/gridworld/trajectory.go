@@ -15,7 +15,9 @@ type Trajectory struct {
 	Obs        [][]float32 `json:"obs"`        // len(Actions) rows of ObsSize(Embodiment)
 	Actions    []int       `json:"actions"`
 	Rewards    []float64   `json:"rewards"`
-	Success    bool        `json:"success"` // the episode ended on the target goal
+	Success    bool        `json:"success"`           // the episode ended on the target goal
+	Ending     string      `json:"ending,omitempty"`  // World.Ending: success, wrong_goal or time_out ("" in older files)
+	Reached    string      `json:"reached,omitempty"` // World.Reached: the colour of the goal entered ("" none)
 }
 
 // Return is the sum of the trajectory's rewards.
@@ -50,7 +52,7 @@ func Rollout(task Task, e Embodiment, seed uint64, noise float64, policySeed uin
 		tr.Actions = append(tr.Actions, a)
 		tr.Rewards = append(tr.Rewards, rew)
 	}
-	tr.Success = w.Success()
+	tr.Success, tr.Ending, tr.Reached = w.Success(), w.Ending(), w.Reached()
 	return tr, nil
 }
 

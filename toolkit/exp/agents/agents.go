@@ -117,7 +117,7 @@ type run struct {
 }
 
 func (r *run) eval(p foundation.Policy, prompts bool) (float64, []gw.Trajectory, error) {
-	ec := foundation.EvalConfig{Episodes: r.cfg.EvalEpisodes, Seed: r.seed*1_000_000 + 900_000, Greedy: true, TargetRTG: r.cfg.TargetRTG}
+	ec := r.heldOutConfig()
 	if prompts {
 		ec.Prompts = r.prompt
 	}
@@ -220,13 +220,12 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		for i, t := range types {
 			pre.Final[fmt.Sprintf("pretrain_type_%d", i)] = float64(t.Index())
 		}
-		// In distribution: the pretrained agent on fresh worlds of its own task types.
-		inDist, _, err := foundation.Evaluate(agent, types, embodiments, foundation.EvalConfig{Episodes: max(1, cfg.EvalEpisodes/2),
-			Seed: seed*1_000_000 + 800_000, Greedy: true, TargetRTG: cfg.TargetRTG})
-		if err != nil {
+		// In distribution (fresh worlds of its own task types) and held out, beside the reference
+		// policies on the same worlds.
+		if err := r.rooms(agent, types); err != nil {
 			return err
 		}
-		pre.Final["pretrain_success"] = inDist
+		pre.Final["pretrain_success"] = pre.Final["indist/success"]
 		if err := r.adapt(agent); err != nil {
 			return err
 		}
@@ -255,6 +254,85 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		fmt.Fprintf(opt.Log, " online: pretrained %.2f scratch %.2f\n", r.runs["pretrained"].Final["success_online"], r.runs["scratch"].Final["success_online"])
 		return nil
 	})
+}
+
+// inDistConfig is the evaluation on fresh worlds of the pretraining task types (pretrain_success).
+func (r *run) inDistConfig() foundation.EvalConfig {
+	return foundation.EvalConfig{Episodes: max(1, r.cfg.EvalEpisodes/2), Seed: r.seed*1_000_000 + 800_000, Greedy: true, TargetRTG: r.cfg.TargetRTG}
+}
+
+// heldOutConfig is the evaluation on the held-out task types (success_k<k>).
+func (r *run) heldOutConfig() foundation.EvalConfig {
+	return foundation.EvalConfig{Episodes: r.cfg.EvalEpisodes, Seed: r.seed*1_000_000 + 900_000, Greedy: true, TargetRTG: r.cfg.TargetRTG}
+}
+
+// rooms records the room checks' measurements (issue 39) on the pretrained run: the reference
+// policies (gw.References) on the very worlds the agent is evaluated on, in distribution (its
+// pretraining types) and held out — ref/<name>/{indist,heldout}/… —, the pretrained agent's own
+// outcomes there by ending, embodiment and task type (indist/…, heldout/…), and the colour swap in
+// distribution (swap/…: the prefix names another colour; token_goal is the share that went where
+// the token said).
+func (r *run) rooms(agent *dt.Agent, types []gw.Task) error {
+	pre := r.runs["pretrained"]
+	sets := []struct {
+		name  string
+		tasks []gw.Task
+		cfg   foundation.EvalConfig
+	}{{"indist", types, r.inDistConfig()}, {"heldout", gw.HeldOut(), r.heldOutConfig()}}
+	for _, set := range sets {
+		for _, ref := range gw.References() {
+			_, trs, err := foundation.EvaluateReference(ref, set.tasks, embodiments, set.cfg)
+			if err != nil {
+				return err
+			}
+			if err := recordOutcomes(pre, fmt.Sprintf("ref/%s/%s/", ref, set.name), trs, 0); err != nil {
+				return err
+			}
+		}
+		_, trs, err := foundation.Evaluate(agent, set.tasks, embodiments, set.cfg)
+		if err != nil {
+			return err
+		}
+		if err := recordOutcomes(pre, set.name+"/", trs, 0); err != nil {
+			return err
+		}
+	}
+	swap := r.inDistConfig()
+	swap.ColourShift = 1
+	_, trs, err := foundation.Evaluate(agent, types, embodiments, swap)
+	if err != nil {
+		return err
+	}
+	return recordOutcomes(pre, "swap/", trs, swap.ColourShift)
+}
+
+// recordOutcomes writes the Outcome of trs under prefix (success, wrong_goal, time_out, token_goal)
+// and the success rate per embodiment (<prefix><embodiment>/success) and per task type
+// (<prefix>task<index>/success).
+func recordOutcomes(run *exp.Run, prefix string, trs []gw.Trajectory, colourShift int) error {
+	o, err := foundation.Tally(trs, colourShift)
+	if err != nil {
+		return err
+	}
+	run.Final[prefix+"success"], run.Final[prefix+"wrong_goal"], run.Final[prefix+"time_out"], run.Final[prefix+"token_goal"] = o.Success, o.WrongGoal, o.TimeOut, o.TokenGoal
+	groups := map[string][]gw.Trajectory{}
+	for _, tr := range trs {
+		task, err := gw.ParseTask(tr.Task)
+		if err != nil {
+			return err
+		}
+		e := gw.EmbodimentName(gw.Embodiment(tr.Embodiment))
+		groups[e] = append(groups[e], tr)
+		groups[fmt.Sprintf("task%d", task.Index())] = append(groups[fmt.Sprintf("task%d", task.Index())], tr)
+	}
+	for k, g := range groups {
+		o, err := foundation.Tally(g, colourShift)
+		if err != nil {
+			return err
+		}
+		run.Final[prefix+k+"/success"] = o.Success
+	}
+	return nil
 }
 
 // adapt evaluates every method at k = 0 and after training on k demonstrations.
