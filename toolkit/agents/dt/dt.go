@@ -104,12 +104,18 @@ var ActionLoss = lm.Loss{
 	Name:   "dt-action",
 	Inputs: []string{"tokens", "positions", "key_mask", "targets", "target_mask"},
 	Fn: func(c lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
-		logits, _, _ := lm.Forward(c, w, in)
-		mask := in.Get("target_mask")
-		loss := Neg(lm.MaskedMean(lm.TokenLogProbs(logits, in.Get("targets")), mask))
-		hit := ConvertDType(Equal(ConvertDType(ArgMax(logits, -1), dtypes.Int32), in.Get("targets")), dtypes.Float32)
-		return loss, []*Node{loss, lm.MaskedMean(hit, mask)}
+		loss, acc := actionMeasures(c, w, in)
+		return loss, []*Node{loss, acc}
 	},
+}
+
+// actionMeasures are ActionLoss's loss and action accuracy (training and Score share them).
+func actionMeasures(c lm.Config, w *lm.Views, in lm.In) (loss, accuracy *Node) {
+	logits, _, _ := lm.Forward(c, w, in)
+	mask := in.Get("target_mask")
+	loss = Neg(lm.MaskedMean(lm.TokenLogProbs(logits, in.Get("targets")), mask))
+	hit := ConvertDType(Equal(ConvertDType(ArgMax(logits, -1), dtypes.Int32), in.Get("targets")), dtypes.Float32)
+	return loss, lm.MaskedMean(hit, mask)
 }
 
 // Update runs one optimizer step on seqs.

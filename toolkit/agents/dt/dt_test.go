@@ -1,6 +1,7 @@
 package dt
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -72,19 +73,7 @@ func TestPackByHand(t *testing.T) {
 func TestTrainingLowersActionLoss(t *testing.T) {
 	cfg := tinyConfig()
 	r := rand.New(rand.NewPCG(1, 2))
-	var data []Seq
-	for i := 0; i < 64; i++ {
-		task := i % 2
-		var s Seq
-		s.Prefix = []int{task}
-		for step := 0; step < 4; step++ {
-			hot := r.IntN(3)
-			o := make([]float32, 3)
-			o[hot] = 1
-			s.Obs, s.RTG, s.Actions = append(s.Obs, o), append(s.RTG, 1), append(s.Actions, (hot+task)%3)
-		}
-		data = append(data, s)
-	}
+	data := copyTask(r, 64)
 	a, err := New(cfg, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -123,5 +112,66 @@ func TestTrainingLowersActionLoss(t *testing.T) {
 	}
 	if got := Choose(bl[0], 3, true, r); got != data[0].Actions[1] {
 		t.Fatalf("bc greedy action %d, want %d", got, data[0].Actions[1])
+	}
+}
+
+// copyTask is n streams of the task TestTrainingLowersActionLoss learns: the action is the
+// observation's hot index (prefix 0) or the next one (prefix 1).
+func copyTask(r *rand.Rand, n int) []Seq {
+	var data []Seq
+	for i := 0; i < n; i++ {
+		task := i % 2
+		var s Seq
+		s.Prefix = []int{task}
+		for step := 0; step < 4; step++ {
+			hot := r.IntN(3)
+			o := make([]float32, 3)
+			o[hot] = 1
+			s.Obs, s.RTG, s.Actions = append(s.Obs, o), append(s.RTG, 1), append(s.Actions, (hot+task)%3)
+		}
+		data = append(data, s)
+	}
+	return data
+}
+
+// Score weighs every action once whatever the batching; TrainToBest measures the validation split
+// at each EvalEvery, keeps the weights of its lowest loss (Score reads that loss again after it
+// returns), learns the task, and stops after Patience measurements without a new best.
+func TestScoreAndTrainToBest(t *testing.T) {
+	cfg := tinyConfig()
+	r := rand.New(rand.NewPCG(4, 5))
+	train, val := copyTask(r, 64), copyTask(r, 24)
+	val[0].Obs, val[0].RTG, val[0].Actions = val[0].Obs[:2], val[0].RTG[:2], val[0].Actions[:2] // a shorter stream
+	a, err := New(cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	l8, acc8, err := a.Score(val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Cfg.Batch = 5
+	l5, acc5, err := a.Score(val)
+	if err != nil || math.Abs(l5-l8) > 1e-5 || math.Abs(acc5-acc8) > 1e-6 {
+		t.Fatalf("batch 8: %v %v; batch 5: %v %v (%v)", l8, acc8, l5, acc5, err)
+	}
+	a.Cfg.Batch = 8
+	curves, best, bl, bacc, err := a.TrainToBest(train, val, StopConfig{MaxSteps: 300, EvalEvery: 30, Patience: 3}, r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vl := curves["val_action_loss"]
+	if len(vl.Y) == 0 || len(vl.Y) > 10 || best%30 != 0 || bl != slices.Min(vl.Y) || !(bacc > 0.6) {
+		t.Fatalf("%d measurements, best at %d: loss %v accuracy %v; curve %v", len(vl.Y), best, bl, bacc, vl.Y)
+	}
+	if got, _, err := a.Score(val); err != nil || math.Abs(got-bl) > 1e-5 {
+		t.Fatalf("after TrainToBest the validation loss is %v, the kept best %v (%v)", got, bl, err)
+	}
+	if last := vl.X[len(vl.X)-1]; last < 300 && last-float64(best) != 3*30 {
+		t.Fatalf("stopped at %v with the best at %d: patience 3 × 30 steps", last, best)
+	}
+	if _, _, _, _, err := a.TrainToBest(train, nil, StopConfig{MaxSteps: 10, EvalEvery: 5}, r, nil); err == nil {
+		t.Fatal("no validation split accepted")
 	}
 }
