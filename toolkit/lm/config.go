@@ -48,6 +48,11 @@ type Config struct {
 	// linear patch embedding, never as token ids; "" is the token embedder alone.
 	Renderer string `json:"renderer,omitempty"`
 	Pixels   int    `json:"pixels,omitempty"`
+	// PatchAdd adds a rendered position's patch embedding to its token's embedding instead of
+	// replacing it: one position then carries a token and an observation (a decision transformer
+	// with one token per step: the return-to-go bin and previous action as the token, the
+	// observation as the patch). False: the patch replaces the token.
+	PatchAdd bool `json:"patch_add,omitempty"`
 }
 
 // HeadSpec declares an extra head: Out outputs per position, weights "heads/<Name>/w" [Dim, Out]
@@ -104,6 +109,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("lm config: activation = %q, want gelu, gelu_tanh or relu", c.Activation)
 	case !(c.InitStd > 0):
 		return fmt.Errorf("lm config: init_std = %v, need > 0", c.InitStd)
+	}
+	if c.PatchAdd && c.Renderer == "" {
+		return fmt.Errorf("lm config: patch_add without a patch embedder (renderer, pixels)")
 	}
 	if (c.Renderer == "") != (c.Pixels == 0) || c.Pixels < 0 {
 		return fmt.Errorf("lm config: renderer = %q with pixels = %d: a patch embedder needs both", c.Renderer, c.Pixels)

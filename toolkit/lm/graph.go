@@ -65,8 +65,9 @@ func TokenEmbed(c Config, w *Views, tokens, pos *Node) *Node {
 
 // Embed is the configured embedder over a batch's named inputs: TokenEmbed of "tokens" at
 // "positions", and for a patch embedder (Config.Renderer) the rendered positions ("patch_mask" 1)
-// replaced by the linear embedding of their pixels ("patches" [B,T,Pixels]) plus the position
-// embedding. Output [B·T, D].
+// replaced by the linear embedding of their pixels ("patches" [B,T,Pixels]) — or, with
+// Config.PatchAdd, that embedding added to their token's — plus the position embedding. Output
+// [B·T, D].
 func Embed(c Config, w *Views, in In) *Node {
 	tokens, pos := in.Get("tokens"), in.Get("positions")
 	if c.Renderer == "" {
@@ -76,8 +77,11 @@ func Embed(c Config, w *Views, in In) *Node {
 	ids, p := Reshape(tokens, n), Reshape(pos, n)
 	mask := Reshape(in.Get("patch_mask"), n, 1)
 	pix := dense(Reshape(in.Get("patches"), n, c.Pixels), w.W("embed/patch/w"), w.W("embed/patch/bias"))
-	x := Add(Mul(rows(w.W("embed/tokens"), ids), OneMinus(mask)), Mul(pix, mask))
-	return addPositions(c, w, x, p)
+	tok := rows(w.W("embed/tokens"), ids)
+	if !c.PatchAdd {
+		tok = Mul(tok, OneMinus(mask))
+	}
+	return addPositions(c, w, Add(tok, Mul(pix, mask)), p)
 }
 
 // embed returns the input embeddings [N, D] of token ids [N] at positions [N].

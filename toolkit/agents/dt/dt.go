@@ -40,23 +40,38 @@ type Config struct {
 	LR       float64 `json:"lr"`
 	ClipNorm float64 `json:"clip_norm"`
 	Batch    int     `json:"batch"`
+	// Stream is how a step is laid out: StreamTriples ("" too) three tokens (return-to-go, OBS,
+	// action) as in the decision transformer paper; StreamSteps one token per step — the
+	// return-to-go bin and the previous action as one token id, the observation's patch added to
+	// its embedding (lm.Config.PatchAdd) — a third of the positions, so about a third of the
+	// compute (PaperLab's choice, issue 39).
+	Stream string `json:"stream,omitempty"`
 }
+
+// Stream layouts (Config.Stream).
+const (
+	StreamTriples = "triples"
+	StreamSteps   = "steps"
+)
 
 // Vocab is the configuration's token layout.
 func (c Config) Vocab() Vocab {
-	return Vocab{RTGBins: c.RTGBins, Actions: c.Actions, Prefixes: c.Prefixes}
+	return Vocab{RTGBins: c.RTGBins, Actions: c.Actions, Prefixes: c.Prefixes, Steps: c.Stream == StreamSteps}
 }
 
 // LM is the trunk's configuration: learned positions, GELU, the patch embedder fed from the batch.
 func (c Config) LM() lm.Config {
 	return lm.Config{Vocab: c.Vocab().Size(), Context: c.Context, Layers: c.Layers, Dim: c.Dim, Heads: c.Heads,
-		Positions: "learned", Activation: "gelu", InitStd: 0.02, Renderer: lm.InputPatches, Pixels: c.Pixels}
+		Positions: "learned", Activation: "gelu", InitStd: 0.02, Renderer: lm.InputPatches, Pixels: c.Pixels, PatchAdd: c.Stream == StreamSteps}
 }
 
 // Validate names an invalid field.
 func (c Config) Validate() error {
 	if c.RTGBins < 1 || c.Actions < 1 || c.Prefixes < 0 || c.Pixels < 1 || !(c.LR > 0) || c.ClipNorm < 0 || c.Batch < 1 {
 		return fmt.Errorf("dt: rtg_bins, actions, pixels, batch ≥ 1, prefixes ≥ 0, lr > 0 and clip_norm ≥ 0 are needed (%+v)", c)
+	}
+	if c.Stream != "" && c.Stream != StreamTriples && c.Stream != StreamSteps {
+		return fmt.Errorf("dt: stream %q, want %q or %q", c.Stream, StreamTriples, StreamSteps)
 	}
 	return c.LM().Validate()
 }

@@ -175,3 +175,67 @@ func TestScoreAndTrainToBest(t *testing.T) {
 		t.Fatal("no validation split accepted")
 	}
 }
+
+// StreamSteps by hand: one token per step — (return-to-go bin, previous action) — carrying its
+// observation's patch; targets are the step's own action at the step's position; the acting
+// stream's last step has none; the step token reaches the trunk beside the patch (lm PatchAdd), so
+// the return-to-go changes what the agent does. And a copy task is learned as with triples.
+func TestStreamSteps(t *testing.T) {
+	cfg := tinyConfig()
+	cfg.Stream = StreamSteps
+	v := cfg.Vocab()
+	// ids: PAD 0, BOS 1, SEP 2, OBS 3, RTG 4..7, ACT 8..10, prefix 11..12, steps 13..28 (bin·4 + prev+1).
+	if v.Size() != 29 || v.Step(0.3, -1) != 13+1*4+0 || v.Step(1, 2) != 13+3*4+3 {
+		t.Fatalf("vocab: size %d, step tokens %d %d", v.Size(), v.Step(0.3, -1), v.Step(1, 2))
+	}
+	prompt := &Seq{Obs: [][]float32{{1, 0, 0}}, RTG: []float64{0.9}, Actions: []int{0}}
+	s := Seq{Prefix: []int{1, 0}, Obs: [][]float32{{0, 1}, {0, 0, 1}}, RTG: []float64{0.6, 0.6}, Actions: []int{2}, Prompt: prompt}
+	b, err := v.Pack([]Seq{s}, 48, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int32{lm.BOS, 12, 11, v.Step(0.9, -1), SEP, v.Step(0.6, -1), v.Step(0.6, 2)}
+	if b.T != 32 || !slices.Equal(b.Tokens[:len(want)], want) || b.Tokens[len(want)] != lm.PAD {
+		t.Fatalf("tokens %v, want %v", b.Tokens[:8], want)
+	}
+	for j := 0; j < len(want); j++ {
+		if wantT := one(j == 5); b.TargetMask[j] != wantT {
+			t.Fatalf("target mask at %d = %v", j, b.TargetMask[j])
+		}
+		if wantP := one(j == 3 || j == 5 || j == 6); b.PatchMask[j] != wantP {
+			t.Fatalf("patch mask at %d = %v", j, b.PatchMask[j])
+		}
+	}
+	if b.Targets[5] != v.Action(2) || b.Last[0] != 6 || !slices.Equal(b.Patches[6*3:7*3], []float32{0, 0, 1}) {
+		t.Fatalf("target %d, last %d, patch %v", b.Targets[5], b.Last[0], b.Patches[6*3:7*3])
+	}
+	a, err := New(cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	low, high := s, s
+	low.RTG, high.RTG = []float64{0.6, 0.1}, []float64{0.6, 0.9}
+	l, err := a.ActionLogits([]Seq{low, high})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(l[0], l[1]) {
+		t.Fatal("the step token's return-to-go does not reach the trunk beside the patch")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	curves, err := a.Train(copyTask(r, 64), 150, r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y := curves["action_loss"].Y; !(y[len(y)-1] < 0.5*y[0]) {
+		t.Fatalf("action loss %.3f → %.3f", y[0], y[len(y)-1])
+	}
+}
+
+func one(b bool) float32 {
+	if b {
+		return 1
+	}
+	return 0
+}

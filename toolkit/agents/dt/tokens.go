@@ -19,11 +19,28 @@ const (
 	firstRTG int32 = 4
 )
 
-// Vocab lays out the ids of a configuration.
-type Vocab struct{ RTGBins, Actions, Prefixes int }
+// Vocab lays out the ids of a configuration; with Steps (Config.StreamSteps) the step tokens — one
+// per (return-to-go bin, previous action or none) — follow the prefix tokens.
+type Vocab struct {
+	RTGBins, Actions, Prefixes int
+	Steps                      bool
+}
 
 // Size is the number of token ids.
-func (v Vocab) Size() int { return int(firstRTG) + v.RTGBins + v.Actions + v.Prefixes }
+func (v Vocab) Size() int {
+	n := int(firstRTG) + v.RTGBins + v.Actions + v.Prefixes
+	if v.Steps {
+		n += v.RTGBins * (v.Actions + 1)
+	}
+	return n
+}
+
+// Step is the one-token step (StreamSteps) of return-to-go g and previous action prev (−1: none,
+// the first step of a stream).
+func (v Vocab) Step(g float64, prev int) int32 {
+	bin := v.RTG(g) - firstRTG
+	return firstRTG + int32(v.RTGBins+v.Actions+v.Prefixes) + bin*int32(v.Actions+1) + int32(prev+1)
+}
 
 // RTG is the token of a return-to-go g ∈ [0, 1]: bin ⌊g·RTGBins⌋, clipped to the bins.
 func (v Vocab) RTG(g float64) int32 {
@@ -57,17 +74,19 @@ type Seq struct {
 	Prompt  *Seq
 }
 
-// tokens lays out a sequence: BOS, prefix, [prompt steps (RTG, OBS, ACT)…, SEP], steps
-// (RTG, OBS, ACT)…; it returns the ids, each position's observation (nil for a token) and the
-// indices of the OBS positions of the trajectory itself (the ones whose next token is its action).
-func (v Vocab) tokens(s Seq) (ids []int32, obs [][]float32, obsAt []int, err error) {
+// tokens lays out a sequence: BOS, prefix, [prompt steps…, SEP], steps…, a step being (RTG, OBS,
+// ACT) or, with Steps, one token (Step) carrying the observation; it returns the ids, each
+// position's observation (nil for a token), the positions that read the trajectory's own
+// observations (where its actions are predicted) and the action token to predict at each (−1 for
+// the last step of an acting stream, which has none yet).
+func (v Vocab) tokens(s Seq) (ids []int32, obs [][]float32, obsAt []int, targets []int32, err error) {
 	add := func(id int32, o []float32) {
 		ids, obs = append(ids, id), append(obs, o)
 	}
 	add(lm.BOS, nil)
 	for _, p := range s.Prefix {
 		if p < 0 || p >= v.Prefixes {
-			return nil, nil, nil, fmt.Errorf("dt: prefix entry %d out of [0, %d)", p, v.Prefixes)
+			return nil, nil, nil, nil, fmt.Errorf("dt: prefix entry %d out of [0, %d)", p, v.Prefixes)
 		}
 		add(v.Prefix(p), nil)
 	}
@@ -76,31 +95,47 @@ func (v Vocab) tokens(s Seq) (ids []int32, obs [][]float32, obsAt []int, err err
 			return fmt.Errorf("dt: %d observations, %d returns-to-go and %d actions", len(q.Obs), len(q.RTG), len(q.Actions))
 		}
 		for t := range q.Obs {
-			add(v.RTG(q.RTG[t]), nil)
-			if main {
-				obsAt = append(obsAt, len(ids))
-			}
-			add(OBS, q.Obs[t])
+			target := int32(-1)
 			if t < len(q.Actions) {
 				a := q.Actions[t]
 				if a < 0 || a >= v.Actions {
 					return fmt.Errorf("dt: step %d action %d out of [0, %d)", t, a, v.Actions)
 				}
-				add(v.Action(a), nil)
+				target = v.Action(a)
+			}
+			if main {
+				at := len(ids) + 1 // the OBS after its RTG token
+				if v.Steps {
+					at = len(ids)
+				}
+				obsAt, targets = append(obsAt, at), append(targets, target)
+			}
+			if v.Steps {
+				prev := -1
+				if t > 0 {
+					prev = q.Actions[t-1]
+				}
+				add(v.Step(q.RTG[t], prev), q.Obs[t])
+				continue
+			}
+			add(v.RTG(q.RTG[t]), nil)
+			add(OBS, q.Obs[t])
+			if target >= 0 {
+				add(target, nil)
 			}
 		}
 		return nil
 	}
 	if s.Prompt != nil {
 		if err := steps(*s.Prompt, false); err != nil {
-			return nil, nil, nil, fmt.Errorf("prompt: %w", err)
+			return nil, nil, nil, nil, fmt.Errorf("prompt: %w", err)
 		}
 		add(SEP, nil)
 	}
 	if err := steps(s, true); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return ids, obs, obsAt, nil
+	return ids, obs, obsAt, targets, nil
 }
 
 // Batch is a packed batch of width T: the lm inputs (tokens, positions, key_mask), the action
@@ -122,21 +157,22 @@ type Batch struct {
 // pixels or a bad token is an error naming the sequence.
 func (v Vocab) Pack(seqs []Seq, context, pixels int) (*Batch, error) {
 	type row struct {
-		ids   []int32
-		obs   [][]float32
-		obsAt []int
+		ids     []int32
+		obs     [][]float32
+		obsAt   []int
+		targets []int32
 	}
 	rows := make([]row, len(seqs))
 	longest := 1
 	for i, s := range seqs {
-		ids, obs, at, err := v.tokens(s)
+		ids, obs, at, targets, err := v.tokens(s)
 		if err != nil {
 			return nil, fmt.Errorf("sequence %d: %w", i, err)
 		}
 		if len(ids) > context {
 			return nil, fmt.Errorf("dt: sequence %d has %d tokens, the context holds %d", i, len(ids), context)
 		}
-		rows[i] = row{ids, obs, at}
+		rows[i] = row{ids, obs, at, targets}
 		longest = max(longest, len(ids))
 	}
 	t := min(context, (longest+31)/32*32)
@@ -159,9 +195,9 @@ func (v Vocab) Pack(seqs []Seq, context, pixels int) (*Batch, error) {
 				p.PatchMask[k] = 1
 			}
 		}
-		for _, j := range r.obsAt {
-			if j+1 < len(r.ids) { // the action taken after this observation
-				p.Targets[i*t+j], p.TargetMask[i*t+j] = r.ids[j+1], 1
+		for n, j := range r.obsAt {
+			if tok := r.targets[n]; tok >= 0 { // the action taken after this observation
+				p.Targets[i*t+j], p.TargetMask[i*t+j] = tok, 1
 			}
 		}
 		if len(r.obsAt) > 0 {
