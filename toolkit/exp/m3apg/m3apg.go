@@ -68,8 +68,9 @@ type Config struct {
 	// FinalWindow is the number of last return points averaged into the final return.
 	FinalWindow int `json:"final_window"`
 	// EvalEnvs and EvalIters are the policy-evaluation runs' budget (rollouts of EvalEnvs × the
-	// learner's Steps): larger than the learning runs', so that the critics' errors have stopped
-	// falling when they are compared (at N = 6 each seen joint action is sampled ~80 times).
+	// learner's Steps): larger than the learning runs' (at N = 6 each seen joint action is sampled
+	// ~80 times); whether the critics' errors have stopped falling by its end is a room check
+	// (converged-…: on the shaped and sparse games the embedding critics' have not).
 	EvalEnvs  int `json:"eval_envs"`
 	EvalIters int `json:"eval_iters"`
 	// SparseEval repeats the policy evaluation on the sparse-reward game (sparse_* metrics).
