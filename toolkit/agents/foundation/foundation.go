@@ -14,14 +14,26 @@ import (
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
-// Prefixes is the number of prefix tokens: the task's parts (layout, door, colour) and the
-// embodiment, each value its own token, so a held-out task is a new combination of known tokens.
-const Prefixes = 2 + 2 + 3 + gw.NumEmbodiments
+// Prefixes is the number of prefix tokens: the task's parts (layout, door, colour — or the
+// NoColour token in its place), and the embodiment, each value its own token, so a held-out task is
+// a new combination of known tokens.
+const Prefixes = 2 + 2 + 3 + 1 + gw.NumEmbodiments
+
+// NoColour is the prefix token that stands where the colour's would (issue 39's prompt variant: the
+// demonstration in context is then the only thing that says which goal pays).
+const NoColour = 7
 
 // Prefix is the prefix of a task and embodiment: [layout, door, colour, embodiment] token indices.
 func Prefix(task gw.Task, e gw.Embodiment) []int {
 	p := gw.TaskParts(task)
-	return []int{p[0], 2 + p[1], 4 + p[2], 7 + int(e)}
+	return []int{p[0], 2 + p[1], 4 + p[2], 8 + int(e)}
+}
+
+// PrefixNoColour is Prefix with the colour token replaced by NoColour.
+func PrefixNoColour(task gw.Task, e gw.Embodiment) []int {
+	p := Prefix(task, e)
+	p[2] = NoColour
+	return p
 }
 
 // DefaultConfig is the agent of the demonstration: a 2-layer, 64-wide trunk with room for a
@@ -121,7 +133,9 @@ type Policy interface {
 //
 // ColourShift > 0 is the colour-swap ablation: the prefix names the colour ColourShift places after
 // the task's in gw.Colours (cyclically) while the world still pays for the task's own; an agent
-// that reads the token then heads for the named goal (Outcome.TokenGoal).
+// that reads the token then heads for the named goal (Outcome.TokenGoal). NoColour puts the
+// NoColour token in the prefix instead of any colour (PrefixNoColour): with Prompts, the
+// demonstration is the only task specification.
 type EvalConfig struct {
 	Episodes    int
 	Seed        uint64
@@ -129,6 +143,7 @@ type EvalConfig struct {
 	TargetRTG   float64
 	Prompts     map[string]*dt.Seq
 	ColourShift int
+	NoColour    bool
 }
 
 // ShiftColour is task with its colour moved shift places along gw.Colours (cyclically).
@@ -209,7 +224,11 @@ func Evaluate(p Policy, tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalCo
 					return 0, nil, err
 				}
 				x := &ep{w: w, e: e, togo: cfg.TargetRTG, best: best, tr: gw.Trajectory{Task: task.String(), Embodiment: int(e), Seed: ws}}
-				x.seq = dt.Seq{Prefix: Prefix(ShiftColour(task, cfg.ColourShift), e), Prompt: cfg.Prompts[PromptKey(task, e)]}
+				prefix := Prefix(ShiftColour(task, cfg.ColourShift), e)
+				if cfg.NoColour {
+					prefix = PrefixNoColour(task, e)
+				}
+				x.seq = dt.Seq{Prefix: prefix, Prompt: cfg.Prompts[PromptKey(task, e)]}
 				eps = append(eps, x)
 			}
 		}

@@ -17,7 +17,7 @@ type oracle struct{ worlds []*gw.World }
 func (o oracle) ActionLogits(seqs []dt.Seq) ([][]float32, error) {
 	out := make([][]float32, len(seqs))
 	for i, s := range seqs {
-		e := gw.Embodiment(s.Prefix[3] - 7)
+		e := gw.Embodiment(s.Prefix[3] - 8)
 		for _, w0 := range o.worlds {
 			if !equal(w0.Obs(e), s.Obs[0]) {
 				continue
@@ -178,5 +178,22 @@ func TestColourSwapReferencesTally(t *testing.T) {
 	}
 	if _, err := Tally([]gw.Trajectory{{Task: "open/key/blue"}}, 0); err == nil {
 		t.Fatal("a trajectory without an ending was tallied")
+	}
+}
+
+// NoColour hides the colour in the prefix (and only there): the evaluated streams carry the
+// NoColour token; PrefixNoColour keeps layout, door and embodiment.
+func TestNoColourPrefix(t *testing.T) {
+	task := gw.HeldOut()[1]
+	p, q := Prefix(task, gw.Diagonal), PrefixNoColour(task, gw.Diagonal)
+	if q[2] != NoColour || p[0] != q[0] || p[1] != q[1] || p[3] != q[3] || p[2] == NoColour || p[3] != Prefixes-1 {
+		t.Fatalf("prefix %v, without colour %v", p, q)
+	}
+	rec := prefixes{colours: map[int]bool{}}
+	if _, _, err := Evaluate(rec, []gw.Task{task}, []gw.Embodiment{gw.Walker}, EvalConfig{Episodes: 2, Seed: 3, Greedy: true, TargetRTG: 1, NoColour: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.colours) != 1 || !rec.colours[NoColour] {
+		t.Fatalf("colour tokens %v, want only NoColour", rec.colours)
 	}
 }

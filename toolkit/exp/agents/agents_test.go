@@ -3,6 +3,7 @@ package agents
 import (
 	"testing"
 
+	"github.com/paperlab/paperlab/toolkit/agents/foundation"
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 )
 
@@ -14,7 +15,7 @@ func TestSmokeRun(t *testing.T) {
 	exptest.RequireMetrics(t, back, []string{"pretrained", "scratch"}, []string{"success_online"}, 1)
 	exptest.RequireMetrics(t, back, []string{"pretrained"}, []string{"pretrain_success", "div8/success_k0", "div2/success_k0", "div2/success_k5"}, 1)
 	pre := back.RunsOf("pretrained")[0]
-	if len(pre.Curves["online_success"].Y) != 2 || len(pre.Curves["embed/prefix/pc1"].Y) != 9 || len(pre.Curves["pretrain/action_loss"].Y) == 0 {
+	if len(pre.Curves["online_success"].Y) != 2 || len(pre.Curves["embed/prefix/pc1"].Y) != foundation.Prefixes || len(pre.Curves["pretrain/action_loss"].Y) == 0 {
 		t.Fatalf("curves: online %v, embeddings %d", pre.Curves["online_success"], len(pre.Curves["embed/prefix/pc1"].Y))
 	}
 	if _, ok := back.RunsOf("pretrained-prompt")[0].Final["episode0/world_seed"]; !ok {

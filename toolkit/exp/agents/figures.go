@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/paperlab/paperlab/toolkit/agents/foundation"
 	gw "github.com/paperlab/paperlab/toolkit/agents/gridworld"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/fsx"
@@ -13,8 +14,17 @@ import (
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
-// prefixLabels name the prefix tokens in foundation.Prefix's order.
-var prefixLabels = []string{"layout open", "layout rooms", "no door", "key door", "goal red", "goal green", "goal blue", "walker", "diagonal"}
+// prefixLabels name the prefix tokens in foundation.Prefix's order (foundation.NoColour among
+// them); a result from before issue 39 has no "no colour" token (prefixLabelsOf).
+var prefixLabels = []string{"layout open", "layout rooms", "no door", "key door", "goal red", "goal green", "goal blue", "no colour", "walker", "diagonal"}
+
+// prefixLabelsOf names n prefix embeddings: prefixLabels, or without "no colour" for an older result.
+func prefixLabelsOf(n int) []string {
+	if n == len(prefixLabels)-1 {
+		return append(slices.Clone(prefixLabels[:foundation.NoColour]), prefixLabels[foundation.NoColour+1:]...)
+	}
+	return prefixLabels
+}
 
 // Figures draws success against the number of demonstrations (log-x, seed bands), online
 // fine-tuning curves, the pretraining-diversity sweep, the pretraining loss, the prefix tokens'
@@ -57,10 +67,10 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	}
 	if runs := res.RunsOf("pretrained"); len(runs) > 0 {
 		x, y := runs[0].Curves["embed/prefix/pc1"].Y, runs[0].Curves["embed/prefix/pc2"].Y
-		if len(x) == len(prefixLabels) && len(y) == len(x) {
+		if labels := prefixLabelsOf(len(x)); len(x) == len(labels) && len(y) == len(x) {
 			var pts []plot.Point
 			for i := range x {
-				pts = append(pts, plot.Point{Label: prefixLabels[i], Color: plot.Color(i), X: x[i], Y: y[i], XLo: nanV, XHi: nanV, YLo: nanV, YHi: nanV})
+				pts = append(pts, plot.Point{Label: labels[i], Color: plot.Color(i), X: x[i], Y: y[i], XLo: nanV, XHi: nanV, YLo: nanV, YHi: nanV})
 			}
 			f, err := plot.Points(fmt.Sprintf("what the task tokens share: the pretrained trunk's input embeddings of the prefix tokens, 2-D PCA (seed %d)", runs[0].Seed),
 				"principal component 1", "principal component 2", pts, false)
