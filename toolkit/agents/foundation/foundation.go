@@ -14,19 +14,23 @@ import (
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
-// Prefixes is the number of prefix tokens: the task's parts (layout, door, colour — or the
-// NoColour token in its place), and the embodiment, each value its own token, so a held-out task is
-// a new combination of known tokens.
-const Prefixes = 2 + 2 + 3 + 1 + gw.NumEmbodiments
+// Prefixes is the number of prefix tokens: the task's parts (layout, door, colour) and the
+// embodiment, each value its own token, so a held-out task is a new combination of known tokens.
+const Prefixes = 2 + 2 + 3 + gw.NumEmbodiments
 
 // NoColour is the prefix token that stands where the colour's would (issue 39's prompt variant: the
-// demonstration in context is then the only thing that says which goal pays).
-const NoColour = 7
+// demonstration in context is then the only thing that says which goal pays). It comes after the
+// others, so an agent that uses it needs PrefixesNoColour prefix tokens (dt.Config.Prefixes); one
+// without it fails to pack such a stream, naming the prefix entry.
+const NoColour = Prefixes
+
+// PrefixesNoColour is the number of prefix tokens with NoColour.
+const PrefixesNoColour = Prefixes + 1
 
 // Prefix is the prefix of a task and embodiment: [layout, door, colour, embodiment] token indices.
 func Prefix(task gw.Task, e gw.Embodiment) []int {
 	p := gw.TaskParts(task)
-	return []int{p[0], 2 + p[1], 4 + p[2], 8 + int(e)}
+	return []int{p[0], 2 + p[1], 4 + p[2], 7 + int(e)}
 }
 
 // PrefixNoColour is Prefix with the colour token replaced by NoColour.

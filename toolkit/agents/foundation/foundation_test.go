@@ -3,6 +3,7 @@ package foundation
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/agents/dt"
@@ -17,7 +18,7 @@ type oracle struct{ worlds []*gw.World }
 func (o oracle) ActionLogits(seqs []dt.Seq) ([][]float32, error) {
 	out := make([][]float32, len(seqs))
 	for i, s := range seqs {
-		e := gw.Embodiment(s.Prefix[3] - 8)
+		e := gw.Embodiment(s.Prefix[3] - 7)
 		for _, w0 := range o.worlds {
 			if !equal(w0.Obs(e), s.Obs[0]) {
 				continue
@@ -186,7 +187,7 @@ func TestColourSwapReferencesTally(t *testing.T) {
 func TestNoColourPrefix(t *testing.T) {
 	task := gw.HeldOut()[1]
 	p, q := Prefix(task, gw.Diagonal), PrefixNoColour(task, gw.Diagonal)
-	if q[2] != NoColour || p[0] != q[0] || p[1] != q[1] || p[3] != q[3] || p[2] == NoColour || p[3] != Prefixes-1 {
+	if q[2] != NoColour || p[0] != q[0] || p[1] != q[1] || p[3] != q[3] || p[2] == NoColour || p[3] != Prefixes-1 || NoColour != PrefixesNoColour-1 {
 		t.Fatalf("prefix %v, without colour %v", p, q)
 	}
 	rec := prefixes{colours: map[int]bool{}}
@@ -195,5 +196,14 @@ func TestNoColourPrefix(t *testing.T) {
 	}
 	if len(rec.colours) != 1 || !rec.colours[NoColour] {
 		t.Fatalf("colour tokens %v, want only NoColour", rec.colours)
+	}
+	// An agent made without the NoColour token says so instead of reading another token.
+	a, err := dt.New(DefaultConfig(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, _, err := Evaluate(a, []gw.Task{task}, []gw.Embodiment{gw.Walker}, EvalConfig{Episodes: 1, Seed: 3, Greedy: true, TargetRTG: 1, NoColour: true}); err == nil || !strings.Contains(err.Error(), "prefix entry") {
+		t.Fatalf("NoColour on an agent without the token: %v", err)
 	}
 }

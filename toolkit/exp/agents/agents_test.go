@@ -13,10 +13,14 @@ func TestSmokeRun(t *testing.T) {
 	_, back, _ := exptest.Smoke(t, "agents")
 	exptest.RequireMetrics(t, back, Methods, []string{"success_k0", "success_k5"}, 1)
 	exptest.RequireMetrics(t, back, []string{"pretrained", "scratch"}, []string{"success_online"}, 1)
-	exptest.RequireMetrics(t, back, []string{"pretrained"}, []string{"pretrain_success", "div8/success_k0", "div2/success_k0", "div2/success_k5"}, 1)
+	exptest.RequireMetrics(t, back, []string{"pretrained"}, []string{"pretrain_success", "pretrain_val_accuracy", "pretrain_best_step", "div8/success_k0", "div2/success_k0", "div2/success_k5",
+		"ref/colour-blind/indist/success", "ref/expert/heldout/success", "heldout/diagonal/success", "swap/token_goal"}, 1)
 	pre := back.RunsOf("pretrained")[0]
-	if len(pre.Curves["online_success"].Y) != 2 || len(pre.Curves["embed/prefix/pc1"].Y) != foundation.Prefixes || len(pre.Curves["pretrain/action_loss"].Y) == 0 {
+	if len(pre.Curves["online_success"].Y) != 2 || len(pre.Curves["embed/prefix/pc1"].Y) != foundation.Prefixes || len(pre.Curves["pretrain/action_loss"].Y) == 0 || len(pre.Curves["pretrain/val_action_accuracy"].Y) != 2 {
 		t.Fatalf("curves: online %v, embeddings %d", pre.Curves["online_success"], len(pre.Curves["embed/prefix/pc1"].Y))
+	}
+	if v := pre.Final["ref/expert/heldout/success"]; v != 1 {
+		t.Fatalf("the expert reference succeeds %v on the held-out worlds, want 1", v)
 	}
 	if _, ok := back.RunsOf("pretrained-prompt")[0].Final["episode0/world_seed"]; !ok {
 		t.Fatal("no episode kept for rendering")

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/paperlab/paperlab/toolkit/agents/foundation"
 	gw "github.com/paperlab/paperlab/toolkit/agents/gridworld"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/fsx"
@@ -14,17 +13,9 @@ import (
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
-// prefixLabels name the prefix tokens in foundation.Prefix's order (foundation.NoColour among
-// them); a result from before issue 39 has no "no colour" token (prefixLabelsOf).
-var prefixLabels = []string{"layout open", "layout rooms", "no door", "key door", "goal red", "goal green", "goal blue", "no colour", "walker", "diagonal"}
-
-// prefixLabelsOf names n prefix embeddings: prefixLabels, or without "no colour" for an older result.
-func prefixLabelsOf(n int) []string {
-	if n == len(prefixLabels)-1 {
-		return append(slices.Clone(prefixLabels[:foundation.NoColour]), prefixLabels[foundation.NoColour+1:]...)
-	}
-	return prefixLabels
-}
+// prefixLabels name the prefix tokens in foundation.Prefix's order, foundation.NoColour last (an
+// agent without it has the first foundation.Prefixes).
+var prefixLabels = []string{"layout open", "layout rooms", "no door", "key door", "goal red", "goal green", "goal blue", "walker", "diagonal", "no colour"}
 
 // Figures draws success against the number of demonstrations (log-x, seed bands), online
 // fine-tuning curves, the pretraining-diversity sweep, the pretraining loss, the prefix tokens'
@@ -60,17 +51,20 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			return nil, err
 		}
 	}
-	f, err = plot.Panels("pretraining: action loss on the mixed offline data", "optimizer steps", "cross-entropy",
-		[]plot.Panel{{Title: "decision transformer", Series: exp.CurveSeries(res, "pretrain/action_loss", []string{"pretrained"})}}, plot.BandOpts{})
+	panels := []plot.Panel{{Title: "training batches", Series: exp.CurveSeries(res, "pretrain/action_loss", []string{"pretrained"})}}
+	if runs := res.RunsOf("pretrained"); len(runs) > 0 && len(runs[0].Curves["pretrain/val_action_loss"].Y) > 0 { // since issue 39
+		panels = append(panels, plot.Panel{Title: "validation worlds (early stopping keeps the lowest)", Series: exp.CurveSeries(res, "pretrain/val_action_loss", []string{"pretrained"})})
+	}
+	f, err = plot.Panels("pretraining: the decision transformer's action loss on the mixed offline data", "optimizer steps", "cross-entropy", panels, plot.BandOpts{})
 	if err := figs.Add(f, err, "pretraining"); err != nil {
 		return nil, err
 	}
 	if runs := res.RunsOf("pretrained"); len(runs) > 0 {
 		x, y := runs[0].Curves["embed/prefix/pc1"].Y, runs[0].Curves["embed/prefix/pc2"].Y
-		if labels := prefixLabelsOf(len(x)); len(x) == len(labels) && len(y) == len(x) {
+		if len(x) <= len(prefixLabels) && len(y) == len(x) {
 			var pts []plot.Point
 			for i := range x {
-				pts = append(pts, plot.Point{Label: labels[i], Color: plot.Color(i), X: x[i], Y: y[i], XLo: nanV, XHi: nanV, YLo: nanV, YHi: nanV})
+				pts = append(pts, plot.Point{Label: prefixLabels[i], Color: plot.Color(i), X: x[i], Y: y[i], XLo: nanV, XHi: nanV, YLo: nanV, YHi: nanV})
 			}
 			f, err := plot.Points(fmt.Sprintf("what the task tokens share: the pretrained trunk's input embeddings of the prefix tokens, 2-D PCA (seed %d)", runs[0].Seed),
 				"principal component 1", "principal component 2", pts, false)
