@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/agents/foundation"
+	gw "github.com/paperlab/paperlab/toolkit/agents/gridworld"
+	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 )
 
@@ -30,5 +32,32 @@ func TestSmokeRun(t *testing.T) {
 	}
 	if len(back.Figures) < 8 {
 		t.Fatalf("figures %v", back.Figures)
+	}
+}
+
+// The validation split holds the last ⌈ValShare·PerTask⌉ worlds of every task type, both
+// embodiments of a world on the same side, and no world on both.
+func TestSplitWorlds(t *testing.T) {
+	cfg := ConfigFor(exp.Smoke)
+	cfg.PerTask, cfg.ValShare = 5, 0.3
+	data, err := gw.Collect(gw.TrainTasks()[:2], embodiments, cfg.PerTask, []float64{0}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, val := splitWorlds(cfg, data)
+	if valWorlds(cfg) != 2 || len(val) != 2*2*2 || len(train)+len(val) != len(data) {
+		t.Fatalf("%d validation worlds; %d train, %d validation trajectories of %d", valWorlds(cfg), len(train), len(val), len(data))
+	}
+	side := map[uint64]bool{}
+	for _, tr := range val {
+		side[tr.Seed] = true
+	}
+	for _, tr := range train {
+		if side[tr.Seed] {
+			t.Fatalf("world %d is on both sides", tr.Seed)
+		}
+	}
+	if len(side) != 4 {
+		t.Fatalf("%d validation worlds, want 4 (both embodiments of each on the same side)", len(side))
 	}
 }
