@@ -233,7 +233,7 @@ func valWorlds(c Config) int { return int(math.Ceil(c.ValShare * float64(c.PerTa
 // embodiments' trajectories of a world on the same side.
 func splitWorlds(c Config, data []gw.Trajectory) (train, val []gw.Trajectory) {
 	for i, tr := range data {
-		if episode := (i / len(embodiments)) % c.PerTask; episode >= c.PerTask-valWorlds(c) {
+		if collectEpisode(i, c.PerTask) >= c.PerTask-valWorlds(c) {
 			val = append(val, tr)
 		} else {
 			train = append(train, tr)
@@ -332,7 +332,8 @@ func (r *run) heldOutConfig() foundation.EvalConfig {
 // rooms records the room checks' measurements (issue 39) on the pretrained run: the reference
 // policies (gw.References) on the very worlds the agent is evaluated on, in distribution (its
 // pretraining types) and held out — ref/<name>/{indist,heldout}/… —, the pretrained agent's own
-// outcomes there by ending, embodiment and task type (indist/…, heldout/…), and the colour swap in
+// outcomes in distribution by ending, embodiment and task type (indist/…; held out: heldout/…,
+// recorded by adapt from its zero-shot evaluation of the same worlds), and the colour swap in
 // distribution (swap/…: the prefix names another colour; token_goal is the share that went where
 // the token said).
 func (r *run) rooms(agent *dt.Agent, types []gw.Task) error {
@@ -352,18 +353,17 @@ func (r *run) rooms(agent *dt.Agent, types []gw.Task) error {
 				return err
 			}
 		}
-		_, trs, err := foundation.Evaluate(agent, set.tasks, embodiments, set.cfg)
-		if err != nil {
-			return err
-		}
-		if err := recordOutcomes(pre, set.name+"/", trs, 0); err != nil {
-			return err
-		}
+	}
+	_, trs, err := foundation.Evaluate(agent, types, embodiments, r.inDistConfig())
+	if err != nil {
+		return err
+	}
+	if err := recordOutcomes(pre, "indist/", trs, 0); err != nil {
+		return err
 	}
 	swap := r.inDistConfig()
 	swap.ColourShift = 1
-	_, trs, err := foundation.Evaluate(agent, types, embodiments, swap)
-	if err != nil {
+	if _, trs, err = foundation.Evaluate(agent, types, embodiments, swap); err != nil {
 		return err
 	}
 	return recordOutcomes(pre, "swap/", trs, swap.ColourShift)
@@ -384,9 +384,9 @@ func recordOutcomes(run *exp.Run, prefix string, trs []gw.Trajectory, colourShif
 		if err != nil {
 			return err
 		}
-		e := gw.EmbodimentName(gw.Embodiment(tr.Embodiment))
-		groups[e] = append(groups[e], tr)
-		groups[fmt.Sprintf("task%d", task.Index())] = append(groups[fmt.Sprintf("task%d", task.Index())], tr)
+		for _, k := range []string{gw.EmbodimentName(gw.Embodiment(tr.Embodiment)), fmt.Sprintf("task%d", task.Index())} {
+			groups[k] = append(groups[k], tr)
+		}
 	}
 	for k, g := range groups {
 		o, err := foundation.Tally(g, colourShift)
@@ -411,6 +411,9 @@ func (r *run) adapt(agent *dt.Agent) error {
 		return err
 	}
 	set("pretrained", 0, s)
+	if err := recordOutcomes(r.runs["pretrained"], "heldout/", trs, 0); err != nil { // beside rooms' references there
+		return err
+	}
 	s, trs, err = r.eval(agent, true)
 	if err != nil {
 		return err

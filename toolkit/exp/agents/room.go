@@ -60,7 +60,7 @@ func NoiseCeiling(trs []gw.Trajectory, perTask int, noises []float64) (float64, 
 	}
 	var sum, n float64
 	for i, tr := range trs {
-		episode := (i / len(embodiments)) % perTask
+		episode := collectEpisode(i, perTask)
 		if tr.Embodiment != int(embodiments[i%len(embodiments)]) {
 			return 0, fmt.Errorf("agents: trajectory %d has embodiment %d, not in gw.Collect's order", i, tr.Embodiment)
 		}
@@ -74,6 +74,10 @@ func NoiseCeiling(trs []gw.Trajectory, perTask int, noises []float64) (float64, 
 	}
 	return sum / n, nil
 }
+
+// collectEpisode is the episode (world) index within its task of trajectory i of gw.Collect's
+// output for perTask episodes per task (order: task, episode, embodiment).
+func collectEpisode(i, perTask int) int { return (i / len(embodiments)) % perTask }
 
 // ceilingOf is seed's noise ceiling: recorded (pretrain_noise_ceiling), or recomputed from the
 // configuration and the recorded pretraining task types (pretrain_type_<i>) by regenerating the
