@@ -157,10 +157,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 	curves := track.Curves{}
 	envSteps := 0
 	var recent []float64
-	var frozenSet **evalSet // policy evaluation: criticError's rows and exact Q built once
-	if cfg.FreezeActor {
-		frozenSet = new(*evalSet)
-	}
+	var frozen *evalSet // policy evaluation: the rows and exact Q criticError compares with, built once
 	for it := 1; it <= cfg.Iters; it++ {
 		ro, err := sampler.Collect(cfg.Steps, false)
 		if err != nil {
@@ -279,7 +276,16 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 		}
 		regular := it%cfg.EvalEvery == 0 || it == cfg.Iters
 		if push != nil && (regular || len(budgets) > 0) {
-			seen, unseen, err := criticError(push, actor, critic, held, cfg, seed, frozenSet)
+			set := frozen
+			if set == nil {
+				if set, err = newEvalSet(push, actor, held, cfg, seed); err != nil {
+					return curves, err
+				}
+				if cfg.FreezeActor { // the policy, so the rows and their exact Q, never change
+					frozen = set
+				}
+			}
+			seen, unseen, err := criticError(critic, set)
 			if err != nil {
 				return curves, err
 			}
@@ -402,21 +408,10 @@ func rows(x []float32, dim, n int) [][]float32 {
 	return out
 }
 
-// criticError compares the critic with the exact Q of the actor's current policy (env.Push.ExactQ)
-// on up to EvalRows (step, cell, joint action) triples with a joint action of each set — seen (in
-// the critic's training data) and unseen (held out) — and returns the RMS errors. With a frozen
-// actor (policy evaluation) the policy, so the rows and their exact Q, never change: set, when not
-// nil, holds them from the first call on (the same rows as rebuilding them: one seed draws them).
-func criticError(p *env.Push, actor *ac.Net, critic *Critic, held []bool, cfg Config, seed uint64, set **evalSet) (seen, unseen float64, err error) {
-	var e *evalSet
-	if set != nil && *set != nil {
-		e = *set
-	} else if e, err = newEvalSet(p, actor, held, cfg, seed); err != nil {
-		return 0, 0, err
-	}
-	if set != nil {
-		*set = e
-	}
+// criticError compares the critic with the exact Q on an evalSet's rows — seen joint actions (in
+// the critic's training data) and unseen ones (held out) — and returns the RMS errors (NaN for a
+// set without rows).
+func criticError(critic *Critic, e *evalSet) (seen, unseen float64, err error) {
 	rms := func(i int) (float64, error) {
 		if len(e.states[i]) == 0 {
 			return math.NaN(), nil
@@ -446,7 +441,9 @@ type evalSet struct {
 	q      [2][]float64
 }
 
-// newEvalSet draws criticError's rows (seed fixes them) and their exact Q under the actor's policy.
+// newEvalSet draws criticError's rows — up to EvalRows (step, cell, joint action) triples with a
+// joint action of each set; seed fixes them — and their exact Q under the actor's current policy
+// (env.Push.ExactQ).
 func newEvalSet(p *env.Push, actor *ac.Net, held []bool, cfg Config, seed uint64) (*evalSet, error) {
 	n, T, cells := p.Spec().Agents, p.Limit(), p.Cells()
 	pis := make([][][][]float64, T)
