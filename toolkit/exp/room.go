@@ -303,17 +303,12 @@ func TailChange(c Curve, frac float64) float64 {
 		return math.NaN()
 	}
 	k := max(2, int(math.Ceil(frac*float64(n))))
-	xs, ys := c.X[n-k:], c.Y[n-k:]
-	mx, my := stats.Mean(xs), stats.Mean(ys)
-	var sxy, sxx float64
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	if sxx == 0 {
+	xs := c.X[n-k:]
+	b, ok := stats.Slope(xs, c.Y[n-k:])
+	if !ok {
 		return math.NaN()
 	}
-	return sxy / sxx * (xs[len(xs)-1] - xs[0])
+	return b * (xs[len(xs)-1] - xs[0])
 }
 
 // FallPerDoubling is how much a falling curve — an error against a budget on x > 0 — still falls
@@ -337,16 +332,11 @@ func FallPerDoubling(c Curve) float64 {
 	if len(xs) < 3 {
 		return math.NaN()
 	}
-	mx, my := stats.Mean(xs), stats.Mean(ys)
-	var sxy, sxx float64
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
+	b, ok := stats.Slope(xs, ys)
+	if my := stats.Mean(ys); ok && my > 0 {
+		return -b / my
 	}
-	if sxx == 0 || my <= 0 {
-		return math.NaN()
-	}
-	return -sxy / sxx / my
+	return math.NaN()
 }
 
 // TailChangeOf is, per seed, TailChange of method's curve key (signed: a seed still rising gives a

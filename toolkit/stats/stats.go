@@ -229,3 +229,18 @@ func Percentile(xs []float64, p float64) float64 {
 	}
 	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
 }
+
+// Slope is the least-squares slope of ys on xs (means by Mean, then the centred cross- and
+// square-sums), and false when the xs do not vary.
+func Slope(xs, ys []float64) (float64, bool) {
+	mx, my := Mean(xs), Mean(ys)
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if sxx == 0 {
+		return 0, false
+	}
+	return sxy / sxx, true
+}

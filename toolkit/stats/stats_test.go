@@ -288,3 +288,13 @@ func TestMeans(t *testing.T) {
 		t.Error("mean of nothing")
 	}
 }
+
+// Slope fits a line exactly and refuses xs that do not vary.
+func TestSlope(t *testing.T) {
+	if b, ok := Slope([]float64{1, 2, 4}, []float64{3, 5, 9}); !ok || b != 2 {
+		t.Errorf("y = 2x + 1: slope %v (%v)", b, ok)
+	}
+	if _, ok := Slope([]float64{2, 2}, []float64{1, 3}); ok {
+		t.Error("constant xs gave a slope")
+	}
+}
