@@ -215,27 +215,26 @@ func Evaluate(p Policy, tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalCo
 	}
 	r := rand.New(rand.NewPCG(cfg.Seed, 0x6576616c))
 	var eps []*ep
-	for _, task := range tasks {
-		for _, e := range embodiments {
-			for i := 0; i < cfg.Episodes; i++ {
-				ws := cfg.Seed + uint64(len(eps))
-				w, err := gw.Generate(task, ws)
-				if err != nil {
-					return 0, nil, err
-				}
-				best, err := bestReturnIn(w, task, ws, e)
-				if err != nil {
-					return 0, nil, err
-				}
-				x := &ep{w: w, e: e, togo: cfg.TargetRTG, best: best, tr: gw.Trajectory{Task: task.String(), Embodiment: int(e), Seed: ws}}
-				prefix := Prefix(ShiftColour(task, cfg.ColourShift), e)
-				if cfg.NoColour {
-					prefix = PrefixNoColour(task, e)
-				}
-				x.seq = dt.Seq{Prefix: prefix, Prompt: cfg.Prompts[PromptKey(task, e)]}
-				eps = append(eps, x)
-			}
+	err = eachWorld(tasks, embodiments, cfg, func(task gw.Task, e gw.Embodiment, ws uint64) error {
+		w, err := gw.Generate(task, ws)
+		if err != nil {
+			return err
 		}
+		best, err := bestReturnIn(w, task, ws, e)
+		if err != nil {
+			return err
+		}
+		x := &ep{w: w, e: e, togo: cfg.TargetRTG, best: best, tr: gw.Trajectory{Task: task.String(), Embodiment: int(e), Seed: ws}}
+		prefix := Prefix(ShiftColour(task, cfg.ColourShift), e)
+		if cfg.NoColour {
+			prefix = PrefixNoColour(task, e)
+		}
+		x.seq = dt.Seq{Prefix: prefix, Prompt: cfg.Prompts[PromptKey(task, e)]}
+		eps = append(eps, x)
+		return nil
+	})
+	if err != nil {
+		return 0, nil, err
 	}
 	for step := 0; step < gw.Limit; step++ {
 		var active []*ep
@@ -275,26 +274,42 @@ func Evaluate(p Policy, tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalCo
 	return float64(wins) / float64(len(eps)), trs, nil
 }
 
+// eachWorld calls f for the worlds an evaluation of cfg plays, in its order — task, embodiment,
+// then Episodes episodes — with world seeds cfg.Seed, cfg.Seed+1, …; it stops at f's first error.
+func eachWorld(tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalConfig, f func(task gw.Task, e gw.Embodiment, ws uint64) error) error {
+	ws := cfg.Seed
+	for _, task := range tasks {
+		for _, e := range embodiments {
+			for i := 0; i < cfg.Episodes; i++ {
+				if err := f(task, e, ws); err != nil {
+					return err
+				}
+				ws++
+			}
+		}
+	}
+	return nil
+}
+
 // EvaluateReference plays the reference policy name (gw.References) in the worlds Evaluate plays
 // with the same tasks, embodiments and cfg (the same world seeds in the same order; Greedy,
 // TargetRTG, Prompts and ColourShift do not apply), and returns its success rate and trajectories.
 func EvaluateReference(name string, tasks []gw.Task, embodiments []gw.Embodiment, cfg EvalConfig) (float64, []gw.Trajectory, error) {
 	var trs []gw.Trajectory
 	var wins int
-	for _, task := range tasks {
-		for _, e := range embodiments {
-			for i := 0; i < cfg.Episodes; i++ {
-				ws := cfg.Seed + uint64(len(trs))
-				tr, _, err := gw.PlayReference(name, task, e, ws, ws^0x726566)
-				if err != nil {
-					return 0, nil, err
-				}
-				if tr.Success {
-					wins++
-				}
-				trs = append(trs, tr)
-			}
+	err := eachWorld(tasks, embodiments, cfg, func(task gw.Task, e gw.Embodiment, ws uint64) error {
+		tr, _, err := gw.PlayReference(name, task, e, ws, ws^0x726566)
+		if err != nil {
+			return err
 		}
+		if tr.Success {
+			wins++
+		}
+		trs = append(trs, tr)
+		return nil
+	})
+	if err != nil {
+		return 0, nil, err
 	}
 	if len(trs) == 0 {
 		return 0, nil, fmt.Errorf("foundation: no episodes (tasks, embodiments or episodes empty)")

@@ -123,17 +123,5 @@ func PlayReference(name string, task Task, e Embodiment, seed, policySeed uint64
 	if err != nil {
 		return Trajectory{}, nil, err
 	}
-	w, err := Generate(task, seed)
-	if err != nil {
-		return Trajectory{}, nil, err
-	}
-	tr := Trajectory{Task: task.String(), Embodiment: int(e), Seed: seed}
-	for !w.Done() {
-		tr.Obs = append(tr.Obs, w.Obs(e))
-		a := p.Act(w)
-		rew, _ := w.Step(e, a)
-		tr.Actions, tr.Rewards = append(tr.Actions, a), append(tr.Rewards, rew)
-	}
-	tr.Success, tr.Ending, tr.Reached = w.Success(), w.Ending(), w.Reached()
-	return tr, w, nil
+	return playEpisode(task, e, seed, p.Act)
 }

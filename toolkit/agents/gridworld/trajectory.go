@@ -39,21 +39,27 @@ func Rollout(task Task, e Embodiment, seed uint64, noise float64, policySeed uin
 	if noise < 0 || noise > 1 {
 		return Trajectory{}, fmt.Errorf("gridworld: noise %v outside [0, 1]", noise)
 	}
+	r := rand.New(rand.NewPCG(policySeed, 0x657870657274))
+	tr, _, err := playEpisode(task, e, seed, func(w *World) int { return ExpertAction(w, e, r, noise) })
+	return tr, err
+}
+
+// playEpisode generates the world of (task, seed) and steps embodiment e in it with act's actions until
+// the episode ends; it returns the trajectory and the world at the end.
+func playEpisode(task Task, e Embodiment, seed uint64, act func(w *World) int) (Trajectory, *World, error) {
 	w, err := Generate(task, seed)
 	if err != nil {
-		return Trajectory{}, err
+		return Trajectory{}, nil, err
 	}
-	r := rand.New(rand.NewPCG(policySeed, 0x657870657274))
 	tr := Trajectory{Task: task.String(), Embodiment: int(e), Seed: seed}
 	for !w.Done() {
 		tr.Obs = append(tr.Obs, w.Obs(e))
-		a := ExpertAction(w, e, r, noise)
+		a := act(w)
 		rew, _ := w.Step(e, a)
-		tr.Actions = append(tr.Actions, a)
-		tr.Rewards = append(tr.Rewards, rew)
+		tr.Actions, tr.Rewards = append(tr.Actions, a), append(tr.Rewards, rew)
 	}
 	tr.Success, tr.Ending, tr.Reached = w.Success(), w.Ending(), w.Reached()
-	return tr, nil
+	return tr, w, nil
 }
 
 // ReturnsToGo returns the undiscounted suffix sums of rewards: out[t] = Σ_{k ≥ t} rewards[k].
