@@ -53,6 +53,11 @@ type Config struct {
 	// with one token per step: the return-to-go bin and previous action as the token, the
 	// observation as the patch). False: the patch replaces the token.
 	PatchAdd bool `json:"patch_add,omitempty"`
+	// PatchHidden > 0 makes the patch embedding a one-hidden-layer MLP (Pixels → PatchHidden,
+	// the trunk's activation, → Dim) instead of linear: per-observation features that are
+	// conjunctions of pixels (e.g. where a goal lies relative to the agent) — a decision
+	// transformer's observation encoder. 0: linear (every earlier configuration's graph and layout).
+	PatchHidden int `json:"patch_hidden,omitempty"`
 }
 
 // HeadSpec declares an extra head: Out outputs per position, weights "heads/<Name>/w" [Dim, Out]
@@ -109,6 +114,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("lm config: activation = %q, want gelu, gelu_tanh or relu", c.Activation)
 	case !(c.InitStd > 0):
 		return fmt.Errorf("lm config: init_std = %v, need > 0", c.InitStd)
+	}
+	if c.PatchHidden < 0 || (c.PatchHidden > 0 && c.Renderer == "") {
+		return fmt.Errorf("lm config: patch_hidden = %d needs ≥ 0 and a patch embedder (renderer, pixels)", c.PatchHidden)
 	}
 	if c.PatchAdd && c.Renderer == "" {
 		return fmt.Errorf("lm config: patch_add without a patch embedder (renderer, pixels)")

@@ -65,7 +65,8 @@ func TokenEmbed(c Config, w *Views, tokens, pos *Node) *Node {
 
 // Embed is the configured embedder over a batch's named inputs: TokenEmbed of "tokens" at
 // "positions", and for a patch embedder (Config.Renderer) the rendered positions ("patch_mask" 1)
-// replaced by the linear embedding of their pixels ("patches" [B,T,Pixels]) — or, with
+// replaced by the linear embedding of their pixels ("patches" [B,T,Pixels]; an MLP with
+// Config.PatchHidden) — or, with
 // Config.PatchAdd, that embedding added to their token's — plus the position embedding. Output
 // [B·T, D].
 func Embed(c Config, w *Views, in In) *Node {
@@ -77,6 +78,9 @@ func Embed(c Config, w *Views, in In) *Node {
 	ids, p := Reshape(tokens, n), Reshape(pos, n)
 	mask := Reshape(in.Get("patch_mask"), n, 1)
 	pix := dense(Reshape(in.Get("patches"), n, c.Pixels), w.W("embed/patch/w"), w.W("embed/patch/bias"))
+	if c.PatchHidden > 0 {
+		pix = dense(activate(c.Activation, pix), w.W("embed/patch/w2"), w.W("embed/patch/bias2"))
+	}
 	tok := rows(w.W("embed/tokens"), ids)
 	if !c.PatchAdd {
 		tok = Mul(tok, OneMinus(mask))

@@ -42,9 +42,15 @@ func NewLayout(c Config) nn.Layout {
 	add("final_ln/gain", false, d)
 	add("final_ln/bias", false, d)
 	add("unembed", true, d, c.Vocab)
-	if c.Renderer != "" { // after every weight of a token-only model, so its layout is unchanged
+	if c.Renderer != "" && c.PatchHidden == 0 { // after every weight of a token-only model, so its layout is unchanged
 		add("embed/patch/w", true, c.Pixels, d)
 		add("embed/patch/bias", false, d)
+	}
+	if c.Renderer != "" && c.PatchHidden > 0 {
+		add("embed/patch/w", true, c.Pixels, c.PatchHidden)
+		add("embed/patch/bias", false, c.PatchHidden)
+		add("embed/patch/w2", true, c.PatchHidden, d)
+		add("embed/patch/bias2", false, d)
 	}
 	for _, h := range c.ExtraHeads {
 		add("heads/"+h.Name+"/w", true, d, h.Out)
@@ -82,6 +88,8 @@ func Init(c Config, seed uint64) ([]float32, error) {
 			switch {
 			case hasSuffix(t.Name, "attn/out") || hasSuffix(t.Name, "ff/out"):
 				std = resid
+			case t.Name == "embed/patch/w2": // fan-in scale of the hidden layer, as the first
+				std = 1 / math.Sqrt(float64(c.PatchHidden))
 			case t.Name == "embed/patch/w":
 				// Fan-in scale: a pixel vector is O(1) in every entry, unlike a one-hot lookup, and at
 				// InitStd its embedding started 16× weaker (cos-vision's SFT loss stayed at 0.66 after

@@ -46,6 +46,12 @@ type Config struct {
 	// its embedding (lm.Config.PatchAdd) — a third of the positions, so about a third of the
 	// compute (PaperLab's choice, issue 39).
 	Stream string `json:"stream,omitempty"`
+	// DecaySteps > 0 decays the rate along a cosine to 0 over that many optimizer steps (then 0);
+	// 0 keeps it constant. A new optimizer (Clone) starts the schedule again.
+	DecaySteps int `json:"decay_steps,omitempty"`
+	// ObsHidden > 0 encodes each observation with a one-hidden-layer MLP of that width before the
+	// trunk (lm.Config.PatchHidden); 0 a linear patch embedding (the decision transformer paper's).
+	ObsHidden int `json:"obs_hidden,omitempty"`
 }
 
 // Stream layouts (Config.Stream).
@@ -62,13 +68,13 @@ func (c Config) Vocab() Vocab {
 // LM is the trunk's configuration: learned positions, GELU, the patch embedder fed from the batch.
 func (c Config) LM() lm.Config {
 	return lm.Config{Vocab: c.Vocab().Size(), Context: c.Context, Layers: c.Layers, Dim: c.Dim, Heads: c.Heads,
-		Positions: "learned", Activation: "gelu", InitStd: 0.02, Renderer: lm.InputPatches, Pixels: c.Pixels, PatchAdd: c.Stream == StreamSteps}
+		Positions: "learned", Activation: "gelu", InitStd: 0.02, Renderer: lm.InputPatches, Pixels: c.Pixels, PatchAdd: c.Stream == StreamSteps, PatchHidden: c.ObsHidden}
 }
 
 // Validate names an invalid field.
 func (c Config) Validate() error {
-	if c.RTGBins < 1 || c.Actions < 1 || c.Prefixes < 0 || c.Pixels < 1 || !(c.LR > 0) || c.ClipNorm < 0 || c.Batch < 1 {
-		return fmt.Errorf("dt: rtg_bins, actions, pixels, batch ≥ 1, prefixes ≥ 0, lr > 0 and clip_norm ≥ 0 are needed (%+v)", c)
+	if c.RTGBins < 1 || c.Actions < 1 || c.Prefixes < 0 || c.Pixels < 1 || !(c.LR > 0) || c.ClipNorm < 0 || c.Batch < 1 || c.DecaySteps < 0 {
+		return fmt.Errorf("dt: rtg_bins, actions, pixels, batch ≥ 1, prefixes ≥ 0, lr > 0, clip_norm ≥ 0 and decay_steps ≥ 0 are needed (%+v)", c)
 	}
 	if c.Stream != "" && c.Stream != StreamTriples && c.Stream != StreamSteps {
 		return fmt.Errorf("dt: stream %q, want %q or %q", c.Stream, StreamTriples, StreamSteps)
@@ -137,7 +143,7 @@ func actionMeasures(c lm.Config, w *lm.Views, in lm.In) (loss, accuracy *Node) {
 func (a *Agent) Update(seqs []Seq) (lm.StepStats, error) {
 	if a.tr == nil {
 		opt := lm.DefaultOpt(a.Cfg.LR)
-		opt.ClipNorm = a.Cfg.ClipNorm
+		opt.ClipNorm, opt.TotalSteps = a.Cfg.ClipNorm, a.Cfg.DecaySteps
 		tr, err := lm.NewTrainer(a.Model, opt, []string{"action_loss", "action_accuracy"}, ActionLoss)
 		if err != nil {
 			return lm.StepStats{}, err

@@ -239,3 +239,123 @@ func one(b bool) float32 {
 	}
 	return 0
 }
+
+// A BC clone acts as its original and trains without touching it.
+func TestBCClone(t *testing.T) {
+	cfg := tinyConfig()
+	p, err := NewBC(cfg, []int{16}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	r := rand.New(rand.NewPCG(1, 2))
+	data := copyTask(r, 32)
+	if _, err := p.Train(data, 20, r); err != nil {
+		t.Fatal(err)
+	}
+	q, err := p.Clone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	lp, err := p.ActionLogits(data[:4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lq, err := q.ActionLogits(data[:4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range lp {
+		if !slices.Equal(lp[i], lq[i]) {
+			t.Fatalf("clone's logits %v, original's %v", lq[i], lp[i])
+		}
+	}
+	if _, err := q.Train(data, 50, r); err != nil {
+		t.Fatal(err)
+	}
+	again, err := p.ActionLogits(data[:4])
+	if err != nil || !slices.Equal(again[0], lp[0]) {
+		t.Fatalf("training the clone changed the original: %v → %v (%v)", lp[0], again[0], err)
+	}
+	if lq2, _ := q.ActionLogits(data[:4]); slices.Equal(lq2[0], lp[0]) {
+		t.Fatal("the clone did not train")
+	}
+}
+
+// With ScoreStart the starting weights are a candidate: fine-tuning a model that knows the copy task
+// on data that contradicts it only raises the validation loss, so TrainToBest keeps step 0 and the
+// model scores exactly as it did before.
+func TestTrainToBestScoreStart(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 7))
+	a, err := New(tinyConfig(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	val := copyTask(r, 16)
+	if _, err := a.Train(copyTask(r, 64), 200, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	l0, acc0, err := a.Score(val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := copyTask(r, 64)
+	for i := range wrong {
+		for j := range wrong[i].Actions {
+			wrong[i].Actions[j] = (wrong[i].Actions[j] + 1) % 3
+		}
+	}
+	curves, best, bl, bacc, err := a.TrainToBest(wrong, val, StopConfig{MaxSteps: 100, EvalEvery: 20, Patience: 2, ScoreStart: true}, r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if best != 0 || bl != l0 || bacc != acc0 || curves["val_action_loss"].X[0] != 0 || !(curves["val_action_loss"].Y[1] > l0) {
+		t.Fatalf("best step %d loss %v accuracy %v (start %v %v); curve %v", best, bl, bacc, l0, acc0, curves["val_action_loss"])
+	}
+	if l, _, err := a.Score(val); err != nil || l != l0 {
+		t.Fatalf("after keeping step 0 the loss is %v, at the start %v (%v)", l, l0, err)
+	}
+}
+
+// ObsHidden puts an MLP in front of the trunk: its hidden layer's weights exist (none without it,
+// so earlier agents keep their layout), the observation reaches the action logits through it, and
+// the copy task is learned.
+func TestObsHidden(t *testing.T) {
+	cfg := tinyConfig()
+	cfg.Stream, cfg.ObsHidden = StreamSteps, 16
+	a, err := New(cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	w1, ok1 := a.Model.Layout.Get("embed/patch/w")
+	_, ok2 := a.Model.Layout.Get("embed/patch/w2")
+	if !ok1 || !ok2 || w1.Dims[1] != 16 {
+		t.Fatalf("layout: embed/patch/w %v (%v), w2 %v", w1.Dims, ok1, ok2)
+	}
+	plain, err := New(tinyConfig(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if _, ok := plain.Model.Layout.Get("embed/patch/w2"); ok {
+		t.Fatal("an agent without ObsHidden has a hidden observation layer")
+	}
+	s := Seq{Prefix: []int{0}, Obs: [][]float32{{1, 0, 0}}, RTG: []float64{1}}
+	s2 := s
+	s2.Obs = [][]float32{{0, 0, 1}}
+	l, err := a.ActionLogits([]Seq{s, s2})
+	if err != nil || slices.Equal(l[0], l[1]) {
+		t.Fatalf("the observation does not reach the logits through the MLP (%v)", err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	curves, err := a.Train(copyTask(r, 64), 150, r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y := curves["action_loss"].Y; !(y[len(y)-1] < 0.5*y[0]) {
+		t.Fatalf("action loss %.3f → %.3f", y[0], y[len(y)-1])
+	}
+}

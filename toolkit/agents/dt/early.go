@@ -59,16 +59,20 @@ func (a *Agent) Score(seqs []Seq) (loss, accuracy float64, err error) {
 
 // StopConfig is training with a validation split and early stopping: at most MaxSteps optimizer
 // steps, the validation loss measured every EvalEvery steps, stopping after Patience measurements
-// without a new best (0: never early), and the weights of the best measurement kept.
+// without a new best (0: never early), and the weights of the best measurement kept. With
+// ScoreStart the weights before the first step are measured too (step 0), so fine-tuning that only
+// hurts the validation loss keeps the model it started from.
 type StopConfig struct {
-	MaxSteps  int `json:"max_steps"`
-	EvalEvery int `json:"eval_every"`
-	Patience  int `json:"patience"`
+	MaxSteps   int  `json:"max_steps"`
+	EvalEvery  int  `json:"eval_every"`
+	Patience   int  `json:"patience"`
+	ScoreStart bool `json:"score_start,omitempty"`
 }
 
 // TrainToBest trains on train (as Train) with early stopping on the validation sequences val: it
 // returns the curves of Train plus val_action_loss and val_action_accuracy against steps, the step
-// whose weights it kept (the lowest validation loss) and that measurement's loss and accuracy.
+// whose weights it kept (the lowest validation loss; 0: the starting weights, with ScoreStart) and
+// that measurement's loss and accuracy.
 func (a *Agent) TrainToBest(train, val []Seq, cfg StopConfig, r *rand.Rand, progress track.Progress) (curves track.Curves, best int, bestLoss, bestAcc float64, err error) {
 	if cfg.MaxSteps < 1 || cfg.EvalEvery < 1 || cfg.Patience < 0 || len(val) == 0 {
 		return nil, 0, 0, 0, fmt.Errorf("dt: early stopping needs max_steps ≥ 1, eval_every ≥ 1, patience ≥ 0 and a validation split (got %+v, %d sequences)", cfg, len(val))
@@ -80,6 +84,16 @@ func (a *Agent) TrainToBest(train, val []Seq, cfg StopConfig, r *rand.Rand, prog
 	bestLoss = math.Inf(1)
 	var bestW []float32
 	since := 0
+	if cfg.ScoreStart {
+		if bestLoss, bestAcc, err = a.Score(val); err != nil {
+			return curves, 0, bestLoss, bestAcc, err
+		}
+		curves.Add("val_action_loss", 0, bestLoss)
+		curves.Add("val_action_accuracy", 0, bestAcc)
+		if bestW, err = a.Model.Weights(); err != nil {
+			return curves, 0, bestLoss, bestAcc, err
+		}
+	}
 	for done := 0; done < cfg.MaxSteps; {
 		n := min(cfg.EvalEvery, cfg.MaxSteps-done)
 		part, err := a.Train(train, n, r, nil)

@@ -125,6 +125,21 @@ func Seqs(trs []gw.Trajectory, promptProb float64, r *rand.Rand) ([]dt.Seq, erro
 	return out, nil
 }
 
+// MaskColour puts NoColour in place of the colour token in the prefix of each stream that has a
+// demonstration in context, with probability prob (drawn with r, in order): in those streams the
+// demonstration is the only thing that says which goal pays (issue 39's prompt variant). The
+// prefixes changed are copies; streams without a prompt are left alone and draw nothing.
+func MaskColour(seqs []dt.Seq, prob float64, r *rand.Rand) {
+	for i := range seqs {
+		if seqs[i].Prompt == nil || prob <= 0 || r.Float64() >= prob {
+			continue
+		}
+		p := append([]int(nil), seqs[i].Prefix...)
+		p[2] = NoColour
+		seqs[i].Prefix = p
+	}
+}
+
 // Policy maps partial streams (their last step without an action) to next-action logits over
 // gw.MaxActions: dt.Agent and dt.BC.
 type Policy interface {

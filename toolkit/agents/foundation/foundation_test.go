@@ -3,6 +3,7 @@ package foundation
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -205,5 +206,40 @@ func TestNoColourPrefix(t *testing.T) {
 	defer a.Close()
 	if _, _, err := Evaluate(a, []gw.Task{task}, []gw.Embodiment{gw.Walker}, EvalConfig{Episodes: 1, Seed: 3, Greedy: true, TargetRTG: 1, NoColour: true}); err == nil || !strings.Contains(err.Error(), "prefix entry") {
 		t.Fatalf("NoColour on an agent without the token: %v", err)
+	}
+}
+
+// MaskColour replaces the colour token only in streams with a demonstration in context, in a copy
+// of their prefix, at about the probability asked; streams without one draw nothing.
+func TestMaskColour(t *testing.T) {
+	task := gw.TrainTasks()[0]
+	var seqs []dt.Seq
+	prompt, shared := &dt.Seq{}, Prefix(task, gw.Walker) // one prefix slice: a change in place would show everywhere
+	for i := 0; i < 400; i++ {
+		s := dt.Seq{Prefix: shared}
+		if i%2 == 0 {
+			s.Prompt = prompt
+		}
+		seqs = append(seqs, s)
+	}
+	MaskColour(seqs, 0.5, rand.New(rand.NewPCG(1, 2)))
+	masked := 0
+	for i, s := range seqs {
+		if s.Prefix[2] == NoColour {
+			if s.Prompt == nil {
+				t.Fatalf("stream %d without a prompt lost its colour", i)
+			}
+			masked++
+		} else if s.Prefix[2] != Prefix(task, gw.Walker)[2] {
+			t.Fatalf("stream %d: prefix %v", i, s.Prefix)
+		}
+	}
+	if masked < 70 || masked > 130 { // 200 prompted streams at 0.5: 100 ± 3.5 sd
+		t.Fatalf("%d of 200 prompted streams masked at probability 0.5", masked)
+	}
+	before := slices.Clone(seqs[1].Prefix)
+	MaskColour(seqs[1:2], 1, rand.New(rand.NewPCG(1, 2)))
+	if !slices.Equal(before, seqs[1].Prefix) {
+		t.Fatal("a stream without a prompt was masked at probability 1")
 	}
 }

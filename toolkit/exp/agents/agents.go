@@ -1,22 +1,30 @@
 // Package agents is experiment "agents": the foundation-agents thesis (shared/papers §5; Liu, Lou,
 // Jiao, Zhang, ICML 2024 — a position paper without experiments) at work on a 2-core CPU, a
 // demonstration consistent with the paper, not a result from it. A decision transformer
-// (toolkit/agents/dt) is pretrained on mixed offline expert trajectories (noisy, of varied return)
-// of Diversity training task types of the grid-world family (toolkit/agents/gridworld), both
-// embodiments, with a demonstration in context half of the time (Prompt-DT); then it is adapted to
-// the three held-out task types, which recombine parts never seen together:
+// (toolkit/agents/dt) is pretrained to early stopping on mixed offline expert trajectories (noisy,
+// of varied return) of Diversity training task types of the grid-world family
+// (toolkit/agents/gridworld), both embodiments, with a demonstration in context half of the time
+// (Prompt-DT) — and, in half of those, no colour token in the prefix, so the demonstration alone
+// names the goal; then it is adapted to the three held-out task types, which recombine parts never
+// seen together:
 //
-//	pretrained         zero-shot (k = 0); fine-tuned on k demonstrations per held-out task (k > 0)
+//	pretrained         zero-shot (k = 0); fine-tuned on k demonstrations per held-out task (k > 0),
+//	                   from a fresh optimizer at the rate (of FineTuneLRs) that early stopping prefers
 //	pretrained-prompt  the same models, acting with one demonstration of the task and embodiment in context
-//	scratch            the same architecture trained from scratch on the k demonstrations
+//	scratch            the same architecture trained from scratch on the k demonstrations, rate
+//	                   swept (ScratchLRs) with early stopping on the same split
 //	bc-scratch         an MLP behaviour-cloning policy trained from scratch on them
+//	bc-pretrained      the MLP pretrained on the transformer's pretraining streams, then fine-tuned
 //
 // success_k<k> is the greedy success rate on the held-out tasks (both embodiments, fresh worlds);
 // pretrain_success the pretrained agent's on fresh worlds of its own pretraining task types;
 // pretrain_noise_ceiling the action accuracy a perfect imitator of the noisy expert reaches on the
-// pretraining data (NoiseCeiling, a room check's reference);
-// success_online that after online fine-tuning for a fixed budget from the pretrained model or from
-// scratch. The pretraining-diversity sweep pretrains on fewer task types (div<D>/success_k0, k5).
+// pretraining data (NoiseCeiling, a room check's reference); ref/<policy>/{indist,heldout}/… the
+// scripted reference policies on the same worlds; swap/… the colour-swap ablation;
+// nocolour/… and nocolour_prompt/… the prompt variant without the colour token; success_online that
+// after online fine-tuning for a fixed budget from the pretrained model or from scratch. The
+// pretraining-diversity sweep pretrains on d task types from one fixed total of worlds
+// (sweep/div<d>/success_k0, k<min>).
 package agents
 
 import (
@@ -35,7 +43,7 @@ import (
 )
 
 // Methods are the conditions, in table order.
-var Methods = []string{"pretrained", "pretrained-prompt", "scratch", "bc-scratch"}
+var Methods = []string{"pretrained", "pretrained-prompt", "scratch", "bc-scratch", "bc-pretrained"}
 
 // Config of experiment "agents".
 type Config struct {
@@ -43,30 +51,58 @@ type Config struct {
 	Agent dt.Config `json:"agent"`
 	// PerTask expert episodes per training task type and embodiment, at the noise levels Noises
 	// (cycled), form the pretraining data; Diversity task types of the 9 training types (drawn per
-	// seed) are used; DiversitySweep are the smaller numbers of types pretrained for the sweep.
-	PerTask        int       `json:"per_task"`
-	Noises         []float64 `json:"noises"`
-	Diversity      int       `json:"diversity"`
-	DiversitySweep []int     `json:"diversity_sweep"`
+	// seed) are used.
+	PerTask   int       `json:"per_task"`
+	Noises    []float64 `json:"noises"`
+	Diversity int       `json:"diversity"`
+	// DiversitySweep are the numbers of task types of the diversity sweep. Since issue 39 (SweepWorlds
+	// > 0) every one pretrains on the same total of SweepWorlds worlds (both embodiments each),
+	// SweepWorlds/d per type, at most SweepSteps steps with the main pretraining's early stopping,
+	// on a systematic subset of the types (sweepTypes: consecutive types from a start that moves
+	// with the seed, so every type is used equally often over seeds) — the same data and steps for
+	// every d, Diversity itself included. Before it (SweepWorlds 0) each d < Diversity pretrained on
+	// PerTask episodes per type of types drawn at random, with the main run's steps.
+	DiversitySweep []int `json:"diversity_sweep"`
+	SweepWorlds    int   `json:"sweep_worlds,omitempty"`
+	SweepSteps     int   `json:"sweep_steps,omitempty"`
 	// PretrainSteps optimizer steps of pretraining — with ValShare > 0 at most that many: it stops
 	// early (dt.TrainToBest) once the validation loss has not improved for PretrainPatience
 	// measurements, one every PretrainEvalEvery steps, and keeps the best weights; the validation
 	// split is the last ⌈ValShare·PerTask⌉ worlds of every task type (both embodiments), never
-	// trained on (ValShare 0: no split, the committed run's protocol). PromptProb is the share of
-	// pretraining streams with a demonstration in context.
+	// trained on (ValShare 0: no split, the protocol before issue 39). PretrainDecay decays the
+	// rate along a cosine to 0 over PretrainSteps. PromptProb is the share of pretraining streams
+	// with a demonstration in context; NoColourProb the share of those whose prefix says
+	// foundation.NoColour instead of the task's colour (the demonstration is then the only thing
+	// that names the goal: the prompt variant acts that way).
 	PretrainSteps     int     `json:"pretrain_steps"`
 	PretrainEvalEvery int     `json:"pretrain_eval_every,omitempty"`
 	PretrainPatience  int     `json:"pretrain_patience,omitempty"`
+	PretrainDecay     bool    `json:"pretrain_decay,omitempty"`
 	ValShare          float64 `json:"val_share,omitempty"`
 	PromptProb        float64 `json:"prompt_prob"`
+	NoColourProb      float64 `json:"no_colour_prob,omitempty"`
 	// Shots are the numbers k of noiseless demonstrations per held-out task (embodiments
-	// alternating); AdaptSteps the optimizer steps of fine-tuning and of training from scratch on
-	// them; BCHidden and BCSteps the MLP baseline.
-	Shots      []int `json:"shots"`
-	AdaptSteps int   `json:"adapt_steps"`
-	BCHidden   []int `json:"bc_hidden"`
-	BCSteps    int   `json:"bc_steps"`
-	// EvalEpisodes per held-out task and embodiment; TargetRTG the return the agent is asked for.
+	// alternating). Fine-tuning (from a fresh optimizer) and training from scratch on them run at
+	// most AdaptSteps optimizer steps of AdaptBatch streams at every rate of FineTuneLRs and
+	// ScratchLRs respectively, with early stopping (AdaptEvalEvery, AdaptPatience) on the last
+	// ⌈AdaptValShare·k⌉ demonstrations of each task, trained on the others; the rate with the lowest
+	// validation loss is kept. BCHidden and BCSteps are the MLP baselines (all k demonstrations);
+	// BCPretrainSteps the MLP's pretraining on the decision transformer's pretraining streams
+	// (bc-pretrained). Before issue 39 (AdaptEvalEvery 0): AdaptSteps fixed steps at Agent.LR on
+	// all k, fine-tuning and scratch alike, and no bc-pretrained.
+	Shots           []int     `json:"shots"`
+	AdaptSteps      int       `json:"adapt_steps"`
+	AdaptEvalEvery  int       `json:"adapt_eval_every,omitempty"`
+	AdaptPatience   int       `json:"adapt_patience,omitempty"`
+	AdaptValShare   float64   `json:"adapt_val_share,omitempty"`
+	AdaptBatch      int       `json:"adapt_batch,omitempty"`
+	FineTuneLRs     []float64 `json:"fine_tune_lrs,omitempty"`
+	ScratchLRs      []float64 `json:"scratch_lrs,omitempty"`
+	BCHidden        []int     `json:"bc_hidden"`
+	BCSteps         int       `json:"bc_steps"`
+	BCPretrainSteps int       `json:"bc_pretrain_steps,omitempty"`
+	// EvalEpisodes per task type and embodiment in every evaluation (held out and in distribution);
+	// TargetRTG the return the agent is asked for.
 	EvalEpisodes int     `json:"eval_episodes"`
 	TargetRTG    float64 `json:"target_rtg"`
 	// Online fine-tuning budget (pretrained and scratch).
@@ -76,22 +112,29 @@ type Config struct {
 }
 
 // ConfigFor returns the configuration at a scale.
+//
+// Issue 39's protocol (PaperLab's choices; probes on seed 1, one core): with the committed run's
+// 100 episodes per type the validation accuracy peaked at 0.46 (0.62 of the noise ceiling) by step
+// 900 and then fell as the model memorised its data; with 1000 per type, batch 32 and one token
+// per step (dt.StreamSteps: 2.4× faster a step than the paper's triples at the same accuracy per
+// step) it reached 0.65 (0.88) in 6000 steps. The adaptation's rates bracket the pretraining's
+// 1e-3 by factors of 3 (lower for fine-tuning, higher for scratch).
 func ConfigFor(s exp.Scale) Config {
-	// The default is still the committed run's (issue 31) until issue 39's rerun: a different one
-	// would make notebook 70 train for most of an hour instead of reloading. Issue 39's pretraining
-	// (probes, seed 1; PaperLab's choices): with these 100 episodes per type the validation
-	// accuracy peaks at 0.46 (0.62 of the noise ceiling) by step 900 and then falls as the model
-	// memorises its data; with 1000 per type, batch 32 and one token per step (dt.StreamSteps, 2.4×
-	// faster a step than the paper's triples at the same accuracy per step) it reached 0.65 (0.88)
-	// in 6000 steps, 3.2 min on one core. The smoke scale runs that protocol (ValShare > 0).
-	c := Config{Agent: foundation.DefaultConfig(), PerTask: 100, Noises: gw.DefaultNoises(), Diversity: 8, DiversitySweep: []int{2, 4},
-		PretrainSteps: 1200, PromptProb: 0.5, Shots: []int{5, 10, 20}, AdaptSteps: 150, BCHidden: []int{128, 128}, BCSteps: 600,
-		EvalEpisodes: 10, TargetRTG: 1, Online: foundation.OnlineConfig{Rounds: 6, Episodes: 4, Updates: 40, TargetRTG: 1}, RenderEpisodes: 3}
+	ag := foundation.DefaultConfig()
+	ag.Stream, ag.Batch, ag.Prefixes = dt.StreamSteps, 32, foundation.PrefixesNoColour
+	c := Config{Agent: ag, PerTask: 1000, Noises: gw.DefaultNoises(), Diversity: 8, DiversitySweep: []int{2, 8}, SweepWorlds: 2000, SweepSteps: 1200,
+		PretrainSteps: 6000, PretrainEvalEvery: 400, PretrainPatience: 4, PretrainDecay: true, ValShare: 0.1, PromptProb: 0.5, NoColourProb: 0.5,
+		Shots: []int{5, 10, 20}, AdaptSteps: 400, AdaptEvalEvery: 40, AdaptPatience: 3, AdaptValShare: 0.2, AdaptBatch: 16,
+		FineTuneLRs: []float64{1e-4, 3e-4, 1e-3}, ScratchLRs: []float64{3e-4, 1e-3, 3e-3},
+		BCHidden: []int{128, 128}, BCSteps: 600, BCPretrainSteps: 10000,
+		EvalEpisodes: 50, TargetRTG: 1, Online: foundation.OnlineConfig{Rounds: 6, Episodes: 4, Updates: 40, TargetRTG: 1}, RenderEpisodes: 3}
 	if s == exp.Smoke {
 		c.Agent.Dim, c.Agent.Layers = 32, 1
-		c.PerTask, c.PretrainSteps, c.AdaptSteps, c.BCSteps, c.EvalEpisodes = 4, 20, 10, 20, 2
-		c.PretrainEvalEvery, c.PretrainPatience, c.ValShare, c.Agent.Stream = 10, 0, 0.25, dt.StreamSteps
-		c.DiversitySweep, c.Shots = []int{2}, []int{5}
+		c.PerTask, c.PretrainSteps, c.PretrainEvalEvery, c.PretrainPatience, c.ValShare = 4, 20, 10, 0, 0.25
+		c.SweepWorlds, c.SweepSteps = 16, 10
+		c.AdaptSteps, c.AdaptEvalEvery, c.BCSteps, c.BCPretrainSteps, c.EvalEpisodes = 10, 5, 20, 20, 2
+		c.FineTuneLRs, c.ScratchLRs = []float64{1e-3}, []float64{1e-3, 3e-3}
+		c.DiversitySweep, c.Shots = []int{2, 8}, []int{5}
 		c.Online = foundation.OnlineConfig{Rounds: 2, Episodes: 1, Updates: 5, TargetRTG: 1}
 	}
 	return c
@@ -100,20 +143,34 @@ func ConfigFor(s exp.Scale) Config {
 // Validate names a setting the experiment cannot run with.
 func (c Config) Validate() error {
 	n := len(gw.TrainTasks())
-	if c.ValShare != 0 && (c.ValShare < 0 || c.ValShare >= 1 || c.PretrainEvalEvery < 1 || c.PretrainPatience < 0 || valWorlds(c) >= c.PerTask) {
-		return fmt.Errorf("agents: val_share in (0, 1) leaving training worlds (%d of per_task %d held for validation), pretrain_eval_every ≥ 1 and pretrain_patience ≥ 0 are needed", valWorlds(c), c.PerTask)
+	if c.ValShare <= 0 || c.ValShare >= 1 || c.PretrainEvalEvery < 1 || c.PretrainPatience < 0 || valWorlds(c.ValShare, c.PerTask) >= c.PerTask {
+		return fmt.Errorf("agents: val_share in (0, 1) leaving training worlds (%d of per_task %d held for validation), pretrain_eval_every ≥ 1 and pretrain_patience ≥ 0 are needed", valWorlds(c.ValShare, c.PerTask), c.PerTask)
 	}
-	if c.Diversity < 1 || c.Diversity > n || c.PerTask < 1 || len(c.Noises) == 0 || c.PretrainSteps < 1 || c.AdaptSteps < 1 || c.BCSteps < 1 || c.EvalEpisodes < 1 {
-		return fmt.Errorf("agents: diversity in [1, %d], per_task, noises, pretrain_steps, adapt_steps, bc_steps and eval_episodes ≥ 1 are needed", n)
+	if c.Diversity < 1 || c.Diversity > n || c.PerTask < 1 || len(c.Noises) == 0 || c.PretrainSteps < 1 || c.AdaptSteps < 1 || c.BCSteps < 1 || c.BCPretrainSteps < 1 || c.EvalEpisodes < 1 {
+		return fmt.Errorf("agents: diversity in [1, %d], per_task, noises, pretrain_steps, adapt_steps, bc_steps, bc_pretrain_steps and eval_episodes ≥ 1 are needed", n)
+	}
+	if c.SweepSteps < 1 || c.PromptProb < 0 || c.PromptProb > 1 || c.NoColourProb < 0 || c.NoColourProb > 1 {
+		return fmt.Errorf("agents: sweep_steps ≥ 1 and prompt_prob, no_colour_prob in [0, 1] are needed")
 	}
 	for _, d := range c.DiversitySweep {
-		if d < 1 || d >= c.Diversity {
-			return fmt.Errorf("agents: diversity_sweep %d must be in [1, diversity = %d)", d, c.Diversity)
+		if d < 1 || d > n || c.SweepWorlds/d < 2 || valWorlds(c.ValShare, c.SweepWorlds/d) >= c.SweepWorlds/d {
+			return fmt.Errorf("agents: diversity_sweep %d must be in [1, %d] with sweep_worlds %d giving each type ≥ 2 worlds and some to train on", d, n, c.SweepWorlds)
 		}
 	}
+	if c.NoColourProb > 0 && c.Agent.Prefixes < foundation.PrefixesNoColour {
+		return fmt.Errorf("agents: no_colour_prob > 0 needs agent.prefixes ≥ %d (foundation.PrefixesNoColour), got %d", foundation.PrefixesNoColour, c.Agent.Prefixes)
+	}
 	for _, k := range c.Shots {
-		if k < 1 {
-			return fmt.Errorf("agents: shots %v must be ≥ 1 (k = 0 is always evaluated)", c.Shots)
+		if k < 2 || valWorlds(c.AdaptValShare, k) >= k {
+			return fmt.Errorf("agents: shots %v must be ≥ 2 and leave demonstrations to train on after adapt_val_share %g (k = 0 is always evaluated)", c.Shots, c.AdaptValShare)
+		}
+	}
+	if c.AdaptEvalEvery < 1 || c.AdaptPatience < 0 || c.AdaptValShare <= 0 || c.AdaptValShare >= 1 || c.AdaptBatch < 1 || len(c.FineTuneLRs) == 0 || len(c.ScratchLRs) == 0 {
+		return fmt.Errorf("agents: adapt_eval_every, adapt_batch ≥ 1, adapt_patience ≥ 0, adapt_val_share in (0, 1) and fine_tune_lrs, scratch_lrs are needed")
+	}
+	for _, lr := range append(slices.Clone(c.FineTuneLRs), c.ScratchLRs...) {
+		if !(lr > 0) {
+			return fmt.Errorf("agents: learning rate %v in fine_tune_lrs or scratch_lrs, want > 0", lr)
 		}
 	}
 	if c.Online.Rounds < 1 || c.Online.Episodes < 1 || c.Online.Updates < 1 {
@@ -135,29 +192,47 @@ type run struct {
 	prompt map[string]*dt.Seq
 }
 
-func (r *run) eval(p foundation.Policy, prompts bool) (float64, []gw.Trajectory, error) {
+// eval is the held-out evaluation (success_k<k>): with a demonstration in context per task and
+// embodiment when prompts, with the NoColour token in place of the colour when noColour.
+func (r *run) eval(p foundation.Policy, prompts, noColour bool) (float64, []gw.Trajectory, error) {
 	ec := r.heldOutConfig()
 	if prompts {
 		ec.Prompts = r.prompt
 	}
+	ec.NoColour = noColour
 	return foundation.Evaluate(p, gw.HeldOut(), embodiments, ec)
 }
 
-// demoSeqs are the first k demonstrations of every held-out task, half with a prompt (as in
-// pretraining) when withPrompts.
-func (r *run) demoSeqs(k int, withPrompts bool, rng *rand.Rand) ([]dt.Seq, error) {
-	var trs []gw.Trajectory
+// demoSplit are the first k demonstrations of every held-out task as streams (half with a prompt,
+// as in pretraining, when withPrompts), split into the ones trained on and the last
+// ⌈AdaptValShare·k⌉ of each task for validation.
+func (r *run) demoSplit(k int, withPrompts bool, rng *rand.Rand) (train, val []dt.Seq, err error) {
+	var tt, vt []gw.Trajectory
+	v := valWorlds(r.cfg.AdaptValShare, k)
 	for _, task := range gw.HeldOut() {
-		trs = append(trs, r.demos[task][:k]...)
+		tt, vt = append(tt, r.demos[task][:k-v]...), append(vt, r.demos[task][k-v:k]...)
 	}
 	pp := 0.0
 	if withPrompts {
 		pp = r.cfg.PromptProb
 	}
-	return foundation.Seqs(trs, pp, rng)
+	if train, err = foundation.Seqs(tt, pp, rng); err != nil {
+		return nil, nil, err
+	}
+	val, err = foundation.Seqs(vt, pp, rng)
+	return train, val, err
 }
 
-// pretrainTypes are the d training task types seed pretrains on (drawn per seed and d).
+// allDemos are the first k demonstrations of every held-out task as plain streams (the MLPs').
+func (r *run) allDemos(k int, rng *rand.Rand) ([]dt.Seq, error) {
+	var trs []gw.Trajectory
+	for _, task := range gw.HeldOut() {
+		trs = append(trs, r.demos[task][:k]...)
+	}
+	return foundation.Seqs(trs, 0, rng)
+}
+
+// pretrainTypes are the d training task types the main pretraining of seed uses (drawn per seed and d).
 func pretrainTypes(seed uint64, d int) ([]gw.Task, *rand.Rand) {
 	rng := rand.New(rand.NewPCG(seed, uint64(d)))
 	types := slices.Clone(gw.TrainTasks())
@@ -165,75 +240,122 @@ func pretrainTypes(seed uint64, d int) ([]gw.Task, *rand.Rand) {
 	return types[:d], rng
 }
 
-// pretrainData is seed's pretraining data on types (d = len(types)).
+// sweepTypes are the d training task types seed's diversity-sweep pretraining uses: d consecutive
+// types of gw.TrainTasks (cyclically) from type (seed−1)·d, so over seeds every type is used
+// equally often and no draw favours a d.
+func sweepTypes(seed uint64, d int) []gw.Task {
+	all := gw.TrainTasks()
+	var types []gw.Task
+	for i := 0; i < d; i++ {
+		types = append(types, all[(int((seed-1)%uint64(len(all)))*d+i)%len(all)])
+	}
+	return types
+}
+
+// pretrainData is seed's main pretraining data on types (d = len(types)).
 func pretrainData(cfg Config, seed uint64, types []gw.Task) ([]gw.Trajectory, error) {
 	return gw.Collect(types, embodiments, cfg.PerTask, cfg.Noises, seed*1_000_000+uint64(len(types)))
 }
 
-// pretrain draws d of the training task types and pretrains an agent on their mixed data.
-func (r *run) pretrain(d int, label string) (*dt.Agent, track.Curves, []gw.Task, error) {
-	types, rng := pretrainTypes(r.seed, d)
-	data, err := pretrainData(r.cfg, r.seed, types)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if d == r.cfg.Diversity { // the room check's noise ceiling, recorded so it outlives the data's code
-		if c, err := NoiseCeiling(data, r.cfg.PerTask, r.cfg.Noises); err == nil {
-			r.runs["pretrained"].Final["pretrain_noise_ceiling"] = c
-		}
-	}
-	train, val := data, []gw.Trajectory(nil)
-	if r.cfg.ValShare > 0 {
-		train, val = splitWorlds(r.cfg, data)
-	}
-	seqs, err := foundation.Seqs(train, r.cfg.PromptProb, rng)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	a, err := dt.New(r.cfg.Agent, r.seed*10+uint64(d))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	progress := r.opt.Progress(label, r.cfg.PretrainSteps)
-	var curves track.Curves
-	if len(val) == 0 { // the committed run's protocol: a fixed number of steps, no validation split
-		curves, err = a.Train(seqs, r.cfg.PretrainSteps, rng, progress)
-	} else {
-		curves, err = r.pretrainToBest(a, seqs, val, d == r.cfg.Diversity, rng, progress)
-	}
-	if err != nil {
-		a.Close()
-		return nil, nil, nil, err
-	}
-	return a, curves, types, nil
+// pretraining is one pretraining: its task types, worlds per type, step budget and seeds.
+type pretraining struct {
+	types    []gw.Task
+	perTask  int
+	steps    int
+	dataSeed uint64
+	rng      *rand.Rand
+	label    string
 }
 
-// pretrainToBest trains a on seqs with early stopping on the validation trajectories val
-// (dt.TrainToBest) and, for the main pretraining (record), keeps the best step and its validation
-// loss and accuracy on the pretrained run.
-func (r *run) pretrainToBest(a *dt.Agent, seqs []dt.Seq, val []gw.Trajectory, record bool, rng *rand.Rand, progress track.Progress) (track.Curves, error) {
-	vseqs, err := foundation.Seqs(val, r.cfg.PromptProb, rng)
+// pretrainOut is what a pretraining gives: the agent, its curves, the validation measures of the
+// kept weights and the streams it trained on (the MLP's pretraining reads them too).
+type pretrainOut struct {
+	agent          *dt.Agent
+	curves         track.Curves
+	best           int
+	valLoss, valAc float64
+	valAcc         map[string]float64 // scoreByColour's
+	train          []dt.Seq
+	data           []gw.Trajectory
+}
+
+// pretrain pretrains an agent on p's mixed data with early stopping on its validation worlds.
+func (r *run) pretrain(p pretraining) (*pretrainOut, error) {
+	data, err := gw.Collect(p.types, embodiments, p.perTask, r.cfg.Noises, p.dataSeed)
 	if err != nil {
 		return nil, err
 	}
-	stop := dt.StopConfig{MaxSteps: r.cfg.PretrainSteps, EvalEvery: r.cfg.PretrainEvalEvery, Patience: r.cfg.PretrainPatience}
-	curves, best, loss, acc, err := a.TrainToBest(seqs, vseqs, stop, rng, progress)
-	if err == nil && record {
-		pre := r.runs["pretrained"].Final
-		pre["pretrain_best_step"], pre["pretrain_val_loss"], pre["pretrain_val_accuracy"] = float64(best), loss, acc
+	train, val := splitWorlds(r.cfg.ValShare, p.perTask, data)
+	streams := func(trs []gw.Trajectory) ([]dt.Seq, error) {
+		seqs, err := foundation.Seqs(trs, r.cfg.PromptProb, p.rng)
+		if err == nil {
+			foundation.MaskColour(seqs, r.cfg.NoColourProb, p.rng)
+		}
+		return seqs, err
 	}
-	return curves, err
+	seqs, err := streams(train)
+	if err != nil {
+		return nil, err
+	}
+	vseqs, err := streams(val)
+	if err != nil {
+		return nil, err
+	}
+	cfg := r.cfg.Agent
+	if r.cfg.PretrainDecay {
+		cfg.DecaySteps = p.steps
+	}
+	a, err := dt.New(cfg, p.dataSeed)
+	if err != nil {
+		return nil, err
+	}
+	stop := dt.StopConfig{MaxSteps: p.steps, EvalEvery: r.cfg.PretrainEvalEvery, Patience: r.cfg.PretrainPatience}
+	out := &pretrainOut{agent: a, train: seqs, data: data}
+	out.curves, out.best, out.valLoss, out.valAc, err = a.TrainToBest(seqs, vseqs, stop, p.rng, r.opt.Progress(p.label, p.steps))
+	if err == nil { // the kept weights' accuracy on the validation streams with and without the colour token
+		out.valAcc, err = scoreByColour(a, vseqs)
+	}
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.Cfg.DecaySteps = 0 // what is trained from it starts a constant rate of its own
+	return out, nil
 }
 
-// valWorlds is how many worlds of every task type the validation split holds: ⌈ValShare·PerTask⌉.
-func valWorlds(c Config) int { return int(math.Ceil(c.ValShare * float64(c.PerTask))) }
+// scoreByColour is a's action accuracy on the streams of seqs with the task's colour token in the
+// prefix ("colour") and on those with foundation.NoColour ("nocolour"; absent when there are none).
+func scoreByColour(a *dt.Agent, seqs []dt.Seq) (map[string]float64, error) {
+	parts := map[string][]dt.Seq{}
+	for _, s := range seqs {
+		k := "colour"
+		if len(s.Prefix) > 2 && s.Prefix[2] == foundation.NoColour {
+			k = "nocolour"
+		}
+		parts[k] = append(parts[k], s)
+	}
+	out := map[string]float64{}
+	for k, p := range parts {
+		_, acc, err := a.Score(p)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = acc
+	}
+	return out, nil
+}
 
-// splitWorlds splits pretraining data in gw.Collect's order (task, episode, embodiment) into the
-// training worlds and the validation ones — the last valWorlds episodes of every task, with both
-// embodiments' trajectories of a world on the same side.
-func splitWorlds(c Config, data []gw.Trajectory) (train, val []gw.Trajectory) {
+// valWorlds is how many worlds (or demonstrations) of every task the validation split holds:
+// ⌈share·perTask⌉.
+func valWorlds(share float64, perTask int) int { return int(math.Ceil(share * float64(perTask))) }
+
+// splitWorlds splits pretraining data in gw.Collect's order (task, episode, embodiment) of perTask
+// episodes per task into the training worlds and the validation ones — the last
+// valWorlds(share, perTask) episodes of every task, with both embodiments' trajectories of a world
+// on the same side.
+func splitWorlds(share float64, perTask int, data []gw.Trajectory) (train, val []gw.Trajectory) {
 	for i, tr := range data {
-		if collectEpisode(i, c.PerTask) >= c.PerTask-valWorlds(c) {
+		if collectEpisode(i, perTask) >= perTask-valWorlds(share, perTask) {
 			val = append(val, tr)
 		} else {
 			train = append(train, tr)
@@ -271,31 +393,51 @@ func Run(opt exp.Options) (*exp.Result, error) {
 				}
 			}
 		}
-		agent, curves, types, err := r.pretrain(cfg.Diversity, fmt.Sprintf("agents seed %d: pretraining on %d task types", seed, cfg.Diversity))
+		types, rng := pretrainTypes(seed, cfg.Diversity)
+		po, err := r.pretrain(pretraining{types: types, perTask: cfg.PerTask, steps: cfg.PretrainSteps, dataSeed: seed*1_000_000 + uint64(len(types)), rng: rng,
+			label: fmt.Sprintf("agents seed %d: pretraining on %d task types", seed, cfg.Diversity)})
 		if err != nil {
 			return err
 		}
+		agent := po.agent
 		defer agent.Close()
 		pre := r.runs["pretrained"]
-		for k, cv := range curves {
+		for k, cv := range po.curves {
 			pre.Curves["pretrain/"+k] = cv
+		}
+		pre.Final["pretrain_best_step"], pre.Final["pretrain_val_loss"], pre.Final["pretrain_val_accuracy"] = float64(po.best), po.valLoss, po.valAc
+		for k, v := range po.valAcc {
+			pre.Final["pretrain_val_accuracy_"+k] = v
+		}
+		if c, err := NoiseCeiling(po.data, cfg.PerTask, cfg.Noises); err == nil { // the room check's reference, recorded so it outlives the data's code
+			pre.Final["pretrain_noise_ceiling"] = c
 		}
 		for i, t := range types {
 			pre.Final[fmt.Sprintf("pretrain_type_%d", i)] = float64(t.Index())
 		}
+		// The MLP pretrained on the same streams (separating pretraining from the transformer).
+		bcPre, err := dt.NewBC(cfg.Agent, cfg.BCHidden, seed*10+9)
+		if err != nil {
+			return err
+		}
+		defer bcPre.Close()
+		if _, err := bcPre.Train(po.train, cfg.BCPretrainSteps, rand.New(rand.NewPCG(seed, 0x62637072))); err != nil {
+			return err
+		}
+		po.train, po.data = nil, nil
 		// In distribution (fresh worlds of its own task types) and held out, beside the reference
 		// policies on the same worlds.
 		if err := r.rooms(agent, types); err != nil {
 			return err
 		}
 		pre.Final["pretrain_success"] = pre.Final["indist/success"]
-		if err := r.adapt(agent); err != nil {
+		if err := r.adapt(agent, bcPre); err != nil {
 			return err
 		}
 		if err := r.online(agent); err != nil {
 			return err
 		}
-		if err := r.sweep(agent); err != nil {
+		if err := r.sweep(); err != nil {
 			return err
 		}
 		r.embeddingPicture(agent)
@@ -321,7 +463,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 
 // inDistConfig is the evaluation on fresh worlds of the pretraining task types (pretrain_success).
 func (r *run) inDistConfig() foundation.EvalConfig {
-	return foundation.EvalConfig{Episodes: max(1, r.cfg.EvalEpisodes/2), Seed: r.seed*1_000_000 + 800_000, Greedy: true, TargetRTG: r.cfg.TargetRTG}
+	return foundation.EvalConfig{Episodes: r.cfg.EvalEpisodes, Seed: r.seed*1_000_000 + 800_000, Greedy: true, TargetRTG: r.cfg.TargetRTG}
 }
 
 // heldOutConfig is the evaluation on the held-out task types (success_k<k>).
@@ -398,68 +540,75 @@ func recordOutcomes(run *exp.Run, prefix string, trs []gw.Trajectory, colourShif
 	return nil
 }
 
-// adapt evaluates every method at k = 0 and after training on k demonstrations.
-func (r *run) adapt(agent *dt.Agent) error {
+// adapt evaluates every method at k = 0 and after training on k demonstrations; the pretrained
+// agent also with the NoColour token in its prefix, with and without a demonstration in context
+// (nocolour/…, nocolour_prompt/success_k0 on the pretrained run).
+func (r *run) adapt(agent *dt.Agent, bcPre *dt.BC) error {
 	set := func(m string, k int, v float64) {
 		r.runs[m].Final[fmt.Sprintf("success_k%d", k)] = v
 		track.Curves(r.runs[m].Curves).Add("success_vs_k", float64(k), v)
 	}
-	// k = 0: the pretrained agent zero-shot and with a demonstration in context; the untrained
-	// baselines (chance).
-	s, trs, err := r.eval(agent, false)
+	pre := r.runs["pretrained"]
+	// k = 0: the pretrained agent zero-shot and with a demonstration in context, with and without
+	// the colour token; the MLP pretrained on the same data; the untrained baselines (chance).
+	s, trs, err := r.eval(agent, false, false)
 	if err != nil {
 		return err
 	}
 	set("pretrained", 0, s)
-	if err := recordOutcomes(r.runs["pretrained"], "heldout/", trs, 0); err != nil { // beside rooms' references there
+	if err := recordOutcomes(pre, "heldout/", trs, 0); err != nil { // beside rooms' references there
 		return err
 	}
-	s, trs, err = r.eval(agent, true)
-	if err != nil {
+	if s, trs, err = r.eval(agent, true, false); err != nil {
 		return err
 	}
 	set("pretrained-prompt", 0, s)
 	r.keepEpisodes(trs)
+	if r.cfg.NoColourProb > 0 {
+		for _, prompted := range []bool{false, true} {
+			s, trs, err := r.eval(agent, prompted, true)
+			if err != nil {
+				return err
+			}
+			prefix := map[bool]string{false: "nocolour/", true: "nocolour_prompt/"}[prompted]
+			if err := recordOutcomes(pre, prefix, trs, 0); err != nil {
+				return err
+			}
+			pre.Final[prefix+"success_k0"] = s
+		}
+	}
 	fresh, err := dt.New(r.cfg.Agent, r.seed*10+7)
 	if err != nil {
 		return err
 	}
-	if s, _, err = r.eval(fresh, false); err != nil {
-		fresh.Close()
+	s, _, err = r.eval(fresh, false, false)
+	fresh.Close()
+	if err != nil {
 		return err
 	}
-	fresh.Close()
 	set("scratch", 0, s)
 	bc, err := dt.NewBC(r.cfg.Agent, r.cfg.BCHidden, r.seed*10+8)
 	if err != nil {
 		return err
 	}
-	if s, _, err = r.eval(bc, false); err != nil {
-		bc.Close()
+	s, _, err = r.eval(bc, false, false)
+	bc.Close()
+	if err != nil {
 		return err
 	}
-	bc.Close()
 	set("bc-scratch", 0, s)
+	if s, _, err = r.eval(bcPre, false, false); err != nil {
+		return err
+	}
+	set("bc-pretrained", 0, s)
 	for _, k := range r.cfg.Shots {
 		rng := rand.New(rand.NewPCG(r.seed, uint64(1000+k)))
-		demos, err := r.demoSeqs(k, true, rng)
+		ft, err := r.fitBest(r.runs["pretrained"], k, agent, r.cfg.FineTuneLRs, true, rng)
 		if err != nil {
-			return err
-		}
-		plain, err := r.demoSeqs(k, false, rng)
-		if err != nil {
-			return err
-		}
-		ft, err := agent.Clone()
-		if err != nil {
-			return err
-		}
-		if _, err := ft.Train(demos, r.cfg.AdaptSteps, rng, r.opt.Progress(fmt.Sprintf("agents seed %d: fine-tuning on k = %d", r.seed, k), r.cfg.AdaptSteps)); err != nil {
-			ft.Close()
 			return err
 		}
 		for _, prompted := range []bool{false, true} {
-			s, _, err := r.eval(ft, prompted)
+			s, _, err := r.eval(ft, prompted, false)
 			if err != nil {
 				ft.Close()
 				return err
@@ -467,40 +616,102 @@ func (r *run) adapt(agent *dt.Agent) error {
 			set(map[bool]string{false: "pretrained", true: "pretrained-prompt"}[prompted], k, s)
 		}
 		ft.Close()
-		sc, err := dt.New(r.cfg.Agent, r.seed*10+7)
+		sc, err := r.fitBest(r.runs["scratch"], k, nil, r.cfg.ScratchLRs, false, rng)
 		if err != nil {
 			return err
 		}
-		if _, err := sc.Train(plain, r.cfg.AdaptSteps, rng, r.opt.Progress(fmt.Sprintf("agents seed %d: scratch on k = %d", r.seed, k), r.cfg.AdaptSteps)); err != nil {
-			sc.Close()
-			return err
-		}
-		s, _, err := r.eval(sc, false)
+		s, _, err := r.eval(sc, false, false)
 		sc.Close()
 		if err != nil {
 			return err
 		}
 		set("scratch", k, s)
-		bc, err := dt.NewBC(r.cfg.Agent, r.cfg.BCHidden, r.seed*10+8)
+		plain, err := r.allDemos(k, rng)
 		if err != nil {
 			return err
 		}
-		if _, err := bc.Train(plain, r.cfg.BCSteps, rng); err != nil {
+		for _, m := range []string{"bc-scratch", "bc-pretrained"} {
+			var bc *dt.BC
+			if m == "bc-scratch" {
+				bc, err = dt.NewBC(r.cfg.Agent, r.cfg.BCHidden, r.seed*10+8)
+			} else {
+				bc, err = bcPre.Clone()
+			}
+			if err != nil {
+				return err
+			}
+			if _, err = bc.Train(plain, r.cfg.BCSteps, rng); err == nil {
+				s, _, err = r.eval(bc, false, false)
+			}
 			bc.Close()
-			return err
+			if err != nil {
+				return err
+			}
+			set(m, k, s)
 		}
-		s, _, err = r.eval(bc, false)
-		bc.Close()
-		if err != nil {
-			return err
-		}
-		set("bc-scratch", k, s)
 	}
 	return nil
 }
 
-// online fine-tunes the pretrained agent and a fresh one from their own experience on the held-out
-// tasks for the same budget.
+// fitBest trains on the split k demonstrations (demoSplit; with prompts when prompted) at every
+// rate of rates — a clone of start with a fresh optimizer, or a fresh agent when start is nil —
+// each with early stopping (dt.TrainToBest; from start, its own weights are a candidate: step 0),
+// and returns the agent of the rate with the lowest validation loss. With rec it records on rec the rate kept (adapt_k<k>/lr), its best step and
+// validation loss and accuracy, its curves (adapt_k<k>/<curve>) and every rate's validation loss
+// (adapt_k<k>/lr<rate>/val_action_loss).
+func (r *run) fitBest(rec *exp.Run, k int, start *dt.Agent, rates []float64, prompted bool, rng *rand.Rand) (*dt.Agent, error) {
+	train, val, err := r.demoSplit(k, prompted, rng)
+	if err != nil {
+		return nil, err
+	}
+	stop := dt.StopConfig{MaxSteps: r.cfg.AdaptSteps, EvalEvery: r.cfg.AdaptEvalEvery, Patience: r.cfg.AdaptPatience, ScoreStart: start != nil}
+	var best *dt.Agent
+	bestLoss := math.Inf(1)
+	for _, lr := range rates {
+		var a *dt.Agent
+		if start != nil {
+			a, err = start.Clone()
+		} else {
+			a, err = dt.New(r.cfg.Agent, r.seed*10+7)
+		}
+		if err != nil {
+			return nil, err
+		}
+		a.Cfg.LR, a.Cfg.Batch, a.Cfg.DecaySteps = lr, r.cfg.AdaptBatch, 0
+		what := map[bool]string{false: "scratch", true: "fine-tuning"}[start != nil]
+		curves, step, loss, acc, err := a.TrainToBest(train, val, stop, rng, r.opt.Progress(fmt.Sprintf("agents seed %d: %s on k = %d at lr %g", r.seed, what, k, lr), stop.MaxSteps))
+		if err != nil {
+			a.Close()
+			if best != nil {
+				best.Close()
+			}
+			return nil, err
+		}
+		if rec != nil {
+			rec.Curves[fmt.Sprintf("adapt_k%d/lr%g/val_action_loss", k, lr)] = curves["val_action_loss"]
+		}
+		if loss >= bestLoss {
+			a.Close()
+			continue
+		}
+		if best != nil {
+			best.Close()
+		}
+		best, bestLoss = a, loss
+		if rec != nil {
+			p := fmt.Sprintf("adapt_k%d/", k)
+			rec.Final[p+"lr"], rec.Final[p+"best_step"], rec.Final[p+"val_loss"], rec.Final[p+"val_accuracy"] = lr, float64(step), loss, acc
+			for name, cv := range curves {
+				rec.Curves[p+name] = cv
+			}
+		}
+	}
+	best.Cfg.Batch = r.cfg.Agent.Batch
+	return best, nil
+}
+
+// online fine-tunes the pretrained agent (from a fresh optimizer) and a fresh one from their own
+// experience on the held-out tasks for the same budget.
 func (r *run) online(agent *dt.Agent) error {
 	for _, m := range []string{"pretrained", "scratch"} {
 		var a *dt.Agent
@@ -517,7 +728,7 @@ func (r *run) online(agent *dt.Agent) error {
 			r.opt.Progress(fmt.Sprintf("agents seed %d: online fine-tuning (%s)", r.seed, m), r.cfg.Online.Rounds))
 		if err == nil {
 			var s float64
-			s, _, err = r.eval(a, false)
+			s, _, err = r.eval(a, false, false)
 			r.runs[m].Final["success_online"] = s
 		}
 		a.Close()
@@ -531,42 +742,40 @@ func (r *run) online(agent *dt.Agent) error {
 	return nil
 }
 
-// sweep pretrains on fewer task types and evaluates zero-shot and after fine-tuning on the
-// smallest k (recorded on the pretrained run as div<D>/…; the main pretraining is div<Diversity>).
-func (r *run) sweep(agent *dt.Agent) error {
+// sweep pretrains on every number of task types d of DiversitySweep from the same total of
+// SweepWorlds worlds and SweepSteps steps (sweepTypes' systematic subsets) and evaluates each
+// zero-shot and after fine-tuning on the smallest k (fitBest at FineTuneLRs), recorded on the
+// pretrained run as sweep/div<d>/… with the kept weights' validation accuracy.
+func (r *run) sweep() error {
 	pre := r.runs["pretrained"]
 	k := slices.Min(r.cfg.Shots)
-	pre.Final[fmt.Sprintf("div%d/success_k0", r.cfg.Diversity)] = pre.Final["success_k0"]
-	pre.Final[fmt.Sprintf("div%d/success_k%d", r.cfg.Diversity, k)] = pre.Final[fmt.Sprintf("success_k%d", k)]
 	for _, d := range r.cfg.DiversitySweep {
-		a, _, _, err := r.pretrain(d, fmt.Sprintf("agents seed %d: pretraining on %d task types", r.seed, d))
+		po, err := r.pretrain(pretraining{types: sweepTypes(r.seed, d), perTask: r.cfg.SweepWorlds / d, steps: r.cfg.SweepSteps, dataSeed: r.seed*1_000_000 + 500 + uint64(d),
+			rng: rand.New(rand.NewPCG(r.seed, 0x7377<<8|uint64(d))), label: fmt.Sprintf("agents seed %d: diversity sweep, %d task types", r.seed, d)})
 		if err != nil {
 			return err
 		}
-		s0, _, err := r.eval(a, false)
+		a := po.agent
+		s0, _, err := r.eval(a, false, false)
 		if err != nil {
 			a.Close()
 			return err
 		}
-		rng := rand.New(rand.NewPCG(r.seed, uint64(1000+k)))
-		demos, err := r.demoSeqs(k, true, rng)
-		if err == nil {
-			_, err = a.Train(demos, r.cfg.AdaptSteps, rng, nil)
-		}
-		var sk float64
-		if err == nil {
-			sk, _, err = r.eval(a, false)
-		}
+		ft, err := r.fitBest(nil, k, a, r.cfg.FineTuneLRs, true, rand.New(rand.NewPCG(r.seed, uint64(1000+k))))
 		a.Close()
 		if err != nil {
 			return err
 		}
-		pre.Final[fmt.Sprintf("div%d/success_k0", d)] = s0
-		pre.Final[fmt.Sprintf("div%d/success_k%d", d, k)] = sk
-	}
-	for _, d := range append(slices.Clone(r.cfg.DiversitySweep), r.cfg.Diversity) {
-		track.Curves(pre.Curves).Add("diversity_success_k0", float64(d), pre.Final[fmt.Sprintf("div%d/success_k0", d)])
-		track.Curves(pre.Curves).Add(fmt.Sprintf("diversity_success_k%d", k), float64(d), pre.Final[fmt.Sprintf("div%d/success_k%d", d, k)])
+		sk, _, err := r.eval(ft, false, false)
+		ft.Close()
+		if err != nil {
+			return err
+		}
+		p := fmt.Sprintf("sweep/div%d/", d)
+		pre.Final[p+"success_k0"], pre.Final[fmt.Sprintf("%ssuccess_k%d", p, k)] = s0, sk
+		pre.Final[p+"val_accuracy"], pre.Final[p+"val_accuracy_colour"], pre.Final[p+"best_step"] = po.valAc, po.valAcc["colour"], float64(po.best)
+		track.Curves(pre.Curves).Add("diversity_success_k0", float64(d), s0)
+		track.Curves(pre.Curves).Add(fmt.Sprintf("diversity_success_k%d", k), float64(d), sk)
 	}
 	return nil
 }
@@ -626,7 +835,8 @@ func init() {
 	exp.Register(exp.Experiment{
 		Name:        "agents",
 		Description: "foundation agents: a decision transformer pretrained on mixed grid-world trajectories, adapted to held-out task types (zero-shot, k demonstrations, in context, online) against learning from scratch",
-		Seeds:       map[exp.Scale]int{exp.Smoke: 1, exp.Default: 5},
+		Seeds:       map[exp.Scale]int{exp.Smoke: 1, exp.Default: 10},
+		Jobs:        2,
 		Config:      func(s exp.Scale) any { return ConfigFor(s) },
 		Run:         Run,
 		Figures:     Figures,

@@ -23,9 +23,27 @@ var prefixLabels = []string{"layout open", "layout rooms", "no door", "key door"
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
 	f, err := plot.Panels("held-out task types: greedy success after fine-tuning on k demonstrations per task", "demonstrations per held-out task k (log)", "success rate",
-		[]plot.Panel{{Title: "k > 0 (zero-shot values in the table)", Series: exp.CurveSeries(res, "success_vs_k", Methods)}}, plot.BandOpts{LogX: true, Prob: true})
+		[]plot.Panel{{Title: "transformers (k > 0; zero-shot in the table)", Series: exp.CurveSeries(res, "success_vs_k", []string{"pretrained", "pretrained-prompt", "scratch"})},
+			{Title: "against MLP behaviour cloning", Series: exp.CurveSeries(res, "success_vs_k", []string{"pretrained", "bc-scratch", "bc-pretrained"})}}, plot.BandOpts{LogX: true, Prob: true})
 	if err := figs.Add(f, err, "success_vs_k"); err != nil {
 		return nil, err
+	}
+	if err := roomFigures(res, figs); err != nil {
+		return nil, err
+	}
+	var adaptPanels []plot.Panel
+	var cfg0 Config
+	_ = json.Unmarshal(res.Config, &cfg0)
+	for _, k := range cfg0.Shots {
+		if s := exp.CurveSeries(res, fmt.Sprintf("adapt_k%d/val_action_loss", k), []string{"pretrained", "scratch"}); len(s) > 0 {
+			adaptPanels = append(adaptPanels, plot.Panel{Title: fmt.Sprintf("k = %d (validation: the last %d of each task's k)", k, valWorlds(cfg0.AdaptValShare, k)), Series: s})
+		}
+	}
+	if len(adaptPanels) > 0 { // since issue 39
+		f, err := plot.Panels("adaptation: validation action loss of fine-tuning and of training from scratch, each at the rate it chose", "optimizer steps", "cross-entropy", adaptPanels, plot.BandOpts{})
+		if err := figs.Add(f, err, "adaptation"); err != nil {
+			return nil, err
+		}
 	}
 	f, err = plot.Panels("online fine-tuning on the held-out task types: success of the sampled episodes", "episodes played", "success rate",
 		[]plot.Panel{{Title: "from the pretrained agent and from scratch", Series: exp.CurveSeries(res, "online_success", []string{"pretrained", "scratch"})}}, plot.BandOpts{Prob: true})
@@ -78,6 +96,47 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		return nil, err
 	}
 	return append(figs.Paths, paths...), nil
+}
+
+// roomFigures draws, since issue 39, the pretrained agent's success beside the reference policies on
+// the same worlds (its own task types and the held-out ones) and the held-out success of the
+// prompt variants.
+func roomFigures(res *exp.Result, figs *exp.Figs) error {
+	est := func(key, label string) plot.Estimate {
+		e := exp.Estimate(res, "pretrained", exp.MetricInfo{Key: key, Prob: true})
+		e.Label = label
+		return e
+	}
+	if _, ok := res.Summary["pretrained"]["ref/"+gw.RefColourBlind+"/indist/success"]; !ok {
+		return nil
+	}
+	var panels []plot.Metric
+	for _, set := range []struct{ key, title string }{{"indist", "its own task types (fresh worlds)"}, {"heldout", "held-out task types (zero-shot)"}} {
+		pm := plot.Metric{Title: set.title, Better: plot.HigherIsBetter, Prob: true, Estimates: []plot.Estimate{est(set.key+"/success", "pretrained agent")}}
+		for _, ref := range gw.References() {
+			pm.Estimates = append(pm.Estimates, est("ref/"+ref+"/"+set.key+"/success", "reference: "+ref))
+		}
+		panels = append(panels, pm)
+	}
+	f, err := plot.Dots("room: greedy success of the pretrained agent and of scripted reference policies on the same worlds", panels)
+	if err == nil {
+		f.Subtitle = fmt.Sprintf("dot: mean over %d seeds; bar: 95 %% CI of the mean", len(res.Seeds))
+	}
+	if err := figs.Add(f, err, "references"); err != nil {
+		return err
+	}
+	if _, ok := res.Summary["pretrained"]["nocolour_prompt/success_k0"]; !ok {
+		return nil
+	}
+	pm := plot.Metric{Title: "held-out task types, no gradient step", Better: plot.HigherIsBetter, Prob: true, Estimates: []plot.Estimate{
+		est("success_k0", "colour token"), exp.Estimate(res, "pretrained-prompt", exp.MetricInfo{Key: "success_k0", Prob: true}),
+		est("nocolour/success_k0", "no colour token"), est("nocolour_prompt/success_k0", "no colour token + demonstration")}}
+	pm.Estimates[1].Label = "colour token + demonstration"
+	f, err = plot.Dots("the demonstration in context as the task's specification", []plot.Metric{pm})
+	if err == nil {
+		f.Subtitle = fmt.Sprintf("dot: mean over %d seeds; bar: 95 %% CI of the mean", len(res.Seeds))
+	}
+	return figs.Add(f, err, "prompt")
 }
 
 // episodes replays the kept held-out episodes (first seed, pretrained-prompt) and writes each as a

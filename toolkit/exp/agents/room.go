@@ -140,12 +140,16 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			fmt.Sprintf("Final pretraining action accuracy over the noise ceiling of the data: the expert acts at random with probability p (noises %v, cycled over episodes), "+
 				"so a perfect imitator matches a recorded action with probability 1 − p + p/A (A = 4 walker, 8 diagonal actions), averaged over the pretraining data's steps "+
 				"(recorded as pretrain_noise_ceiling; regenerated from the config and the recorded task types for older results, ≈ 0.745). Measured since issue 39 on the validation "+
-				"split's worlds (pretrain_val_accuracy, the weights kept), before it on the training batches (the last point of pretrain/action_accuracy, which a model that memorises its data can push past the ceiling). It must reach ≥ %g of it. "+
+				"split's worlds (the weights kept; on its streams whose prefix names the colour, pretrain_val_accuracy_colour — the ceiling assumes the task is known, "+
+				"and the streams whose demonstration alone names it are measured apart, pretrain_val_accuracy_nocolour), before it on the training batches (the last point of pretrain/action_accuracy, which a model that memorises its data can push past the ceiling). It must reach ≥ %g of it. "+
 				"[UNVERIFIED] PaperLab's choice: before issue 39 the diagonal's 5×5 view hid part of what its expert saw, so that run's reachable ceiling is lower than this one.", cfg.Noises, CeilingShare),
 			"no pretrain/action_accuracy curve or pretraining types", func(seed uint64) (float64, bool) {
 				ceil, ok := ceilingOf(res, cfg, seed)
-				if valSplit { // the validation accuracy of the weights kept
-					acc, ok2 := res.Final("pretrained", "pretrain_val_accuracy", seed)
+				if valSplit { // the validation accuracy of the weights kept, on the streams that name the colour where they are told apart
+					acc, ok2 := res.Final("pretrained", "pretrain_val_accuracy_colour", seed)
+					if !ok2 {
+						acc, ok2 = res.Final("pretrained", "pretrain_val_accuracy", seed)
+					}
 					return acc / ceil, ok && ok2 && ceil > 0
 				}
 				c, ok2 := res.CurveOf("pretrained", "pretrain/action_accuracy", seed)
