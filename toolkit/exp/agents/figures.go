@@ -22,7 +22,7 @@ var prefixLabels = []string{"layout open", "layout rooms", "no door", "key door"
 // embeddings, and the kept held-out episodes as GIFs.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
-	f, err := plot.Panels("held-out task types: greedy success after fine-tuning on k demonstrations per task", "demonstrations per held-out task k (log)", "success rate",
+	f, err := plot.Panels("held-out task types: greedy success after fine-tuning on k demonstrations per task", "k per held-out task (log)", "success rate",
 		[]plot.Panel{{Title: "transformers (k > 0; zero-shot in the table)", Series: exp.CurveSeries(res, "success_vs_k", []string{"pretrained", "pretrained-prompt", "scratch"})},
 			{Title: "against MLP behaviour cloning", Series: exp.CurveSeries(res, "success_vs_k", []string{"pretrained", "bc-scratch", "bc-pretrained"})}}, plot.BandOpts{LogX: true, Prob: true})
 	if err := figs.Add(f, err, "success_vs_k"); err != nil {
