@@ -189,8 +189,17 @@ func ClaimsTable(claims []Claim) (headers []string, rows [][]string) {
 // SummaryTable is a table of the summary: one row per method that has any of metrics, each cell
 // "mean ± half-width of the 95 % interval (n=…)" over seeds, "—" where a method lacks the metric.
 func SummaryTable(res *Result, metrics []string) (headers []string, rows [][]string) {
+	return SummaryTableOf(res, nil, metrics)
+}
+
+// SummaryTableOf is SummaryTable of the methods keep accepts (nil: every method), e.g. one part
+// of an experiment whose methods share a name prefix.
+func SummaryTableOf(res *Result, keep func(method string) bool, metrics []string) (headers []string, rows [][]string) {
 	headers = append([]string{"method"}, metrics...)
 	for _, m := range res.Methods() {
+		if keep != nil && !keep(m) {
+			continue
+		}
 		row, has := []string{m}, false
 		for _, k := range metrics {
 			if s, ok := res.Summary[m][k]; ok && s.N > 0 {

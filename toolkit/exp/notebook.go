@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
@@ -163,4 +164,54 @@ func notebookRun(name string, scale Scale, cfg any) (*Result, error) {
 	}
 	opt.Out = out
 	return RunOrLoad(name, opt)
+}
+
+// ShowScale prints the scale a notebook runs at ($PAPERLAB_SCALE, default when unset) and how to
+// switch it, and returns it; an invalid $PAPERLAB_SCALE is an error naming the variable. It is a
+// paper notebook's first line.
+func ShowScale() (Scale, error) {
+	s, err := ScaleFromEnv()
+	if err != nil {
+		return s, err
+	}
+	fmt.Printf("scale %s (switch: run `%%env %s smoke` — or default — in a cell, then re-run the cells below; or set it before `make lab`)\n", s, EnvScale)
+	return s, nil
+}
+
+// ShowTiming prints a result's notes, then the seconds each part took (timing, sorted by name;
+// "total" is the parts' sum, "wall" a sharded run's elapsed time) — what a paper notebook shows
+// under its tables.
+func ShowTiming(res *Result) {
+	for _, n := range res.Notes {
+		fmt.Println(n)
+	}
+	parts := make([]string, 0, len(res.Timing))
+	for k := range res.Timing {
+		parts = append(parts, k)
+	}
+	sort.Strings(parts)
+	for _, k := range parts {
+		fmt.Printf("time %-36s %8.1f s\n", k, res.Timing[k])
+	}
+}
+
+// ShowTables shows, for each experiment of names, the summary tables of the result its notebook
+// showed (NotebookResult): one table per group of metric keys (SummaryTable: mean ± half-width of
+// the 95 % interval over seeds), under the experiment's name when there are several; it waits until
+// they are shown (nb.Sync).
+func ShowTables(names []string, groups ...[]string) error {
+	for _, name := range names {
+		res, err := NotebookResult(name)
+		if err != nil {
+			return err
+		}
+		if len(names) > 1 {
+			nb.Markdown("**" + name + "**")
+		}
+		for _, keys := range groups {
+			nb.Table(SummaryTable(res, keys))
+		}
+	}
+	nb.Sync()
+	return nil
 }

@@ -398,7 +398,8 @@ func (c Claim) VerdictText() string {
 
 // ShowClaims shows a result's room checks and its claims (Judge) in a notebook — the room table,
 // then the claims table with "untestable here" where a room check a claim needs fails — or as text
-// elsewhere. It is the one call a paper notebook makes for its verdicts.
+// elsewhere. It is the one call a paper notebook makes for its verdicts, and waits until they are
+// shown (nb.Sync).
 func ShowClaims(res *Result) error {
 	j, err := JudgeResult(res)
 	if err != nil {
@@ -424,6 +425,7 @@ func ShowClaims(res *Result) error {
 			nb.Markdown(claimsHead)
 			nb.Table(ClaimsTable(j.Claims))
 		}
+		nb.Sync()
 		return nil
 	}
 	return WriteClaims(os.Stdout, res, j)

@@ -228,7 +228,8 @@ func Deviations(e Experiment) (string, error) {
 }
 
 // ShowSettings shows, in a notebook (text elsewhere), the experiment's settings against the
-// paper's before its results: every field with a known paper value, deviations first.
+// paper's before its results: every field with a known paper value, deviations first; it waits
+// until they are shown (nb.Sync).
 func ShowSettings(name string) error {
 	e, err := Lookup(name)
 	if err != nil {
@@ -252,6 +253,7 @@ func ShowSettings(name string) error {
 		if len(r) > 0 {
 			nb.Table(h, r)
 		}
+		nb.Sync()
 		return nil
 	}
 	fmt.Println(strings.ReplaceAll(head, "**", ""))

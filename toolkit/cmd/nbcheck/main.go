@@ -1,5 +1,6 @@
 // Command nbcheck reads executed notebooks and fails if any cell produced an error output or
-// printed a Go panic, printing the cell and the error. `make test` runs it after nbconvert as a
+// printed a Go panic, printing the cell and the error, or if a notebook breaks its code budget
+// (budget.go: no hand-written `err != nil`, a paper notebook within 40 lines of code). `make test` runs it after nbconvert as a
 // second check (nbconvert already stops at the first failing cell).
 //
 //	nbcheck executed.ipynb…
@@ -53,7 +54,7 @@ func check(path string) []string {
 	if err := json.Unmarshal(b, &nb); err != nil {
 		return []string{fmt.Sprintf("%s: not a notebook: %v", path, err)}
 	}
-	var problems []string
+	problems := budgetProblems(path, nb)
 	code, withOutput := 0, 0
 	for _, c := range nb.Cells {
 		if c.CellType != "code" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,42 @@ func TestCheck(t *testing.T) {
 		got := strings.Join(check(write(c.name, c.cells)), "\n")
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// The code budgets: `if err != nil` anywhere fails naming the cell; a section of the build-your-own
+// notebook over SectionBudget lines fails naming the section; a paper notebook over PaperBudget
+// lines beyond its setup cell fails; blank lines do not count, and the setup cell is free.
+func TestBudget(t *testing.T) {
+	cell := func(kind, src string) string {
+		b, _ := json.Marshal(src)
+		return `{"cell_type": "` + kind + `", "source": ` + string(b) + `}`
+	}
+	lines := func(n int) string { return strings.Repeat("x()\n\n", n) }
+	nbOf := func(cells ...string) notebook {
+		var nb notebook
+		if err := json.Unmarshal([]byte(`{"cells": [`+strings.Join(cells, ",")+`]}`), &nb); err != nil {
+			t.Fatal(err)
+		}
+		return nb
+	}
+	setup := cell("code", lines(50))
+	for _, c := range []struct {
+		path string
+		nb   notebook
+		want string
+	}{
+		{"03_build_your_own.ipynb", nbOf(setup, cell("markdown", "## 1. Task"), cell("code", lines(20)), cell("code", lines(10)), cell("markdown", "## 2. DPO"), cell("code", lines(30))), ""},
+		{"03_build_your_own.ipynb", nbOf(setup, cell("markdown", "## 1. Task"), cell("code", lines(20)), cell("markdown", "no heading"), cell("code", lines(11))), `section "1. Task" has 31 lines`},
+		{"10_capo.ipynb", nbOf(setup, cell("code", lines(25)), cell("code", lines(15))), ""},
+		{"10_capo.ipynb", nbOf(setup, cell("code", lines(25)), cell("code", lines(16))), "41 lines of code beyond the setup cell"},
+		{"02_calibration_probe.ipynb", nbOf(setup, cell("code", lines(90))), ""},
+		{"02_calibration_probe.ipynb", nbOf(setup, cell("code", "v, err := f()\nif err != nil {\n\tpanic(err)\n}")), "code cell 2 checks `err != nil` by hand"},
+	} {
+		got := strings.Join(append(budgetProblems(c.path, c.nb), sectionProblems(c.path, c.nb)...), "\n")
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.path, got, c.want)
 		}
 	}
 }

@@ -279,14 +279,14 @@ type pretraining struct {
 // pretrainOut is what a pretraining gives: the agent, its curves, the validation measures of the
 // kept weights and the streams it trained on (the MLP's pretraining reads them too).
 type pretrainOut struct {
-	agent          *dt.Agent
-	curves         track.Curves
-	best           int
-	valLoss        float64            // the kept weights' validation loss
-	valAccuracy    float64            // and accuracy, on every validation stream
-	valAccBy       map[string]float64 // scoreByColour's
-	train          []dt.Seq
-	data           []gw.Trajectory
+	agent       *dt.Agent
+	curves      track.Curves
+	best        int
+	valLoss     float64            // the kept weights' validation loss
+	valAccuracy float64            // and accuracy, on every validation stream
+	valAccBy    map[string]float64 // scoreByColour's
+	train       []dt.Seq
+	data        []gw.Trajectory
 }
 
 // pretrain pretrains an agent on p's mixed data with early stopping on its validation worlds.

@@ -198,6 +198,27 @@ func (c Config) HardScenario(n int) string {
 // BudgetKey is the metric of a critic error or effect share at a budget: "b40k/critic_error_unseen".
 func BudgetKey(budget int, metric string) string { return fmt.Sprintf("b%dk/%s", budget/1000, metric) }
 
+// TableKeys are the metrics of the notebook's summary table for configuration c: per number of
+// agents, the critic errors on seen and unseen joint actions (shaped and sparse reward), the
+// embedding's effect share and the return, the hard game's errors where it runs (HardAgents); then
+// the hard game's unseen error and effect share at every budget.
+func TableKeys(c Config) []string {
+	var keys []string
+	for _, n := range c.Agents {
+		ks := []string{"critic_error_unseen", "critic_error_seen", "sparse_critic_error_unseen", "embed_effect_share", "sparse_embed_effect_share", "return"}
+		if slices.Contains(c.HardAgents, n) {
+			ks = append(ks, "hard_critic_error_unseen", "hard_critic_error_seen")
+		}
+		for _, k := range ks {
+			keys = append(keys, fmt.Sprintf("n%d/%s", n, k))
+		}
+	}
+	for _, b := range c.Budgets {
+		keys = append(keys, BudgetKey(b, "critic_error_unseen"), BudgetKey(b, "embed_effect_share"))
+	}
+	return keys
+}
+
 // rewards are the policy-evaluation games: the shaped one (metric prefix "") and, with SparseEval,
 // the sparse one ("sparse_").
 func (c Config) rewards(n int) (prefixes, scenarios []string) {

@@ -49,3 +49,19 @@ func TestSmokeRun(t *testing.T) {
 
 // Shards of m3apg merged equal a one-process run, claims included (see exptest.CheckMerge).
 func TestMergeEqualsOneProcess(t *testing.T) { exptest.CheckMerge(t, "m3apg") }
+
+// The notebook's table keys are all in the committed summary of some method.
+func TestTableKeysOnCommittedResult(t *testing.T) {
+	res, _ := exptest.Committed(t, "m3apg")
+	for _, k := range TableKeys(ConfigFor(res.Scale)) {
+		found := false
+		for _, m := range res.Methods() {
+			if _, ok := res.Summary[m][k]; ok {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no method has %s", k)
+		}
+	}
+}

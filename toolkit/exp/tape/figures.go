@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/marl/env"
+	"github.com/paperlab/paperlab/toolkit/nb"
 	"github.com/paperlab/paperlab/toolkit/plot"
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
@@ -43,6 +46,73 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 // Show displays one part's figures (in a notebook; nothing is written).
 func Show(res *exp.Result, part string) error {
 	return drawPart(res, &exp.Figs{}, part)
+}
+
+// Table is a table as nb.Table shows it.
+type Table struct {
+	Headers []string
+	Rows    [][]string
+}
+
+// PartTables are the summary tables of one part of a result (exp.SummaryTableOf: the methods the
+// part ran, by name, and its metrics); a part the result lacks has none.
+func PartTables(res *exp.Result, part string) []Table {
+	has := func(k string) func(string) bool {
+		return func(m string) bool { _, ok := res.Summary[m][k]; return ok }
+	}
+	without := func(f func(string) bool, prefix string) func(string) bool {
+		return func(m string) bool { return f(m) && !strings.HasPrefix(m, prefix) }
+	}
+	type spec struct {
+		keep    func(string) bool
+		metrics []string
+	}
+	var specs []spec
+	switch part {
+	case "matrix":
+		specs = []spec{{without(has("p_optimal_auc"), "det-"), []string{"optimal_rate", "p_optimal_auc"}}}
+	case "variance":
+		specs = []spec{{prefixed("var-"), []string{"update_variance", "from_dop", "escape_rate", "from_dop_exponent"}}}
+	case "det":
+		specs = []spec{{prefixed("det-"), []string{"optimal_rate", "p_optimal_auc", "mix_weight"}}}
+	case "adam":
+		specs = []spec{{prefixed("adam-det-"), []string{"optimal_rate", "p_optimal_auc", "step_norm", "mix_weight"}}}
+	case "shared":
+		specs = []spec{{prefixed("sharedvar-"), []string{"mean_ratio", "variance", "variance_growth"}}, {prefixed("shared-"), []string{"value_auc", "value"}}}
+	case "lbf":
+		specs = []spec{{without(has("sps"), "lbf3-"), []string{"return", "return_auc", "sps"}}}
+	case "lbf3":
+		specs = []spec{{prefixed("lbf3-"), []string{"success_rate", "return", "sampled_success_rate", "sampled_return", "train_return", "return_auc"}}}
+	case "coal":
+		specs = []spec{{prefixed("coal-"), []string{"success_rate", "sampled_success_rate", "return_auc", "train_return"}}}
+	}
+	var out []Table
+	for _, sp := range specs {
+		if h, rows := exp.SummaryTableOf(res, sp.keep, sp.metrics); len(rows) > 0 {
+			out = append(out, Table{h, rows})
+		}
+	}
+	return out
+}
+
+// ShowPart shows one part of the result notebook 20 showed (exp.NotebookResult("tape")): its
+// figures, then its tables (PartTables). An unknown part is an error naming the known ones.
+func ShowPart(part string) error {
+	if !slices.Contains(Parts, part) {
+		return fmt.Errorf("tape: part %q, want one of %v", part, Parts)
+	}
+	res, err := exp.NotebookResult("tape")
+	if err != nil {
+		return err
+	}
+	if err := Show(res, part); err != nil {
+		return err
+	}
+	for _, t := range PartTables(res, part) {
+		nb.Table(t.Headers, t.Rows)
+	}
+	nb.Sync()
+	return nil
 }
 
 func drawPart(res *exp.Result, figs *exp.Figs, part string) error {
@@ -540,4 +610,23 @@ func coalFigures(res *exp.Result, figs *exp.Figs, cfg Config) error {
 	f, err = plot.Panels("coalition reward: episodic (team) return during training", "M env steps", "episodic return",
 		scaled(exp.PanelsOf(res, "coal/episodic_return", groups("coalition density p", names, "", nil)), 1e6), plot.BandOpts{EMA: 0.1})
 	return figs.Add(f, err, "coal_return")
+}
+
+// ShowGames prints the games of the experiment as their renderers draw them: an LBF episode's
+// start (8×8, 3 players, 3 foods, seed 7) and the 5-agent coordination game's payoffs.
+func ShowGames() error {
+	e, err := env.Make("lbf:8x8-3p-3f-lvl1-spread")
+	if err != nil {
+		return err
+	}
+	s, _, err := e.Reset(7) // an episode's state: the environment itself holds none
+	if err != nil {
+		return err
+	}
+	m, err := env.Make("matrix:coord5")
+	if err != nil {
+		return err
+	}
+	fmt.Print(env.Render(e, s), env.Render(m, nil))
+	return nil
 }

@@ -1,0 +1,37 @@
+package tape
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
+)
+
+// Every part of the committed run has a table of its own methods (each row's method named as the
+// part names them), every column a metric; an unknown part is refused by name.
+func TestPartTables(t *testing.T) {
+	res, _ := exptest.Committed(t, "tape")
+	prefixes := map[string]string{"variance": "var-", "det": "det-", "adam": "adam-det-", "lbf3": "lbf3-", "coal": "coal-"}
+	for _, part := range Parts {
+		ts := PartTables(res, part)
+		if len(ts) == 0 {
+			t.Fatalf("part %s: no table", part)
+		}
+		for _, tb := range ts {
+			if len(tb.Rows) == 0 || tb.Headers[0] != "method" || len(tb.Rows[0]) != len(tb.Headers) {
+				t.Fatalf("part %s: table %v with %d rows", part, tb.Headers, len(tb.Rows))
+			}
+			for _, r := range tb.Rows {
+				if p, ok := prefixes[part]; ok && !strings.HasPrefix(r[0], p) {
+					t.Errorf("part %s: row of method %s", part, r[0])
+				}
+				if part == "matrix" && strings.HasPrefix(r[0], "det-") {
+					t.Errorf("part matrix shows %s", r[0])
+				}
+			}
+		}
+	}
+	if err := ShowPart("nope"); err == nil || !strings.Contains(err.Error(), "matrix") {
+		t.Fatalf("unknown part: %v", err)
+	}
+}
