@@ -215,3 +215,32 @@ func ShowTables(names []string, groups ...[]string) error {
 	nb.Sync()
 	return nil
 }
+
+// ByScale is smoke at smoke scale ($PAPERLAB_SCALE) and def at default scale: a notebook's budget,
+// e.g. exp.ByScale(budget{SFTSteps: 20}, budget{SFTSteps: 60}). An invalid $PAPERLAB_SCALE is an
+// error naming the variable.
+func ByScale[T any](smoke, def T) (T, error) {
+	s, err := ScaleFromEnv()
+	if err != nil {
+		return def, err
+	}
+	if s == Smoke {
+		return smoke, nil
+	}
+	return def, nil
+}
+
+// WorkDir is runs/<notebook>/<scale>/<name> in the checkout ($PAPERLAB_SCALE's scale): where a
+// notebook keeps what one cell trains for the next (gonb runs each cell as a new program); runs/ is
+// ignored by git. Nothing is created.
+func WorkDir(notebook, name string) (string, error) {
+	root, err := repo.Root()
+	if err != nil {
+		return "", err
+	}
+	s, err := ScaleFromEnv()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "runs", notebook, string(s), name), nil
+}

@@ -75,6 +75,25 @@ func (v Verifiable) Set(tok *lm.Tokenizer, n int, seed uint64, exclude map[strin
 	return s, nil
 }
 
+// Sets are the task's tokenizer, a training set of nTrain prompts (seed 1) and a held-out set of
+// nHeld prompts (seed 2) none of which is in training — what a notebook trains and evaluates on, in
+// one call.
+func (v Verifiable) Sets(nTrain, nHeld int) (*lm.Tokenizer, *VerifiableSet, *VerifiableSet, error) {
+	tok, err := v.Tokenizer()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("task %q: %w", v.Name, err)
+	}
+	train, err := v.Set(tok, nTrain, 1, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	held, err := v.Set(tok, nHeld, 2, train.PromptSet())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return tok, train, held, nil
+}
+
 // PromptSet is the set's prompts (to exclude from another set).
 func (s *VerifiableSet) PromptSet() map[string]bool {
 	m := make(map[string]bool, len(s.Prompts))
