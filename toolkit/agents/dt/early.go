@@ -83,17 +83,27 @@ func (a *Agent) TrainToBest(train, val []Seq, cfg StopConfig, r *rand.Rand, prog
 	curves = track.Curves{}
 	bestLoss = math.Inf(1)
 	var bestW []float32
-	since := 0
-	if cfg.ScoreStart {
-		if bestLoss, bestAcc, err = a.Score(val); err != nil {
-			return curves, 0, bestLoss, bestAcc, err
+	// measure scores the validation split after step optimizer steps, adds it to the curves and
+	// keeps the weights when its loss is the lowest so far (improved).
+	measure := func(step int) (improved bool, loss, acc float64, err error) {
+		if loss, acc, err = a.Score(val); err != nil {
+			return false, loss, acc, err
 		}
-		curves.Add("val_action_loss", 0, bestLoss)
-		curves.Add("val_action_accuracy", 0, bestAcc)
-		if bestW, err = a.Model.Weights(); err != nil {
-			return curves, 0, bestLoss, bestAcc, err
+		curves.Add("val_action_loss", float64(step), loss)
+		curves.Add("val_action_accuracy", float64(step), acc)
+		if !(loss < bestLoss) {
+			return false, loss, acc, nil
+		}
+		bestLoss, bestAcc, best = loss, acc, step
+		bestW, err = a.Model.Weights()
+		return true, loss, acc, err
+	}
+	if cfg.ScoreStart {
+		if _, _, _, err := measure(0); err != nil {
+			return curves, best, bestLoss, bestAcc, err
 		}
 	}
+	since := 0
 	for done := 0; done < cfg.MaxSteps; {
 		n := min(cfg.EvalEvery, cfg.MaxSteps-done)
 		part, err := a.Train(train, n, r, nil)
@@ -106,18 +116,13 @@ func (a *Agent) TrainToBest(train, val []Seq, cfg StopConfig, r *rand.Rand, prog
 			}
 		}
 		done += n
-		loss, acc, err := a.Score(val)
+		improved, loss, acc, err := measure(done)
 		if err != nil {
 			return curves, best, bestLoss, bestAcc, err
 		}
-		curves.Add("val_action_loss", float64(done), loss)
-		curves.Add("val_action_accuracy", float64(done), acc)
-		progress.Update(done, fmt.Sprintf("validation loss %.3f accuracy %.3f (best %.3f at %d)", loss, acc, math.Min(loss, bestLoss), best))
-		if loss < bestLoss {
-			bestLoss, bestAcc, best, since = loss, acc, done, 0
-			if bestW, err = a.Model.Weights(); err != nil {
-				return curves, best, bestLoss, bestAcc, err
-			}
+		progress.Update(done, fmt.Sprintf("validation loss %.3f accuracy %.3f (best %.3f at %d)", loss, acc, bestLoss, best))
+		if improved {
+			since = 0
 			continue
 		}
 		if since++; cfg.Patience > 0 && since >= cfg.Patience {

@@ -22,6 +22,8 @@ var prefixLabels = []string{"layout open", "layout rooms", "no door", "key door"
 // embeddings, and the kept held-out episodes as GIFs.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
+	var cfg Config
+	_ = json.Unmarshal(res.Config, &cfg)
 	f, err := plot.Panels("held-out task types: greedy success after fine-tuning on k demonstrations per task", "k per held-out task (log)", "success rate",
 		[]plot.Panel{{Title: "transformers (k > 0; zero-shot in the table)", Series: exp.CurveSeries(res, "success_vs_k", []string{"pretrained", "pretrained-prompt", "scratch"})},
 			{Title: "against MLP behaviour cloning", Series: exp.CurveSeries(res, "success_vs_k", []string{"pretrained", "bc-scratch", "bc-pretrained"})}}, plot.BandOpts{LogX: true, Prob: true})
@@ -32,11 +34,9 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		return nil, err
 	}
 	var adaptPanels []plot.Panel
-	var cfg0 Config
-	_ = json.Unmarshal(res.Config, &cfg0)
-	for _, k := range cfg0.Shots {
+	for _, k := range cfg.Shots {
 		if s := exp.CurveSeries(res, fmt.Sprintf("adapt_k%d/val_action_loss", k), []string{"pretrained", "scratch"}); len(s) > 0 {
-			adaptPanels = append(adaptPanels, plot.Panel{Title: fmt.Sprintf("k = %d (validation: the last %d of each task's k)", k, valWorlds(cfg0.AdaptValShare, k)), Series: s})
+			adaptPanels = append(adaptPanels, plot.Panel{Title: fmt.Sprintf("k = %d (validation: the last %d of each task's k)", k, valWorlds(cfg.AdaptValShare, k)), Series: s})
 		}
 	}
 	if len(adaptPanels) > 0 { // since issue 39
@@ -50,8 +50,6 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	if err := figs.Add(f, err, "online"); err != nil {
 		return nil, err
 	}
-	var cfg Config
-	_ = json.Unmarshal(res.Config, &cfg)
 	if len(cfg.Shots) > 0 {
 		k := slices.Min(cfg.Shots)
 		s0 := exp.CurveSeries(res, "diversity_success_k0", []string{"pretrained"})
