@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
@@ -67,4 +68,53 @@ func restoreScale() func() {
 			os.Unsetenv(exp.EnvScale)
 		}
 	}
+}
+
+// A summary table over seeds of the methods a notebook picks (here those of one part, "tape/…"):
+// each cell is the mean ± half-width of its 95 % t-interval, "—" where a method lacks the metric.
+func ExampleSummaryTableOf() {
+	res := &exp.Result{Seeds: []uint64{1, 2, 3}}
+	for seed, v := range []float64{0.50, 0.60, 0.70} {
+		res.Runs = append(res.Runs,
+			exp.Run{Method: "tape/ippo", Seed: uint64(seed + 1), Final: map[string]float64{"return": v}},
+			exp.Run{Method: "tape/tape", Seed: uint64(seed + 1), Final: map[string]float64{"return": v + 0.1, "kl": 0.01}},
+			exp.Run{Method: "m3apg/pg", Seed: uint64(seed + 1), Final: map[string]float64{"return": 9}})
+	}
+	res.Summarize()
+	headers, rows := exp.SummaryTableOf(res, func(m string) bool { return strings.HasPrefix(m, "tape/") }, []string{"return", "kl"})
+	fmt.Println(strings.Join(headers, " | "))
+	for _, r := range rows {
+		fmt.Println(strings.Join(r, " | "))
+	}
+	// Output:
+	// method | return | kl
+	// tape/ippo | 0.600 ± 0.248 (n=3) | —
+	// tape/tape | 0.700 ± 0.248 (n=3) | 0.010 ± 0.000 (n=3)
+}
+
+// The settings table a paper notebook shows before its results (ShowSettings, `paperlab settings`):
+// the fields with a paper value, deviations first, each with its source and reason.
+func ExampleSettingsTable() {
+	type config struct {
+		Tau, LR float64
+		Steps   int
+	}
+	e := exp.Experiment{Name: "demo", Config: func(exp.Scale) any { return config{Tau: 0.5, LR: 1e-3, Steps: 300} },
+		Paper: []exp.Setting{
+			{Field: "Tau", Paper: 0.5, Source: exp.SourcePaper, Ref: "§4"},
+			{Field: "Steps", Paper: 3000, Source: exp.SourcePaper, Ref: "Table 5", Why: "a tenth: PaperLab's 2-core budget"},
+		}}
+	rows, err := exp.Settings(e, exp.Default)
+	if err != nil {
+		panic(err)
+	}
+	headers, table := exp.SettingsTable(rows, false) // false: without PaperLab's own fields (LR here)
+	fmt.Println(strings.Join(headers, " | "))
+	for _, r := range table {
+		fmt.Println(strings.Join(r, " | "))
+	}
+	// Output:
+	// field | ours | paper | source | differs | why
+	// Steps | 300 | 3000 | paper (Table 5) | YES | a tenth: PaperLab's 2-core budget
+	// Tau | 0.5 | 0.5 | paper (§4) | no |
 }

@@ -3,6 +3,7 @@ package lmtask
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/paperlab/paperlab/toolkit/lm"
 )
@@ -112,6 +113,15 @@ func (s *VerifiableSet) Examples() []lm.Example {
 	return out
 }
 
+// MaxAnswerTokens is the length of the longest reference answer, in tokens (without EOS).
+func (s *VerifiableSet) MaxAnswerTokens() int {
+	n := 0
+	for _, a := range s.answerIDs {
+		n = max(n, len(a))
+	}
+	return n
+}
+
 // NumPrompts implements rl.Task.
 func (s *VerifiableSet) NumPrompts() int { return len(s.ids) }
 
@@ -130,4 +140,26 @@ func (s *VerifiableSet) Reward(i int, g lm.Generation) float64 {
 		return 1
 	}
 	return 0
+}
+
+// SortDigits is a sample task for examples and tests: a prompt of n random digits, answered by the
+// same digits in ascending order ("312" → "123"). Notebook 03 writes its own task like it, by hand.
+func SortDigits(n int) Verifiable {
+	return Verifiable{
+		Name: fmt.Sprintf("sort%d", n), Alphabet: "0123456789",
+		Generate: func(r *rand.Rand) (string, string) {
+			d := make([]byte, n)
+			for i := range d {
+				d[i] = byte('0' + r.IntN(10))
+			}
+			s := slices.Clone(d)
+			slices.Sort(s)
+			return string(d), string(s)
+		},
+		Verify: func(prompt, completion string) bool {
+			s := []byte(prompt)
+			slices.Sort(s)
+			return completion == string(s)
+		},
+	}
 }

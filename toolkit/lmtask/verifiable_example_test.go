@@ -2,28 +2,14 @@ package lmtask_test
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"slices"
 
 	"github.com/paperlab/paperlab/toolkit/lmtask"
 )
 
-// A task of your own — sort three digits — and its training and held-out prompts in one call.
+// A task with verifiable answers — sort three digits (lmtask.SortDigits; a Verifiable is two functions,
+// easy to write for a task of your own) — and its training and held-out prompts in one call.
 func ExampleVerifiable_Sets() {
-	sort3 := lmtask.Verifiable{
-		Name: "sort3", Alphabet: "0123456789",
-		Generate: func(r *rand.Rand) (string, string) {
-			d := []byte{byte('0' + r.IntN(10)), byte('0' + r.IntN(10)), byte('0' + r.IntN(10))}
-			s := slices.Clone(d)
-			slices.Sort(s)
-			return string(d), string(s)
-		},
-		Verify: func(prompt, completion string) bool {
-			s := []byte(prompt)
-			slices.Sort(s)
-			return completion == string(s)
-		},
-	}
+	sort3 := lmtask.SortDigits(3)
 	_, train, held, err := sort3.Sets(200, 48)
 	if err != nil {
 		panic(err)

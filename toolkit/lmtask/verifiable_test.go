@@ -59,3 +59,26 @@ func TestVerifiable(t *testing.T) {
 		t.Fatalf("character outside the alphabet: %v", err)
 	}
 }
+
+func TestSortDigits(t *testing.T) {
+	task := SortDigits(4)
+	_, train, held, err := task.Sets(50, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range train.Prompts {
+		a := train.Answers[i]
+		if len(p) != 4 || len(a) != 4 || !task.Verify(p, a) {
+			t.Fatalf("prompt %q answer %q", p, a)
+		}
+		if a[0] > a[3] {
+			t.Fatalf("answer %q of %q is not ascending", a, p)
+		}
+	}
+	if task.Verify("4312", "4321") || task.Verify("4312", "123") {
+		t.Fatal("Verify accepts a wrong answer")
+	}
+	if train.MaxAnswerTokens() != 4 || held.MaxAnswerTokens() != 4 {
+		t.Fatalf("max answer tokens %d, %d; want 4", train.MaxAnswerTokens(), held.MaxAnswerTokens())
+	}
+}

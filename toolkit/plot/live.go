@@ -134,3 +134,15 @@ func (l *Live) Done() (*Figure, error) {
 	l.fig.Done(l.Title, png, string(svg))
 	return f, nil
 }
+
+// Eval wraps an evaluation hook (lm.SFTHooks.OnEval, probe.Eval.Hook) so that its metrics are also
+// drawn under run; loops whose OnStep already carries the eval metrics (rl.Hooks) need only Step.
+func (l *Live) Eval(run string, eval func(step int) (map[string]float64, error)) func(step int) (map[string]float64, error) {
+	return func(step int) (map[string]float64, error) {
+		m, err := eval(step)
+		if err == nil {
+			_ = l.Add(run, float64(step), m)
+		}
+		return m, err
+	}
+}

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -37,5 +38,27 @@ func TestLive(t *testing.T) {
 	}
 	if _, err := NewLive("empty", "step").Figure(); err == nil {
 		t.Fatal("a live figure without metrics drew")
+	}
+}
+
+// Eval passes an evaluation's metrics through and draws them; a failed evaluation draws nothing.
+func TestLiveEval(t *testing.T) {
+	l := NewLive("sft", "step", "eval_accuracy")
+	l.fig.Out = &strings.Builder{}
+	calls := 0
+	hook := l.Eval("sft", func(step int) (map[string]float64, error) {
+		if calls++; step < 0 {
+			return nil, errors.New("no")
+		}
+		return map[string]float64{"eval_accuracy": float64(step) / 10}, nil
+	})
+	for _, s := range []int{0, 10, -1} {
+		m, err := hook(s)
+		if (err != nil) != (s < 0) || (s >= 0 && m["eval_accuracy"] != float64(s)/10) {
+			t.Fatalf("step %d: %v, %v", s, m, err)
+		}
+	}
+	if c := l.Curves("sft")["eval_accuracy"]; calls != 3 || len(c.X) != 2 || c.X[1] != 10 || c.Y[1] != 1 {
+		t.Fatalf("calls %d, curve %v", calls, c)
 	}
 }

@@ -41,3 +41,25 @@ func ExampleTrainPairs() {
 	fmt.Printf("%d steps; chosen preferred on %d of %d pairs\n", len(curves["loss"].Y), positive, len(pairs))
 	// Output: 30 steps; chosen preferred on 4 of 4 pairs
 }
+
+// After a DPO round, the implicit-reward gaps of training pairs and of pairs never trained on, drawn
+// as one histogram (notebook 03's DPO section), with the share of each set the policy now prefers.
+func ExampleGapFigure() {
+	tok, _ := lm.NewTokenizer("abcdefgh=")
+	train, _ := pref.TextPairs(tok, [][3]string{{"ab=", "ba", "aa"}, {"cd=", "dc", "cc"}, {"ef=", "fe", "ee"}})
+	held, _ := pref.TextPairs(tok, [][3]string{{"gh=", "hg", "gg"}})
+	policy, _ := lm.New(lm.ConfigR().For(tok), tok, 1)
+	ref, _ := policy.Clone()
+	cfg := pref.DefaultTrain(30)
+	cfg.BatchSize, cfg.EvalEvery = 3, 0
+	if _, err := pref.TrainPairs(policy, ref, train, cfg, pref.Hooks{}); err != nil {
+		panic(err)
+	}
+	f, positive, err := pref.GapFigure("DPO gaps", policy, ref, cfg.Beta,
+		pref.GapSet{Name: "training pairs", Pairs: train}, pref.GapSet{Name: "held-out pairs", Pairs: held})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s: training pairs preferred %.0f%%\n", f.Title, 100*positive[0])
+	// Output: DPO gaps: training pairs preferred 100%
+}

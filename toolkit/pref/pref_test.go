@@ -349,3 +349,37 @@ func TestNextRoundReadsRoundOneBeta(t *testing.T) {
 		t.Errorf("λ = 0: %v", err)
 	}
 }
+
+// GapFigure's shares are the fractions of positive ImplicitRewardGaps, per set; empty input is refused.
+func TestGapFigure(t *testing.T) {
+	tok, _ := lm.NewTokenizer("abcd=")
+	pairs, err := TextPairs(tok, [][3]string{{"ab=", "ba", "aa"}, {"cd=", "dc", "cc"}, {"ac=", "ca", "cc"}, {"bd=", "db", "dd"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := lm.New(lm.ConfigR().For(tok), tok, 1)
+	after, _ := lm.New(lm.ConfigR().For(tok), tok, 2) // another init: gaps of both signs
+	gaps, err := ImplicitRewardGaps(after, before, 0.1, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0.0
+	for _, g := range gaps {
+		if g > 0 {
+			want++
+		}
+	}
+	f, pos, err := GapFigure("gaps", after, before, 0.1, GapSet{"all", pairs}, GapSet{"first", pairs[:1]})
+	if err != nil || f == nil {
+		t.Fatal(err)
+	}
+	if pos[0] != want/4 || (pos[1] != 0 && pos[1] != 1) || pos[1] != map[bool]float64{true: 1, false: 0}[gaps[0] > 0] {
+		t.Fatalf("shares %v, gaps %v", pos, gaps)
+	}
+	if _, _, err := GapFigure("gaps", after, before, 0.1); err == nil {
+		t.Error("no sets: no error")
+	}
+	if _, _, err := GapFigure("gaps", after, before, 0.1, GapSet{"empty", nil}); err == nil || !strings.Contains(err.Error(), `"empty"`) {
+		t.Errorf("empty set: %v", err)
+	}
+}

@@ -19,8 +19,15 @@ import (
 // File is the name of a probe's report in its output folder.
 const File = "probe.json"
 
-// ScoreColor is a score's colour in every probe figure.
-func ScoreColor(score string) color.Color { return plot.Color(slices.Index(Scores, score)) }
+// ScoreColor is a score's colour in every probe figure (a custom score's is the one after the
+// built-in scores').
+func ScoreColor(score string) color.Color {
+	i := slices.Index(Scores, score)
+	if i < 0 {
+		i = len(Scores)
+	}
+	return plot.Color(i)
+}
 
 // Reliability draws the reliability diagram of one score: accuracy per confidence bin over the count
 // histogram, with the ECE in the panel.

@@ -42,6 +42,9 @@ func weightsHash(dir string) (string, error) {
 // unless out already holds a report of the same weights (SHA-256 of params.f32) made with the same
 // options, which is loaded instead. The figures are not shown.
 func Cached(dir, out string, opt Options) (*Report, error) {
+	if len(opt.Custom) > 0 {
+		return nil, fmt.Errorf("probe %s: custom scores are not cached (a stored report cannot tell which function made them): use Run or Model", dir)
+	}
 	dir = resolve(dir)
 	hash, err := weightsHash(dir)
 	if err != nil {

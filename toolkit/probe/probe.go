@@ -21,8 +21,13 @@
 // it also reports "auc_rounds", the AUC of each sampling round (one answer per question) averaged over
 // rounds: the "auc" the capo experiment records.
 //
+// A score of your own is a Go function over one sample's generation (ScoreFunc, Options.Custom); it
+// is reported and drawn like the built-in ones. Eval is the probe at one sample per question, as a
+// training loop's held-out evaluation of a notebook-defined task (lmtask.Verifiable).
+//
 // Layout: policy.go (saved policies and their provenance), task.go (questions and verifiers),
-// probe.go (sampling, scores, metrics), figures.go (plots), ui.go (notebook display).
+// probe.go (sampling, scores, metrics), eval.go (held-out evaluation in training loops), figures.go
+// (plots), ui.go (notebook display).
 package probe
 
 import (
@@ -30,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -70,7 +76,25 @@ type Options struct {
 	// Boot bootstrap resamples of the questions for the 95 % intervals (default 1000; < 0: none).
 	Boot     int    `json:"boot"`
 	BootSeed uint64 `json:"boot_seed"`
+	// Custom are sample scores of your own, by name (not one of Scores); name them in Scores to
+	// report them (nil Scores reports every built-in score and every custom one). The functions are
+	// not saved with a report, their values are (each sample's Confidence).
+	Custom map[string]ScoreFunc `json:"-"`
 }
+
+// ScoreFunc is a confidence score of your own over one sampled completion: g.LogProbs are its
+// tokens' log-probabilities at temperature 1 (EOS last when g.Finished), g.Tokens its token ids
+// (EOS not among them). It must return a value in [0, 1]: a probability that the sample is right,
+// so that the reliability diagram and the calibration error mean something.
+//
+//	meanProb := func(g lm.Generation) float64 { // arithmetic mean of the token probabilities
+//		s := 0.0
+//		for _, lp := range g.LogProbs {
+//			s += math.Exp(float64(lp))
+//		}
+//		return s / float64(len(g.LogProbs))
+//	}
+type ScoreFunc func(g lm.Generation) float64
 
 // DefaultOptions: 16 samples at temperature 1, every score, 15 bins, 1000 bootstrap resamples.
 func DefaultOptions() Options { return Options{K: 16, Temperature: 1} }
@@ -93,8 +117,16 @@ func (o Options) withDefaults(prov *Provenance) (Options, error) {
 			o.Seed = prov.Eval.Seed
 		}
 	}
+	for name := range o.Custom {
+		if name == "" || slices.Contains(Scores, name) {
+			return o, fmt.Errorf("probe: custom score %q: a custom score needs a name of its own (built in: %v)", name, Scores)
+		}
+		if o.Custom[name] == nil {
+			return o, fmt.Errorf("probe: custom score %q has no function", name)
+		}
+	}
 	if len(o.Scores) == 0 {
-		o.Scores = Scores
+		o.Scores = append(slices.Clone(Scores), slices.Sorted(maps.Keys(o.Custom))...)
 	}
 	switch {
 	case o.K < 1:
@@ -109,8 +141,8 @@ func (o Options) withDefaults(prov *Provenance) (Options, error) {
 		return o, fmt.Errorf("probe: bins = %d, need ≥ 1", o.Bins)
 	}
 	for _, s := range o.Scores {
-		if !slices.Contains(Scores, s) {
-			return o, fmt.Errorf("probe: unknown score %q (known: %v)", s, Scores)
+		if _, custom := o.Custom[s]; !custom && !slices.Contains(Scores, s) {
+			return o, fmt.Errorf("probe: unknown score %q (built in: %v; custom: %v)", s, Scores, slices.Sorted(maps.Keys(o.Custom)))
 		}
 	}
 	return o, nil
@@ -221,7 +253,7 @@ func Model(m *lm.Model, qs []Question, opt Options, prov *Provenance) (*Report, 
 		qr := QuestionResult{Prompt: q.Prompt, Gold: q.Gold, Subset: q.Subset, Steps: q.Steps, Samples: make([]Sample, opt.K)}
 		var all, votes []calib.Sample // every sample; those with a parsed answer
 		for r := 0; r < opt.K; r++ {
-			s, err := judge(m.Tok, q, gens[r*n+i])
+			s, err := judge(m.Tok, q, gens[r*n+i], opt.Custom)
 			if err != nil {
 				return nil, fmt.Errorf("probe: question %d sample %d: %w", i, r, err)
 			}
@@ -263,8 +295,8 @@ func answerCorrect(samples []Sample, a string) bool {
 	return false
 }
 
-// judge decodes, verifies and scores one generation.
-func judge(tok *lm.Tokenizer, q Question, g lm.Generation) (Sample, error) {
+// judge decodes, verifies and scores one generation (with the built-in sample scores and custom ones).
+func judge(tok *lm.Tokenizer, q Question, g lm.Generation, custom map[string]ScoreFunc) (Sample, error) {
 	s := Sample{Completion: tok.Decode(g.Tokens), Finished: g.Finished, LPM: g.LPM}
 	if len(g.LogProbs) == 0 {
 		return s, errors.New("empty generation")
@@ -290,6 +322,13 @@ func judge(tok *lm.Tokenizer, q Question, g lm.Generation) (Sample, error) {
 		"seq_logprob":    math.Exp(s.LogProb),
 		"min_token_prob": math.Exp(minLP),
 		"answer_prob":    math.Exp(AnswerLogProb(g.LogProbs, g.Finished, nAns)),
+	}
+	for name, f := range custom {
+		c := f(g)
+		if !(c >= 0 && c <= 1) { // NaN fails too
+			return s, fmt.Errorf("custom score %q of completion %q is %v, outside [0, 1]", name, s.Completion, c)
+		}
+		s.Confidence[name] = c
 	}
 	return s, nil
 }

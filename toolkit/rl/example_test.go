@@ -2,8 +2,6 @@ package rl_test
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"slices"
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/lm"
@@ -11,23 +9,10 @@ import (
 	"github.com/paperlab/paperlab/toolkit/rl"
 )
 
-// A verifiable task written as two functions, SFT on its reference answers, then a few GRPO steps on
+// A verifiable task (lmtask.SortDigits: two functions, Generate and Verify), SFT on its reference answers, then a few GRPO steps on
 // it (notebooks/03_build_your_own.ipynb does the same at a useful size).
 func ExampleTrain() {
-	sort3 := lmtask.Verifiable{
-		Name: "sort3", Alphabet: "0123456789",
-		Generate: func(r *rand.Rand) (string, string) {
-			d := []byte{byte('0' + r.IntN(10)), byte('0' + r.IntN(10)), byte('0' + r.IntN(10))}
-			s := slices.Clone(d)
-			slices.Sort(s)
-			return string(d), string(s)
-		},
-		Verify: func(prompt, completion string) bool {
-			s := []byte(prompt)
-			slices.Sort(s)
-			return completion == string(s)
-		},
-	}
+	sort3 := lmtask.SortDigits(3)
 	tok, _ := sort3.Tokenizer()
 	train, err := sort3.Set(tok, 200, 1, nil)
 	if err != nil {

@@ -69,8 +69,7 @@ func budgetProblems(path string, nb notebook) []string {
 }
 
 // sectionProblems checks that every section of the build-your-own notebook holds at most
-// SectionBudget lines of code, naming the sections over it; other notebooks have none. Not yet
-// part of check: notebook 03 is being rebuilt within it (issue 40), and check calls it then.
+// SectionBudget lines of code, naming the sections over it; other notebooks have none.
 func sectionProblems(path string, nb notebook) []string {
 	if strings.TrimSuffix(filepath.Base(path), ".ipynb") != buildYourOwn {
 		return nil

@@ -54,7 +54,7 @@ func check(path string) []string {
 	if err := json.Unmarshal(b, &nb); err != nil {
 		return []string{fmt.Sprintf("%s: not a notebook: %v", path, err)}
 	}
-	problems := budgetProblems(path, nb)
+	problems := append(budgetProblems(path, nb), sectionProblems(path, nb)...)
 	code, withOutput := 0, 0
 	for _, c := range nb.Cells {
 		if c.CellType != "code" {

@@ -4,11 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 
+	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/exp"
+	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 	"github.com/paperlab/paperlab/toolkit/nb"
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 // ShowKitchens prints every Overcooked layout (overcooked.LayoutNames) and, for scale, what two
@@ -79,4 +83,32 @@ func ShowTables(res *exp.Result) error {
 	exp.ShowTiming(res)
 	nb.Sync()
 	return nil
+}
+
+// CommittedCook loads the cook of method (sp, fcp, e3t, e3t-nopm, …) that the committed default run
+// saved for layout — its seed-1 agent, figures/e3t/checkpoints/<method>/<layout> — onto the default
+// engine, with a line saying what saved it ("seed 1, default scale, commit a4bd4d4"): a partner for
+// cooks written in a notebook (overcooked.Evaluate).
+func CommittedCook(method, layout string) (*e3.Policy, string, error) {
+	root, err := repo.Root()
+	if err != nil {
+		return nil, "", err
+	}
+	be, _, err := backend.Get()
+	if err != nil {
+		return nil, "", err
+	}
+	dir := filepath.Join(root, "figures", "e3t", "checkpoints", method, layout)
+	p, meta, err := e3.LoadPolicy(be, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	var saved struct {
+		Seed          int
+		Scale, Commit string
+	}
+	if err := json.Unmarshal(meta, &saved); err != nil {
+		return nil, "", fmt.Errorf("policy %s: meta: %w", dir, err)
+	}
+	return p, fmt.Sprintf("seed %d, %s scale, commit %.7s", saved.Seed, saved.Scale, saved.Commit), nil
 }

@@ -2,9 +2,14 @@ package e3t
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
+	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 )
 
 // The notebook's tables: every key of every layout's table is in the committed summary of some
@@ -34,4 +39,46 @@ func TestTablesOnCommittedResult(t *testing.T) {
 	if err := ShowKitchens(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The committed cooks load with their provenance and cook: self-play scores with itself; a method
+// that was never saved is an error naming the folder.
+func TestCommittedCook(t *testing.T) {
+	p, saved, err := CommittedCook("sp", "cramped_room")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(saved, "seed 1, default scale, commit ") || len(saved) != len("seed 1, default scale, commit ")+7 {
+		t.Errorf("provenance %q", saved)
+	}
+	ret, err := overcooked.Evaluate(overcooked.DefaultConfig("cramped_room"), p, p, 1, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ret < 20 {
+		t.Errorf("self-play cook with itself: return %v, want at least a soup", ret)
+	}
+	if _, _, err := CommittedCook("nope", "cramped_room"); err == nil || !strings.Contains(err.Error(), filepath.Join("checkpoints", "nope", "cramped_room")) {
+		t.Errorf("unknown method: %v", err)
+	}
+}
+
+// A trained cook from the committed run as the partner of a cook written as a function (notebook 03).
+func ExampleCommittedCook() {
+	sp, saved, err := CommittedCook("sp", "cramped_room")
+	if err != nil {
+		panic(err)
+	}
+	stay := overcooked.Func(func(*overcooked.Episode, int, *rand.Rand) int { return overcooked.Stay })
+	if _, err := overcooked.Evaluate(overcooked.DefaultConfig("cramped_room"), sp, stay, 1, 7); err != nil {
+		panic(err)
+	}
+	fmt.Println(saved)
+	// Output: seed 1, default scale, commit a4bd4d4
+}
+
+// The metrics of notebook 30's table for one layout (summary keys "<layout>/<metric>").
+func ExampleTableKeys() {
+	fmt.Println(TableKeys("cramped_room")[:3])
+	// Output: [cramped_room/pool_return cramped_room/scripted_return cramped_room/learned_return]
 }

@@ -1,9 +1,11 @@
 package tape
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 )
 
@@ -34,4 +36,26 @@ func TestPartTables(t *testing.T) {
 	if err := ShowPart("nope"); err == nil || !strings.Contains(err.Error(), "matrix") {
 		t.Fatalf("unknown part: %v", err)
 	}
+}
+
+// One part's table (notebook 20's "matrix" part: every method that reports p_optimal_auc, without
+// the det- ablations): mean ± half-width of the 95 % interval over seeds.
+func ExamplePartTables() {
+	res := &exp.Result{Seeds: []uint64{1, 2}}
+	for seed := uint64(1); seed <= 2; seed++ {
+		for _, m := range []string{"ippo", "tape", "det-tape"} {
+			res.Runs = append(res.Runs, exp.Run{Method: m, Seed: seed, Final: map[string]float64{"optimal_rate": 1, "p_optimal_auc": 0.5}})
+		}
+	}
+	res.Summarize()
+	for _, t := range PartTables(res, "matrix") {
+		fmt.Println(strings.Join(t.Headers, " | "))
+		for _, r := range t.Rows {
+			fmt.Println(r[0])
+		}
+	}
+	// Output:
+	// method | optimal_rate | p_optimal_auc
+	// ippo
+	// tape
 }
