@@ -133,8 +133,10 @@ func TestCustomScore(t *testing.T) {
 	if rep.Metrics["mine"].Unit != "sample" {
 		t.Errorf("unit %q", rep.Metrics["mine"].Unit)
 	}
-	if _, err := rep.Reliability("mine"); err != nil {
+	if f, err := rep.Reliability("mine"); err != nil {
 		t.Error(err)
+	} else if f.Subtitle != "mine over every sample (30 questions × 2 samples)" {
+		t.Errorf("subtitle of the custom score's reliability diagram: %q", f.Subtitle)
 	}
 	if ScoreColor("mine") == ScoreColor("lpm") {
 		t.Error("a custom score is drawn in lpm's colour")

@@ -48,8 +48,20 @@ func (r *Report) Reliability(score string) (*plot.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.Subtitle = fmt.Sprintf("%s over %s (%d questions × %d samples, %s)", score, unitWord(score), len(r.Questions), r.Options.K, r.Source)
+	f.Subtitle = fmt.Sprintf("%s over %s (%s × %d samples)", score, unitWord(score), questionsWord(r), r.Options.K)
 	return f, nil
+}
+
+// questionsWord is how many questions a report probed and where they came from, for a subtitle:
+// "300 held-out questions", "40 questions of prompts.jsonl", or "20 questions" (given to Model).
+func questionsWord(r *Report) string {
+	switch r.Source {
+	case "held_out":
+		return fmt.Sprintf("%d held-out questions", len(r.Questions))
+	case "", "given":
+		return fmt.Sprintf("%d questions", len(r.Questions))
+	}
+	return fmt.Sprintf("%d questions of %s", len(r.Questions), filepath.Base(r.Source))
 }
 
 func unitWord(score string) string {

@@ -245,7 +245,7 @@ func Model(m *lm.Model, qs []Question, opt Options, prov *Provenance) (*Report, 
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Options: opt, Scores: opt.Scores, Provenance: prov, Questions: make([]QuestionResult, n)}
+	rep := &Report{Source: "given", Options: opt, Scores: opt.Scores, Provenance: prov, Questions: make([]QuestionResult, n)}
 	if _, info, err := backend.Get(); err == nil {
 		rep.Engine = info.Config
 	}
