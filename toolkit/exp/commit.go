@@ -1,6 +1,7 @@
 package exp
 
 import (
+	"os"
 	"os/exec"
 	"runtime/debug"
 	"strings"
@@ -12,8 +13,23 @@ import (
 // Commit is the source revision of this process: the VCS revision stamped into the binary (go
 // build), else `git rev-parse HEAD` of the checkout (go run, go test and notebooks are not
 // stamped), with "+dirty" when tracked files differ from it; "unknown" outside a git checkout.
-// Checkpoints and metrics.json record it, so a result names the code that made it.
-var Commit = sync.OnceValue(func() string {
+// Checkpoints and metrics.json record it, so a result names the code that made it. A process started
+// by another paperlab process (a shard, a worker: see PassCommit) takes its parent's from $PAPERLAB_COMMIT.
+var Commit = sync.OnceValue(commit)
+
+// EnvCommit is the variable through which a paperlab process passes its Commit to the processes it
+// starts, so that every shard of a run records the revision the run started from — not one read
+// again, at the shard's start, from a checkout edited since (which would stamp it "+dirty" and make
+// merge refuse it).
+const EnvCommit = "PAPERLAB_COMMIT"
+
+// PassCommit sets $PAPERLAB_COMMIT to this process's Commit, for the processes it starts to inherit.
+func PassCommit() error { return os.Setenv(EnvCommit, Commit()) }
+
+func commit() string {
+	if c := os.Getenv(EnvCommit); c != "" {
+		return c
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		rev, dirty := "", false
 		for _, s := range bi.Settings {
@@ -44,4 +60,4 @@ var Commit = sync.OnceValue(func() string {
 		rev += "+dirty"
 	}
 	return rev
-})
+}

@@ -106,6 +106,9 @@ func run(args []string) error {
 		}
 		return nil
 	}
+	if err := exp.PassCommit(); err != nil { // shards and workers record the revision this run started from
+		return err
+	}
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "sweep":
 		return sweepCmd(rest)
