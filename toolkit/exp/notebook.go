@@ -234,13 +234,9 @@ func ByScale[T any](smoke, def T) (T, error) {
 // notebook keeps what one cell trains for the next (gonb runs each cell as a new program); runs/ is
 // ignored by git. Nothing is created.
 func WorkDir(notebook, name string) (string, error) {
-	root, err := repo.Root()
-	if err != nil {
-		return "", err
-	}
 	s, err := ScaleFromEnv()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(root, "runs", notebook, string(s), name), nil
+	return repo.Runs(notebook, string(s), name)
 }

@@ -46,11 +46,11 @@ func DefaultOut(e Experiment, opt Options) (out string, scratch bool, err error)
 	}
 	h := sha256.Sum256(append(cfg, seeds...))
 	leaf := fmt.Sprintf("%s-%x", opt.Scale, h[:4])
-	root, err := repo.Root()
+	dir, err := repo.Runs(e.Name, leaf)
 	if err != nil { // no checkout (a test binary elsewhere): beside the smoke folders
 		return filepath.Join(os.TempDir(), "paperlab-runs", e.Name, leaf), true, nil
 	}
-	return filepath.Join(root, "runs", e.Name, leaf), true, nil
+	return dir, true, nil
 }
 
 // OutDir is where a run of name at scale writes: figures/<name> in the checkout at default scale,

@@ -49,6 +49,16 @@ func Root() (string, error) {
 	return "", fmt.Errorf("cannot find the PaperLab checkout above %v", starts)
 }
 
+// Runs is runs/<elem…> in the checkout: where results that stay out of git go (runs/ is ignored),
+// e.g. Runs("probe", "capo-sft-seed1"). Nothing is created.
+func Runs(elem ...string) (string, error) {
+	root, err := Root()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(append([]string{root, "runs"}, elem...)...), nil
+}
+
 func firstLine(b []byte) string {
 	s, _, _ := strings.Cut(string(b), "\n")
 	return s

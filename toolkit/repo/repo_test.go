@@ -20,6 +20,13 @@ func TestRootFromEnv(t *testing.T) {
 	if s := ShowPath(filepath.Join(d, "figures", "capo", "metrics.json")); s != filepath.Join("figures", "capo", "metrics.json") {
 		t.Errorf("ShowPath inside the checkout = %q", s)
 	}
+	if r, err := Runs("probe", "capo-sft-seed1"); err != nil || r != filepath.Join(d, "runs", "probe", "capo-sft-seed1") {
+		t.Errorf("Runs = %q, %v", r, err)
+	}
+	t.Setenv(EnvRoot, t.TempDir()) // not a checkout
+	if _, err := Runs("probe"); err == nil {
+		t.Error("Runs outside a checkout: no error")
+	}
 }
 
 func TestRootBadEnv(t *testing.T) {

@@ -491,11 +491,7 @@ func cacheDir(e exp.Experiment, scale exp.Scale, flag string) (string, error) {
 		if scale == exp.Smoke {
 			return "", nil
 		}
-		root, err := repo.Root()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(root, "runs", e.Name, "jobs"), nil
+		return repo.Runs(e.Name, "jobs")
 	}
 	return filepath.Abs(flag)
 }

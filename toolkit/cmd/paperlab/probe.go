@@ -63,11 +63,9 @@ func probeCmd(args []string, w io.Writer) error {
 		rep.Source = *prompts
 	}
 	if *out == "" {
-		root, err := repo.Root()
-		if err != nil {
+		if *out, err = repo.Runs("probe", fmt.Sprintf("%s-%s-seed%d", pol.Prov.Experiment, pol.Prov.Method, pol.Prov.Seed)); err != nil {
 			return fmt.Errorf("probe: no -out and %w", err)
 		}
-		*out = filepath.Join(root, "runs", "probe", fmt.Sprintf("%s-%s-seed%d", pol.Prov.Experiment, pol.Prov.Method, pol.Prov.Seed))
 	}
 	files, err := rep.Write(*out)
 	if err != nil {
