@@ -74,13 +74,58 @@ func ECE(bins []ReliabilityBin) float64 {
 // ECE written in the emptiest corner, and under it a short panel with the number of answers per
 // bin on the same x axis. The legend is below.
 func Reliability(title string, bins []ReliabilityBin, col color.Color) (*Figure, error) {
-	if len(bins) == 0 {
-		return nil, errors.New("plot: reliability diagram with no bins")
+	return ReliabilityGrid(title, []ReliabilitySeries{{Bins: bins, Color: col}})
+}
+
+// ReliabilitySeries is one diagram of ReliabilityGrid: its name (the panel's title), bins and colour
+// (nil: the palette colour of its position).
+type ReliabilitySeries struct {
+	Name  string
+	Bins  []ReliabilityBin
+	Color color.Color
+}
+
+// ReliabilityGrid draws reliability diagrams side by side, one column per series — e.g. two
+// confidence scores of the same answers — each as Reliability draws one, with one legend below.
+func ReliabilityGrid(title string, series []ReliabilitySeries) (*Figure, error) {
+	if len(series) == 0 {
+		return nil, fmt.Errorf("plot %q: no reliability diagrams", title)
 	}
-	col = colorOr(col, 0)
-	top := newPanel("", "", "accuracy")
+	width := 5.5 * vg.Inch
+	if len(series) > 1 {
+		width = vg.Length(4.2*float64(len(series))) * vg.Inch
+	}
+	f := &Figure{Title: title, Panels: [][]*gplot.Plot{nil, nil}, RowWeights: []float64{3, 1},
+		Legend: &Legend{Below: true}, Width: width, Height: 5.5 * vg.Inch}
+	for i, s := range series {
+		col := colorOr(s.Color, i)
+		top, bottom, diag, sc, err := reliabilityPanels(s.Name, s.Bins, col)
+		if err != nil && len(series) > 1 {
+			return nil, fmt.Errorf("plot %q: %s: %w", title, s.Name, err)
+		} else if err != nil {
+			return nil, err
+		}
+		f.Panels[0], f.Panels[1] = append(f.Panels[0], top), append(f.Panels[1], bottom)
+		f.Legend.Add("perfect calibration", diag) // once: Add skips a label it has
+		f.Legend.Add("bin accuracy at its mean confidence", sc)
+		label := "accuracy of the bin"
+		if len(series) > 1 {
+			label += ": " + s.Name
+		}
+		f.Legend.Add(label, barOf(col))
+	}
+	return f, nil
+}
+
+// reliabilityPanels draws one reliability diagram: the accuracy panel (titled name) and the count
+// panel under it, with the diagonal and the points for the legend.
+func reliabilityPanels(name string, bins []ReliabilityBin, col color.Color) (top, bottom *gplot.Plot, diag *plotter.Line, sc *plotter.Scatter, err error) {
+	if len(bins) == 0 {
+		return nil, nil, nil, nil, errors.New("plot: reliability diagram with no bins")
+	}
+	top = newPanel(name, "", "accuracy")
 	top.X.Min, top.X.Max, top.Y.Min, top.Y.Max = 0, 1, 0, 1
-	bottom := newPanel("", "confidence", "answers")
+	bottom = newPanel("", "confidence", "answers")
 	bottom.X.Min, bottom.X.Max, bottom.Y.Min = 0, 1, 0
 	var occupied []Rect
 	var pts plotter.XYs
@@ -92,7 +137,7 @@ func Reliability(title string, bins []ReliabilityBin, col color.Color) (*Figure,
 		}
 		bar, err := plotter.NewPolygon(plotter.XYs{{X: b.Lo, Y: 0}, {X: b.Hi, Y: 0}, {X: b.Hi, Y: b.Accuracy}, {X: b.Lo, Y: b.Accuracy}})
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, nil, err
 		}
 		bar.Color = withAlpha(col, 150)
 		bar.LineStyle.Color = col
@@ -100,7 +145,7 @@ func Reliability(title string, bins []ReliabilityBin, col color.Color) (*Figure,
 		occupied = append(occupied, Rect{b.Lo, 0, b.Hi, b.Accuracy})
 		hist, err := plotter.NewPolygon(plotter.XYs{{X: b.Lo, Y: 0}, {X: b.Hi, Y: 0}, {X: b.Hi, Y: float64(b.Count)}, {X: b.Lo, Y: float64(b.Count)}})
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, nil, err
 		}
 		hist.Color = color.Gray{Y: 150}
 		hist.LineStyle.Color = color.Gray{Y: 90}
@@ -109,10 +154,10 @@ func Reliability(title string, bins []ReliabilityBin, col color.Color) (*Figure,
 		occupied = append(occupied, Rect{b.MeanConf, b.Accuracy, b.MeanConf, b.Accuracy})
 	}
 	if len(pts) == 0 {
-		return nil, errors.New("plot: reliability diagram with no answers")
+		return nil, nil, nil, nil, errors.New("plot: reliability diagram with no answers")
 	}
 	bottom.Y.Max = float64(maxCount) * 1.08
-	diag, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+	diag, _ = plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
 	diag.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	diag.Color = color.Gray{Y: 60}
 	diag.Width = vg.Points(1.2)
@@ -121,9 +166,8 @@ func Reliability(title string, bins []ReliabilityBin, col color.Color) (*Figure,
 		v := float64(k) / 20
 		occupied = append(occupied, Rect{v, v, v, v})
 	}
-	sc, err := plotter.NewScatter(pts)
-	if err != nil {
-		return nil, err
+	if sc, err = plotter.NewScatter(pts); err != nil {
+		return nil, nil, nil, nil, err
 	}
 	sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 	top.Add(sc)
@@ -133,12 +177,7 @@ func Reliability(title string, bins []ReliabilityBin, col color.Color) (*Figure,
 	}
 	note := fmt.Sprintf("ECE = %.3f\n%d answers", ECE(bins), n)
 	top.Add(cornerText{Text: note, Corner: EmptyCorner(occupied, 0, 1, 0, 1, 0.32, 0.2)})
-	f := &Figure{Title: title, Panels: [][]*gplot.Plot{{top}, {bottom}}, RowWeights: []float64{3, 1},
-		Legend: &Legend{Below: true}, Width: 5.5 * vg.Inch, Height: 5.5 * vg.Inch}
-	f.Legend.Add("perfect calibration", diag)
-	f.Legend.Add("bin accuracy at its mean confidence", sc)
-	f.Legend.Add("accuracy of the bin", barOf(col))
-	return f, nil
+	return top, bottom, diag, sc, nil
 }
 
 // barThumb is a legend thumbnail of a filled bar.

@@ -45,11 +45,26 @@ func ExampleTrainPairs() {
 // After a DPO round, the implicit-reward gaps of training pairs and of pairs never trained on, drawn
 // as one histogram (notebook 03's DPO section), with the share of each set the policy now prefers.
 func ExampleGapFigure() {
-	tok, _ := lm.NewTokenizer("abcdefgh=")
-	train, _ := pref.TextPairs(tok, [][3]string{{"ab=", "ba", "aa"}, {"cd=", "dc", "cc"}, {"ef=", "fe", "ee"}})
-	held, _ := pref.TextPairs(tok, [][3]string{{"gh=", "hg", "gg"}})
-	policy, _ := lm.New(lm.ConfigR().For(tok), tok, 1)
-	ref, _ := policy.Clone()
+	tok, err := lm.NewTokenizer("abcdefgh=")
+	if err != nil {
+		panic(err)
+	}
+	train, err := pref.TextPairs(tok, [][3]string{{"ab=", "ba", "aa"}, {"cd=", "dc", "cc"}, {"ef=", "fe", "ee"}})
+	if err != nil {
+		panic(err)
+	}
+	held, err := pref.TextPairs(tok, [][3]string{{"gh=", "hg", "gg"}})
+	if err != nil {
+		panic(err)
+	}
+	policy, err := lm.New(lm.ConfigR().For(tok), tok, 1)
+	if err != nil {
+		panic(err)
+	}
+	ref, err := policy.Clone()
+	if err != nil {
+		panic(err)
+	}
 	cfg := pref.DefaultTrain(30)
 	cfg.BatchSize, cfg.EvalEvery = 3, 0
 	if _, err := pref.TrainPairs(policy, ref, train, cfg, pref.Hooks{}); err != nil {

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"image/color"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -80,10 +81,17 @@ func TestEvalMatchesDirectSampling(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("Eval returned %v, want the keys of %v", got, want)
 	}
-	// Hook at step 3 is Run at step 3; the default MaxNew is twice the longest answer plus EOS.
+	// Hook at step 3 is Run at step 3.
 	hooked, err := Eval{Held: held, MaxNew: 12, Seed: 5}.Hook(m)(3)
 	if err != nil || hooked["eval_accuracy"] != got["eval_accuracy"] {
 		t.Errorf("Hook(3) = %v, %v; Run(3) = %v", hooked, err, got)
+	}
+	// Defaults: lpm, twice the longest reference answer plus EOS, 10 bins; given values are kept.
+	if d := (Eval{Held: held}).withDefaults(); d.Score != "lpm" || d.MaxNew != 2*held.MaxAnswerTokens()+1 || d.Bins != 10 || held.MaxAnswerTokens() < 2 {
+		t.Errorf("defaults %+v (longest answer %d tokens)", d, held.MaxAnswerTokens())
+	}
+	if d := (Eval{Held: held, Score: "seq_logprob", MaxNew: 3, Bins: 4}).withDefaults(); d.Score != "seq_logprob" || d.MaxNew != 3 || d.Bins != 4 {
+		t.Errorf("given values changed: %+v", d)
 	}
 	for _, e := range []struct {
 		eval Eval
@@ -138,8 +146,33 @@ func TestCustomScore(t *testing.T) {
 	} else if f.Subtitle != "mine over every sample (30 questions × 2 samples)" {
 		t.Errorf("subtitle of the custom score's reliability diagram: %q", f.Subtitle)
 	}
-	if ScoreColor("mine") == ScoreColor("lpm") {
-		t.Error("a custom score is drawn in lpm's colour")
+	// Each custom score its own colour, none a built-in score's.
+	two := opt
+	two.Custom = map[string]ScoreFunc{"mine": mine, "also": mine}
+	two.Scores = []string{"lpm", "mine", "also"}
+	rep2, err := Model(m, qs[:5], two, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[color.Color]string{}
+	for _, s := range append(append([]string{}, Scores...), "mine", "also") {
+		c := rep2.ScoreColor(s)
+		if other, dup := seen[c]; dup {
+			t.Errorf("%s and %s share a colour", s, other)
+		}
+		seen[c] = s
+	}
+	if f, err := rep2.ReliabilityOf("lpm", "mine", "also"); err != nil || len(f.Panels[0]) != 3 {
+		t.Errorf("side-by-side reliability diagrams: %v", err)
+	}
+	if _, ok := rep2.Questions[0].Samples[0].Confidence["seq_logprob"]; !ok {
+		t.Error("built-in sample scores are always computed")
+	}
+	unlisted := opt
+	unlisted.Scores = []string{"lpm"}
+	unlisted.Custom = map[string]ScoreFunc{"bad": func(lm.Generation) float64 { return 2 }}
+	if _, err := Model(m, qs[:3], unlisted, nil); err != nil {
+		t.Errorf("a custom score not in Scores is not computed, so its bad value is no error: %v", err)
 	}
 	for _, c := range []struct {
 		custom map[string]ScoreFunc

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/calib"
 	"github.com/paperlab/paperlab/toolkit/fsx"
@@ -19,19 +20,30 @@ import (
 // File is the name of a probe's report in its output folder.
 const File = "probe.json"
 
-// ScoreColor is a score's colour in every probe figure (a custom score's is the one after the
-// built-in scores').
-func ScoreColor(score string) color.Color {
-	i := slices.Index(Scores, score)
-	if i < 0 {
-		i = len(Scores)
+// ScoreColor is a built-in score's colour in every probe figure (see Report.ScoreColor for custom
+// scores).
+func ScoreColor(score string) color.Color { return plot.Color(slices.Index(Scores, score)) }
+
+// ScoreColor is a score's colour in the report's figures: a built-in score's ScoreColor, a custom
+// score's the one after them by its place among the report's custom scores (each its own).
+func (r *Report) ScoreColor(score string) color.Color {
+	if i := slices.Index(Scores, score); i >= 0 {
+		return plot.Color(i)
+	}
+	i := len(Scores)
+	for _, s := range r.Scores {
+		if s == score {
+			break
+		}
+		if !slices.Contains(Scores, s) {
+			i++
+		}
 	}
 	return plot.Color(i)
 }
 
-// Reliability draws the reliability diagram of one score: accuracy per confidence bin over the count
-// histogram, with the ECE in the panel.
-func (r *Report) Reliability(score string) (*plot.Figure, error) {
+// reliabilityBins bins a score's answers (Options.Bins equal-width bins) for plot.Reliability.
+func (r *Report) reliabilityBins(score string) ([]plot.ReliabilityBin, error) {
 	conf, ok, err := r.Answers(score)
 	if err != nil {
 		return nil, err
@@ -44,11 +56,47 @@ func (r *Report) Reliability(score string) (*plot.Figure, error) {
 	for i, b := range bins {
 		pb[i] = plot.ReliabilityBin{Lo: b.Lo, Hi: b.Hi, MeanConf: b.MeanConf, Accuracy: b.Accuracy, Count: b.Count}
 	}
-	f, err := plot.Reliability(fmt.Sprintf("%s: %s", r.Label, score), pb, ScoreColor(score))
+	return pb, nil
+}
+
+// Reliability draws the reliability diagram of one score: accuracy per confidence bin over the count
+// histogram, with the ECE in the panel.
+func (r *Report) Reliability(score string) (*plot.Figure, error) {
+	pb, err := r.reliabilityBins(score)
+	if err != nil {
+		return nil, err
+	}
+	f, err := plot.Reliability(fmt.Sprintf("%s: %s", r.Label, score), pb, r.ScoreColor(score))
 	if err != nil {
 		return nil, err
 	}
 	f.Subtitle = fmt.Sprintf("%s over %s (%s × %d samples)", score, unitWord(score), questionsWord(r), r.Options.K)
+	return f, nil
+}
+
+// ReliabilityOf draws the reliability diagrams of several scores of the report side by side, one
+// column per score (e.g. a score of your own beside lpm): the same answers, each score's ECE in its
+// panel.
+func (r *Report) ReliabilityOf(scores ...string) (*plot.Figure, error) {
+	series := make([]plot.ReliabilitySeries, len(scores))
+	units := make([]string, len(scores))
+	for i, s := range scores {
+		pb, err := r.reliabilityBins(s)
+		if err != nil {
+			return nil, err
+		}
+		series[i] = plot.ReliabilitySeries{Name: s, Bins: pb, Color: r.ScoreColor(s)}
+		units[i] = s + " over " + unitWord(s)
+	}
+	f, err := plot.ReliabilityGrid(fmt.Sprintf("%s: reliability of %s", r.Label, strings.Join(scores, " and ")), series)
+	if err != nil {
+		return nil, err
+	}
+	over := strings.Join(units, "; ")
+	if slices.IndexFunc(scores, func(s string) bool { return questionLevel(s) != questionLevel(scores[0]) }) < 0 {
+		over = "over " + unitWord(scores[0]) // one unit for all
+	}
+	f.Subtitle = fmt.Sprintf("%s (%s × %d samples)", over, questionsWord(r), r.Options.K)
 	return f, nil
 }
 
@@ -86,7 +134,7 @@ func Coverage(title string, reps []*Report, scores []string) (*plot.Figure, erro
 				return nil, err
 			}
 			cov, prec = thin(cov, prec)
-			name, col := s, ScoreColor(s)
+			name, col := s, r.ScoreColor(s)
 			if len(reps) > 1 {
 				name = r.Label + " · " + s
 				col = plot.Color(ri)

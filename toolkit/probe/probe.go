@@ -76,15 +76,16 @@ type Options struct {
 	// Boot bootstrap resamples of the questions for the 95 % intervals (default 1000; < 0: none).
 	Boot     int    `json:"boot"`
 	BootSeed uint64 `json:"boot_seed"`
-	// Custom are sample scores of your own, by name (not one of Scores); name them in Scores to
-	// report them (nil Scores reports every built-in score and every custom one). The functions are
-	// not saved with a report, their values are (each sample's Confidence).
+	// Custom are sample scores of your own, by name (not one of Scores); those named in Scores are
+	// computed and reported (nil Scores: every built-in score and every custom one, custom ones in
+	// name order). The functions are not saved with a report, their values are (each sample's
+	// Confidence).
 	Custom map[string]ScoreFunc `json:"-"`
 }
 
-// ScoreFunc is a confidence score of your own over one sampled completion: g.LogProbs are its
-// tokens' log-probabilities at temperature 1 (EOS last when g.Finished), g.Tokens its token ids
-// (EOS not among them). It must return a value in [0, 1]: a probability that the sample is right,
+// ScoreFunc is a confidence score of your own over one sampled completion: g.Tokens are its token
+// ids and g.LogProbs their log-probabilities at temperature 1, both ending with EOS when g.Finished
+// (g.Text(tok) decodes it). It must return a value in [0, 1]: a probability that the sample is right,
 // so that the reliability diagram and the calibration error mean something.
 //
 //	meanProb := func(g lm.Generation) float64 { // arithmetic mean of the token probabilities
@@ -237,6 +238,12 @@ func Model(m *lm.Model, qs []Question, opt Options, prov *Provenance) (*Report, 
 			return nil, fmt.Errorf("probe: question %d: %w", i, err)
 		}
 	}
+	var custom []namedScore // the custom scores reported, in Scores' order
+	for _, s := range opt.Scores {
+		if f, ok := opt.Custom[s]; ok {
+			custom = append(custom, namedScore{s, f})
+		}
+	}
 	all := make([][]int32, 0, n*opt.K)
 	for r := 0; r < opt.K; r++ {
 		all = append(all, ids...)
@@ -253,7 +260,7 @@ func Model(m *lm.Model, qs []Question, opt Options, prov *Provenance) (*Report, 
 		qr := QuestionResult{Prompt: q.Prompt, Gold: q.Gold, Subset: q.Subset, Steps: q.Steps, Samples: make([]Sample, opt.K)}
 		var all, votes []calib.Sample // every sample; those with a parsed answer
 		for r := 0; r < opt.K; r++ {
-			s, err := judge(m.Tok, q, gens[r*n+i], opt.Custom)
+			s, err := judge(m.Tok, q, gens[r*n+i], custom)
 			if err != nil {
 				return nil, fmt.Errorf("probe: question %d sample %d: %w", i, r, err)
 			}
@@ -295,8 +302,15 @@ func answerCorrect(samples []Sample, a string) bool {
 	return false
 }
 
-// judge decodes, verifies and scores one generation (with the built-in sample scores and custom ones).
-func judge(tok *lm.Tokenizer, q Question, g lm.Generation, custom map[string]ScoreFunc) (Sample, error) {
+// namedScore is a custom score to compute.
+type namedScore struct {
+	name string
+	f    ScoreFunc
+}
+
+// judge decodes, verifies and scores one generation (with the built-in sample scores and the custom
+// ones given).
+func judge(tok *lm.Tokenizer, q Question, g lm.Generation, custom []namedScore) (Sample, error) {
 	s := Sample{Completion: tok.Decode(g.Tokens), Finished: g.Finished, LPM: g.LPM}
 	if len(g.LogProbs) == 0 {
 		return s, errors.New("empty generation")
@@ -323,12 +337,12 @@ func judge(tok *lm.Tokenizer, q Question, g lm.Generation, custom map[string]Sco
 		"min_token_prob": math.Exp(minLP),
 		"answer_prob":    math.Exp(AnswerLogProb(g.LogProbs, g.Finished, nAns)),
 	}
-	for name, f := range custom {
-		c := f(g)
+	for _, cs := range custom {
+		c := cs.f(g)
 		if !(c >= 0 && c <= 1) { // NaN fails too
-			return s, fmt.Errorf("custom score %q of completion %q is %v, outside [0, 1]", name, s.Completion, c)
+			return s, fmt.Errorf("custom score %q of completion %q is %v, outside [0, 1]", cs.name, s.Completion, c)
 		}
-		s.Confidence[name] = c
+		s.Confidence[cs.name] = c
 	}
 	return s, nil
 }

@@ -76,9 +76,14 @@ func sectionProblems(path string, nb notebook) []string {
 	}
 	var problems []string
 	code, section, lines := 0, "(before the first heading)", 0
+	var cells []string // the section's code cells, by number
 	closeSection := func() {
 		if lines > SectionBudget {
-			problems = append(problems, fmt.Sprintf("%s: section %q has %d lines of code, the budget is %d", path, section, lines, SectionBudget))
+			word := "code cell"
+			if len(cells) > 1 {
+				word = "code cells"
+			}
+			problems = append(problems, fmt.Sprintf("%s: section %q (%s %s) has %d lines of code, the budget is %d", path, section, word, strings.Join(cells, ", "), lines, SectionBudget))
 		}
 	}
 	for _, c := range nb.Cells {
@@ -87,11 +92,12 @@ func sectionProblems(path string, nb notebook) []string {
 		case "markdown":
 			if h := heading(src); h != "" {
 				closeSection()
-				section, lines = h, 0
+				section, lines, cells = h, 0, nil
 			}
 		case "code":
 			if code++; code > 1 {
 				lines += linesOfCode(src)
+				cells = append(cells, strconv.Itoa(code))
 			}
 		}
 	}

@@ -29,6 +29,8 @@ func TestCheck(t *testing.T) {
 		{"error.ipynb", `{"cell_type": "code", "source": "x", "outputs": [{"output_type": "error", "ename": "E", "evalue": "boom"}]}`, "E: boom"},
 		{"panic.ipynb", `{"cell_type": "code", "source": "x", "outputs": [{"output_type": "stream", "text": "panic: oops"}]}`, "panicked"},
 		{"markdown.ipynb", `{"cell_type": "markdown", "source": "# hi"}`, "no code cells"},
+		// The code budget is part of check: a section of notebook 03 over it fails, naming its cells.
+		{"03_build_your_own.ipynb", printed + `,{"cell_type": "markdown", "source": "## 1. Task"},` + strings.Replace(printed, `%%\nfmt.Println(x)`, strings.Repeat(`x()\n`, 31), 1), `section "1. Task" (code cell 2) has 31 lines`},
 	} {
 		got := strings.Join(check(write(c.name, c.cells)), "\n")
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
@@ -60,7 +62,7 @@ func TestBudget(t *testing.T) {
 		want string
 	}{
 		{"03_build_your_own.ipynb", nbOf(setup, cell("markdown", "## 1. Task"), cell("code", lines(20)), cell("code", lines(10)), cell("markdown", "## 2. DPO"), cell("code", lines(30))), ""},
-		{"03_build_your_own.ipynb", nbOf(setup, cell("markdown", "## 1. Task"), cell("code", lines(20)), cell("markdown", "no heading"), cell("code", lines(11))), `section "1. Task" has 31 lines`},
+		{"03_build_your_own.ipynb", nbOf(setup, cell("markdown", "## 1. Task"), cell("code", lines(20)), cell("markdown", "no heading"), cell("code", lines(11))), `section "1. Task" (code cells 2, 3) has 31 lines`},
 		{"10_capo.ipynb", nbOf(setup, cell("code", lines(25)), cell("code", lines(15))), ""},
 		{"10_capo.ipynb", nbOf(setup, cell("code", lines(25)), cell("code", lines(16))), "41 lines of code beyond the setup cell"},
 		{"02_calibration_probe.ipynb", nbOf(setup, cell("code", lines(90))), ""},

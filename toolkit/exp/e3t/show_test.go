@@ -41,9 +41,11 @@ func TestTablesOnCommittedResult(t *testing.T) {
 	}
 }
 
-// The committed cooks load with their provenance and cook: self-play scores with itself; a method
-// that was never saved is an error naming the folder.
+// The committed cooks load with their provenance and cook: self-play scores with itself; E3T (a
+// partner model: a per-game history) plays itself only as two copies, one object in both seats is
+// refused; a method that was never saved is an error naming the folder.
 func TestCommittedCook(t *testing.T) {
+	cfg := overcooked.DefaultConfig("cramped_room")
 	p, saved, err := CommittedCook("sp", "cramped_room")
 	if err != nil {
 		t.Fatal(err)
@@ -51,12 +53,23 @@ func TestCommittedCook(t *testing.T) {
 	if !strings.HasPrefix(saved, "seed 1, default scale, commit ") || len(saved) != len("seed 1, default scale, commit ")+7 {
 		t.Errorf("provenance %q", saved)
 	}
-	ret, err := overcooked.Evaluate(overcooked.DefaultConfig("cramped_room"), p, p, 1, 7)
+	ret, err := overcooked.Evaluate(cfg, p, p, 1, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ret < 20 {
 		t.Errorf("self-play cook with itself: return %v, want at least a soup", ret)
+	}
+	e1, _, err := CommittedCook("e3t", "cramped_room")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, _, _ := CommittedCook("e3t", "cramped_room")
+	if _, err := overcooked.Evaluate(cfg, e1, e1, 2, 7); err == nil || !strings.Contains(err.Error(), "copy of itself") {
+		t.Errorf("one E3T object in both seats: %v", err)
+	}
+	if _, err := overcooked.Evaluate(cfg, e1, e2, 2, 7); err != nil {
+		t.Error(err)
 	}
 	if _, _, err := CommittedCook("nope", "cramped_room"); err == nil || !strings.Contains(err.Error(), filepath.Join("checkpoints", "nope", "cramped_room")) {
 		t.Errorf("unknown method: %v", err)
@@ -73,8 +86,8 @@ func ExampleCommittedCook() {
 	if _, err := overcooked.Evaluate(overcooked.DefaultConfig("cramped_room"), sp, stay, 1, 7); err != nil {
 		panic(err)
 	}
-	fmt.Println(saved)
-	// Output: seed 1, default scale, commit a4bd4d4
+	fmt.Println(saved[:strings.Index(saved, " commit")])
+	// Output: seed 1, default scale,
 }
 
 // The metrics of notebook 30's table for one layout (summary keys "<layout>/<metric>").

@@ -51,6 +51,10 @@ func (p *Policy) Close() {
 	}
 }
 
+// Stateful implements overcooked.Stateful: a policy with a partner model keeps each game's history
+// of its partner's actions, so it plays itself only as two copies.
+func (p *Policy) Stateful() bool { return p.PM != nil }
+
 // Reset implements Agent.
 func (p *Policy) Reset(n int) {
 	p.hist = make([][][]float32, n)

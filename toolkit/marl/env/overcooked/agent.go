@@ -1,6 +1,10 @@
 package overcooked
 
-import "math/rand/v2"
+import (
+	"errors"
+	"math/rand/v2"
+	"reflect"
+)
 
 // Agent acts for one player in a batch of Overcooked games, each an Episode (its Game, its rules
 // through the embedded Env, and the observations Obs the last step computed — overwritten by the
@@ -13,6 +17,12 @@ type Agent interface {
 	Act(games []*Episode, idx []int, rng *rand.Rand) ([]int, error)
 	// Saw tells the agent the other player's action in each game after a step.
 	Saw(other []int)
+}
+
+// Stateful is implemented by agents that keep a per-game history (a partner model's): such an agent
+// cannot sit in both seats of a game, where the two players' steps would share its history.
+type Stateful interface {
+	Stateful() bool
 }
 
 // ScriptedAgent wraps a rule-based cook.
@@ -70,6 +80,9 @@ func EvaluateEpisodes(cfg Config, a, b Agent, episodes int, seed uint64) ([]floa
 // in seat ib[k] of game k, their randomness drawn from rng — and calls step with each game's joint
 // action and outcome. It resets both agents for len(games) games first.
 func playGames(games []*Episode, a, b Agent, ia, ib []int, rng *rand.Rand, step func(k int, joint [2]int, out Outcome)) error {
+	if s, ok := a.(Stateful); ok && s.Stateful() && reflect.TypeOf(a).Comparable() && a == b {
+		return errors.New("overcooked: one stateful agent in both seats would mix the two players' steps in its per-game history: play it with a copy of itself (load it twice)")
+	}
 	a.Reset(len(games))
 	b.Reset(len(games))
 	agents := []Agent{a, b}
