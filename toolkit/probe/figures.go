@@ -27,8 +27,8 @@ func ScoreColor(score string) color.Color { return plot.Color(slices.Index(Score
 // ScoreColor is a score's colour in the report's figures: a built-in score's ScoreColor, a custom
 // score's the one after them by its place among the report's custom scores (each its own).
 func (r *Report) ScoreColor(score string) color.Color {
-	if i := slices.Index(Scores, score); i >= 0 {
-		return plot.Color(i)
+	if slices.Contains(Scores, score) {
+		return ScoreColor(score)
 	}
 	i := len(Scores)
 	for _, s := range r.Scores {

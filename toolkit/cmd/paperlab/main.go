@@ -106,9 +106,6 @@ func run(args []string) error {
 		}
 		return nil
 	}
-	if err := exp.PassCommit(); err != nil { // shards and workers record the revision this run started from
-		return err
-	}
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "sweep":
 		return sweepCmd(rest)
@@ -430,7 +427,7 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 			jobs = autoWorkers(e, opt.Scale)
 		}
 		if jobs > 1 {
-			if opt.WorkerBin, err = os.Executable(); err != nil {
+			if opt.WorkerBin, err = childBinary(); err != nil {
 				return err
 			}
 			opt.Workers = jobs
@@ -524,7 +521,7 @@ func parallelSeeds(e exp.Experiment, opt exp.Options, jobs int) (*exp.Result, er
 	if err != nil {
 		return nil, err
 	}
-	bin, err := os.Executable()
+	bin, err := childBinary()
 	if err != nil {
 		return nil, err
 	}
@@ -603,6 +600,15 @@ func data(args []string) error {
 	}
 	fmt.Printf("wrote %d problems (seed %d) to %s\n", len(ps), *seed, *out)
 	return nil
+}
+
+// childBinary is this binary, to start shards or workers with: they inherit this process's Commit
+// ($PAPERLAB_COMMIT, exp.PassCommit), so every one records the revision the run started from.
+func childBinary() (string, error) {
+	if err := exp.PassCommit(); err != nil {
+		return "", err
+	}
+	return os.Executable()
 }
 
 // reexecReference runs `paperlab args…` again on the reference engine: the same executable with
@@ -691,7 +697,7 @@ func sweepCmd(args []string) error {
 		return err
 	}
 	set = e.SeedsOf(exp.Options{Scale: sc, Seeds: n, SeedSet: set})
-	bin, err := os.Executable()
+	bin, err := childBinary()
 	if err != nil {
 		return err
 	}

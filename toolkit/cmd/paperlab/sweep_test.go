@@ -130,3 +130,17 @@ func TestAutoJobs(t *testing.T) {
 		t.Errorf("pure-Go engine: %d", got)
 	}
 }
+
+// The binary a run starts its shards and workers with comes with this process's commit in the
+// environment they inherit, so each records the revision the run started from.
+func TestChildBinaryPassesCommit(t *testing.T) {
+	t.Setenv(exp.EnvCommit, "")
+	os.Unsetenv(exp.EnvCommit)
+	bin, err := childBinary()
+	if err != nil || bin == "" {
+		t.Fatalf("childBinary: %q, %v", bin, err)
+	}
+	if got := os.Getenv(exp.EnvCommit); got == "" || got != exp.Commit() {
+		t.Fatalf("$%s = %q, want this process's commit %q", exp.EnvCommit, got, exp.Commit())
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 	"github.com/paperlab/paperlab/toolkit/nb"
-	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 // ShowKitchens prints every Overcooked layout (overcooked.LayoutNames) and, for scale, what two
@@ -90,7 +89,7 @@ func ShowTables(res *exp.Result) error {
 // engine, with a line saying what saved it ("seed 1, default scale, commit a4bd4d4"): a partner for
 // cooks written in a notebook (overcooked.Evaluate).
 func CommittedCook(method, layout string) (*e3.Policy, string, error) {
-	root, err := repo.Root()
+	out, err := exp.OutDir("e3t", exp.Default)
 	if err != nil {
 		return nil, "", err
 	}
@@ -98,7 +97,7 @@ func CommittedCook(method, layout string) (*e3.Policy, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	dir := filepath.Join(root, "figures", "e3t", "checkpoints", method, layout)
+	dir := filepath.Join(exp.Options{Out: out}.CheckpointDir(method, 1), layout) // where the run saved it
 	p, meta, err := e3.LoadPolicy(be, dir)
 	if err != nil {
 		return nil, "", err
