@@ -3,6 +3,7 @@ package exp
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/stats"
@@ -30,6 +31,99 @@ type Claim struct {
 	Untestable []string `json:"untestable,omitempty"`
 	// Notes say what the measure left out, e.g. seeds whose curves never reach a matched operating point.
 	Notes []string `json:"notes,omitempty"`
+	// SeedIDs are the seeds Diffs come from, in the same order.
+	SeedIDs []uint64 `json:"seed_ids,omitempty"`
+	// Headline is the id of the paper's headline claim this claim tests (e.g. "capo-2", see
+	// Headlines); the first claim of an experiment with an id is the one its verdict row reads.
+	Headline string `json:"headline,omitempty"`
+	// Kind is "" for an ordinary claim, KindStructural for a comparison whose outcome the
+	// baseline's construction decides (reported, but not the informative one), KindMatched for a
+	// claim read at matched operating points (Parts), KindNonInferior for a "comparable" claim.
+	Kind string `json:"kind,omitempty"`
+	// Margin is a non-inferiority claim's margin (Test is AtLeast(−Margin)), fixed in the code
+	// before the data were seen, and MarginWhy its reason.
+	Margin    float64 `json:"margin,omitempty"`
+	MarginWhy string  `json:"margin_why,omitempty"`
+	// Parts are the readings a matched claim combines (at matched accuracy, at matched KL…): it
+	// holds only when every part holds, and reads Mixed when they disagree.
+	Parts []Claim `json:"parts,omitempty"`
+	// Context is a reading printed beside the verdict without deciding it, e.g. the fixed-step
+	// difference beside a matched comparison.
+	Context string `json:"context,omitempty"`
+	// Unmeasured says why the claim's measure rests on a point its data never measured (e.g. a
+	// matched value interpolated between the start and the first evaluation): the claim reads
+	// "untestable here" with this reason.
+	Unmeasured string `json:"unmeasured,omitempty"`
+	// Outliers are the seeds of SeedIDs flagged as in another regime (ModifiedZ on Diffs, or an
+	// outlier room check), and Without the claim's statistic without them (Judge fills both).
+	Outliers []uint64       `json:"outliers,omitempty"`
+	Without  *stats.Summary `json:"without_outliers,omitempty"`
+}
+
+// Kinds of claim (Claim.Kind).
+const (
+	KindStructural  = "structural"
+	KindMatched     = "matched"
+	KindNonInferior = "non-inferiority"
+)
+
+// Structural labels a comparison whose outcome the baseline's construction decides (a one-hot
+// critic that cannot use an unseen joint action, a weak population): it keeps its verdict but is
+// not the informative comparison, and why says what decides it.
+func (c Claim) Structural(why string) Claim {
+	c.Kind = KindStructural
+	c.Notes = append(append([]string(nil), c.Notes...), "structural: "+why)
+	return c
+}
+
+// ByConstruction notes an argument, not a measurement, that bears on the claim (a payoff that is
+// additive, a rate that decays to zero): the claim keeps its data's verdict and shows the note.
+func (c Claim) ByConstruction(why string) Claim {
+	c.Notes = append(append([]string(nil), c.Notes...), "by construction: "+why)
+	return c
+}
+
+// Comparable makes c a non-inferiority claim: its measure (oriented so that larger is better for
+// the method) holds when the 95 % interval's lower end lies above −margin. The margin is fixed in
+// the code before the data are seen; why gives its reason.
+func (c Claim) Comparable(margin float64, why string) Claim {
+	c.Kind, c.Margin, c.MarginWhy = KindNonInferior, margin, why
+	c.Test = AtLeast(-margin)
+	c.Seeds = 0
+	for _, d := range c.Diffs {
+		if c.Test.Agrees(d) {
+			c.Seeds++
+		}
+	}
+	return c
+}
+
+// For tags c with the id of the paper's headline claim it tests (see Headlines).
+func (c Claim) For(id string) Claim {
+	c.Headline = id
+	return c
+}
+
+// Matched combines a claim's readings at matched operating points (e.g. at matched accuracy and at
+// matched KL from the reference): the claim holds only when every reading holds, and reads Mixed
+// when they disagree; context is the fixed-step reading shown beside it.
+func Matched(text, measure string, context string, readings ...Claim) Claim {
+	c := Claim{Text: text, Measure: measure, Kind: KindMatched, Parts: readings, Context: context}
+	if len(readings) > 0 {
+		c.Test = readings[0].Test
+	}
+	return c
+}
+
+// MDE is the minimum detectable effect of the claim's paired design at its seed count: the true
+// mean difference a two-sided 5 % test would detect with 80 % power, (t₀.₉₇₅ + t₀.₈₀) × sd / √n
+// with n − 1 degrees of freedom. NaN with fewer than two values.
+func (c Claim) MDE() float64 {
+	s := c.Stat
+	if s.N < 2 || math.IsNaN(s.Std) {
+		return math.NaN()
+	}
+	return (stats.TQuantile(0.975, s.N-1) + stats.TQuantile(0.80, s.N-1)) * s.Std / math.Sqrt(float64(s.N))
 }
 
 // Op is the relation a claim asserts between its measure and a threshold.
@@ -97,6 +191,8 @@ const (
 	NoDifference   = "no difference"   // every seed gives exactly the threshold (a tie)
 	NotMeasured    = "not measured"
 	OneSeed        = "one seed: no interval"
+	// Mixed: the readings of a matched claim (Parts) disagree.
+	Mixed = "mixed"
 	// Untestable: a room check the claim needs failed on this run, so the run could not have shown
 	// the effect either way (see RoomCheck).
 	Untestable = "untestable here"
@@ -111,8 +207,10 @@ const (
 func (c Claim) Verdict() string {
 	s := c.Stat
 	switch {
-	case len(c.Untestable) > 0:
+	case len(c.Untestable) > 0 || c.Unmeasured != "":
 		return Untestable
+	case len(c.Parts) > 0:
+		return combine(c.Parts)
 	case len(c.Diffs) == 0:
 		return NotMeasured
 	case c.Test.Op != WithinOp && allEqual(c.Diffs, c.Test.X):
@@ -131,6 +229,38 @@ func (c Claim) Verdict() string {
 		return verdict(lo >= -x && hi <= x, hi < -x || lo > x)
 	}
 	return NotMeasured
+}
+
+// combine is the verdict of a claim read several ways (matched accuracy, matched KL): the common
+// verdict when every reading gives it; Mixed when one reading holds and another does not (or
+// cannot be tested); otherwise the first testable reading's verdict when the testable ones agree,
+// and Mixed when they do not.
+func combine(parts []Claim) string {
+	var testable []string
+	holds := 0
+	for _, p := range parts {
+		v := p.Verdict()
+		if v == Holds {
+			holds++
+		}
+		if v != Untestable && v != NotMeasured {
+			testable = append(testable, v)
+		}
+	}
+	switch {
+	case holds == len(parts):
+		return Holds
+	case holds > 0:
+		return Mixed
+	case len(testable) == 0:
+		return Untestable
+	}
+	for _, v := range testable[1:] {
+		if v != testable[0] {
+			return Mixed
+		}
+	}
+	return testable[0]
 }
 
 func verdict(holds, opposite bool) string {
@@ -152,8 +282,16 @@ func allEqual(xs []float64, v float64) bool {
 	return true
 }
 
-// Interval renders the mean paired value with its 95 % interval, e.g. "+0.037 [+0.012, +0.062]".
+// Interval renders the mean paired value with its 95 % interval, e.g. "+0.037 [+0.012, +0.062]";
+// a matched claim renders each reading's ("at matched accuracy +0.01 [−0.02, +0.04]; …").
 func (c Claim) Interval() string {
+	if len(c.Parts) > 0 {
+		var parts []string
+		for _, p := range c.Parts {
+			parts = append(parts, fmt.Sprintf("%s: %s → %s", p.Measure, p.Interval(), p.VerdictText()))
+		}
+		return strings.Join(parts, "; ")
+	}
 	s := c.Stat
 	if s.N < 2 || math.IsNaN(s.CI95[0]) {
 		return fmt.Sprintf("%+.3f (n=%d)", s.Mean, s.N)
@@ -173,7 +311,10 @@ func ClaimsTable(claims []Claim) (headers []string, rows [][]string) {
 	headers = []string{"claim", "measure (claimed)", "mean paired value [95% CI]", "n", "seeds agreeing", "needs", "verdict"}
 	for _, c := range claims {
 		measure := fmt.Sprintf("%s (%s)", c.Measure, c.Test)
-		for _, n := range c.Notes {
+		if len(c.Parts) > 0 {
+			measure = c.Measure
+		}
+		for _, n := range c.Details() {
 			measure += "; " + n
 		}
 		needs := strings.Join(c.Room, ", ")
@@ -184,6 +325,72 @@ func ClaimsTable(claims []Claim) (headers []string, rows [][]string) {
 			fmt.Sprint(len(c.Diffs)), fmt.Sprintf("%d/%d", c.Seeds, len(c.Diffs)), needs, c.VerdictText()})
 	}
 	return headers, rows
+}
+
+// Details are the lines a table shows under a claim beside its notes: the margin of a
+// non-inferiority claim, the minimum detectable effect of a not-significant one, the reading
+// without flagged outlier seeds, and the context reading.
+func (c Claim) Details() []string {
+	out := append([]string(nil), c.Notes...)
+	if c.Kind == KindNonInferior {
+		out = append(out, fmt.Sprintf("non-inferiority margin %g (%s)", c.Margin, c.MarginWhy))
+	}
+	if v := c.Verdict(); v == NotSignificant && !math.IsNaN(c.MDE()) {
+		out = append(out, fmt.Sprintf("minimum detectable effect at n = %d: %.3g", c.Stat.N, c.MDE()))
+	}
+	if c.Without != nil {
+		w := c
+		w.Stat, w.Diffs, w.Without, w.Outliers = *c.Without, c.withoutDiffs(), nil, nil
+		out = append(out, fmt.Sprintf("without outlier seed(s) %v: %s → %s", c.Outliers, w.Interval(), w.Verdict()))
+	}
+	if c.Unmeasured != "" {
+		out = append(out, c.Unmeasured)
+	}
+	if c.Context != "" {
+		out = append(out, "context: "+c.Context)
+	}
+	return out
+}
+
+// withoutDiffs are Diffs without the seeds in Outliers.
+func (c Claim) withoutDiffs() []float64 {
+	var out []float64
+	for i, d := range c.Diffs {
+		if i < len(c.SeedIDs) && slices.Contains(c.Outliers, c.SeedIDs[i]) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// MarkOutliers records which of the claim's seeds are in another regime — flagged by an outlier
+// room check (extra) or by the modified z-score of the claim's own per-seed values — and the
+// claim's statistic without them. Matched claims mark their readings.
+func (c Claim) MarkOutliers(extra []uint64) Claim {
+	if len(c.Parts) > 0 {
+		parts := make([]Claim, len(c.Parts))
+		for i, p := range c.Parts {
+			parts[i] = p.MarkOutliers(extra)
+		}
+		c.Parts = parts
+		return c
+	}
+	c.Outliers, c.Without = nil, nil
+	if len(c.SeedIDs) != len(c.Diffs) {
+		return c
+	}
+	own := flagged(c.SeedIDs, c.Diffs)
+	for _, s := range c.SeedIDs {
+		if slices.Contains(extra, s) || slices.Contains(own, s) {
+			c.Outliers = append(c.Outliers, s)
+		}
+	}
+	if len(c.Outliers) > 0 {
+		w := stats.Summarize(c.withoutDiffs())
+		c.Without = &w
+	}
+	return c
 }
 
 // SummaryTable is a table of the summary: one row per method that has any of metrics, each cell
@@ -240,6 +447,7 @@ func CheckOn(seeds []uint64, text, measure string, test Test, f PerSeed) Claim {
 	for _, seed := range seeds {
 		if d, ok := f(seed); ok && !math.IsNaN(d) {
 			c.Diffs = append(c.Diffs, d)
+			c.SeedIDs = append(c.SeedIDs, seed)
 			if test.Agrees(d) {
 				c.Seeds++
 			}

@@ -168,6 +168,9 @@ type Experiment struct {
 	// Paper is what the paper or its authors' code sets for fields of Config (see Settings): our
 	// default follows it, or the Setting says why not.
 	Paper []Setting
+	// Sweeps are the settings each method family was run at (see Sweep): `paperlab settings` lists
+	// their sizes.
+	Sweeps []Sweep
 	// Jobs > 1 is how many one-seed shards `paperlab <name>` (and `paperlab all`) runs at once when
 	// -jobs is not given, on an engine that keeps one process on one core (ONNX Runtime: compute-onnx
 	// runs every graph of a process behind one lock) and a machine with two cores or more (Jobs may

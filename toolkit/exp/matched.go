@@ -34,7 +34,20 @@ type Match struct {
 	// first time it crosses x* decides, so a method whose y dips and recovers is not caught at its
 	// dip.
 	Envelope bool
+	// ByStep matches along training steps instead of along evaluation checkpoints: X is a dense
+	// per-step curve (e.g. "train/kl", one point per step) and Y an evaluation curve (e.g.
+	// "train/eval_auc"), each with training steps as its x. B's operating point is the mean of its
+	// X over its last Smooth steps and its last Y; A's X, smoothed by a centred mean over ±Smooth
+	// steps, first reaches B's value at step s* (linear between steps), and A's Y is read at s*
+	// linearly between the evaluations around it.
+	ByStep bool
+	Smooth int
 }
+
+// A matched value whose crossing lies between a path's start and its first evaluation after it
+// rests on no measured point: more than half of a claim's seeds like that make it read
+// "untestable here (path not measured there)".
+const unmeasuredRule = "path not measured there"
 
 // EnvelopeAt is the largest y of the path (xs[i], ys[i]) over the points where its x is at least x:
 // its checkpoints with xs[i] ≥ x and the points where a segment crosses x (linear interpolation).
@@ -63,9 +76,16 @@ func EnvelopeAt(xs, ys []float64, x float64) (y float64, ok bool) {
 // point of training at which the method reaches that operating point). ok is false when no segment
 // reaches x (the path's x-range excludes it) or the path is empty.
 func InterpAt(xs, ys []float64, x float64) (y float64, ok bool) {
+	y, _, ok = interpAt(xs, ys, x)
+	return y, ok
+}
+
+// interpAt is InterpAt with the index i of the segment (xs[i], xs[i+1]) it answers on; i = -1 for
+// an exact hit of a checkpoint (no interpolation).
+func interpAt(xs, ys []float64, x float64) (y float64, seg int, ok bool) {
 	n := min(len(xs), len(ys))
 	if n == 1 && xs[0] == x {
-		return ys[0], true
+		return ys[0], -1, true
 	}
 	for i := 0; i+1 < n; i++ {
 		x0, x1 := xs[i], xs[i+1]
@@ -74,14 +94,70 @@ func InterpAt(xs, ys []float64, x float64) (y float64, ok bool) {
 		}
 		if x0 == x1 || x == x0 {
 			if x == x0 {
-				return ys[i], true
+				return ys[i], -1, true
 			}
-			return ys[i+1], true
+			return ys[i+1], -1, true
+		}
+		if x == x1 {
+			return ys[i+1], -1, true
 		}
 		t := (x - x0) / (x1 - x0)
-		return ys[i] + t*(ys[i+1]-ys[i]), true
+		return ys[i] + t*(ys[i+1]-ys[i]), i, true
 	}
-	return math.NaN(), false
+	return math.NaN(), 0, false
+}
+
+// smoothed is the centred mean of c.Y over the points whose x lies within ±w of each point's x
+// (c itself for w ≤ 0).
+func smoothed(c Curve, w int) Curve {
+	if w <= 0 {
+		return c
+	}
+	out := Curve{X: c.X, Y: make([]float64, len(c.Y))}
+	lo, hi := 0, 0
+	var sum float64
+	for i, x := range c.X {
+		for hi < len(c.X) && c.X[hi] <= x+float64(w) {
+			sum += c.Y[hi]
+			hi++
+		}
+		for c.X[lo] < x-float64(w) {
+			sum -= c.Y[lo]
+			lo++
+		}
+		out.Y[i] = sum / float64(hi-lo)
+	}
+	return out
+}
+
+// tailMean is the mean of c.Y over its points within the last w steps of x (the last point for w ≤ 0).
+func tailMean(c Curve, w int) float64 {
+	n := len(c.Y)
+	last := c.X[n-1]
+	var sum float64
+	k := 0
+	for i := n - 1; i >= 0 && last-c.X[i] < float64(max(w, 1)); i-- {
+		sum += c.Y[i]
+		k++
+	}
+	return sum / float64(k)
+}
+
+// byStep is one seed's ByStep matched value: A's Y at the step where its smoothed X first reaches
+// B's operating X, minus B's last Y; seg is the evaluation segment A's Y is read on (-1 on a
+// checkpoint) and s* the step; ok false when A's smoothed X never reaches B's.
+func byStep(ax, ay, bx, by Curve, w int) (d, step float64, seg int, ok bool) {
+	xb := tailMean(bx, w)
+	sa := smoothed(ax, w)
+	step, _, ok = interpAt(sa.Y, sa.X, xb)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	ya, seg, ok := interpAt(ay.X, ay.Y, step)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	return ya - by.Y[len(by.Y)-1], step, seg, true
 }
 
 // MatchedOn compares m.A with m.B at m.B's operating point on every seed of seeds (see Match),
@@ -92,6 +168,7 @@ func InterpAt(xs, ys []float64, x float64) (y float64, ok bool) {
 func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Match) Claim {
 	c := Claim{Text: text, Measure: measure, Test: test}
 	bxk, byk := cmp.Or(m.BX, m.X), cmp.Or(m.BY, m.Y)
+	var first, evals []int // seeds matched on the first segment; evaluations up to each matched point
 	for _, seed := range seeds {
 		ax, ok1 := r.CurveOf(m.A, m.X, seed)
 		ay, ok2 := r.CurveOf(m.A, m.Y, seed)
@@ -101,7 +178,26 @@ func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Mat
 			continue
 		}
 		var d float64
-		if m.Envelope {
+		if m.ByStep {
+			v, step, seg, ok := byStep(ax, ay, bx, by, m.Smooth)
+			if !ok {
+				lo, hi := minMax(smoothed(ax, m.Smooth).Y)
+				c.Notes = append(c.Notes, fmt.Sprintf("seed %d: %s's %s (±%d steps) spans %.3g…%.3g, never %s's %.3g: left out",
+					seed, m.A, m.X, m.Smooth, lo, hi, m.B, tailMean(bx, m.Smooth)))
+				continue
+			}
+			if seg == 0 {
+				first = append(first, int(seed))
+			}
+			k := 0
+			for _, x := range ay.X {
+				if x <= step {
+					k++
+				}
+			}
+			evals = append(evals, k)
+			d = v
+		} else if m.Envelope {
 			_, ahi := minMax(ax.Y)
 			_, bhi := minMax(bx.Y)
 			x := math.Min(ahi, bhi)
@@ -113,7 +209,13 @@ func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Mat
 			d = ea - eb
 		} else {
 			xb, yb := bx.Y[len(bx.Y)-1], by.Y[len(by.Y)-1]
-			ya, ok := InterpAt(ax.Y, ay.Y, xb)
+			ya, seg, ok := interpAt(ax.Y, ay.Y, xb)
+			if ok {
+				if seg == 0 {
+					first = append(first, int(seed))
+				}
+				evals = append(evals, max(seg, 0)+1)
+			}
 			if !ok {
 				lo, hi := minMax(ax.Y)
 				note := fmt.Sprintf("seed %d: no overlap (%s's %s spans %.3g…%.3g, %s ends at %.3g)", seed, m.A, m.X, lo, hi, m.B, xb)
@@ -127,12 +229,32 @@ func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Mat
 			d = ya - yb
 		}
 		c.Diffs = append(c.Diffs, d)
+		c.SeedIDs = append(c.SeedIDs, seed)
 		if test.Agrees(d) {
 			c.Seeds++
 		}
 	}
 	c.Stat = stats.Summarize(c.Diffs)
+	if len(evals) > 0 {
+		lo, _ := minMax(intsF(evals))
+		c.Notes = append(c.Notes, fmt.Sprintf("%s's path reaches the matched point after ≥ %d evaluated points (median %.0f over %d seeds)",
+			m.A, int(lo), stats.Percentile(intsF(evals), 0.5), len(evals)))
+	}
+	if len(first) > 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("%d of %d seeds matched between %s's start and its first evaluation (seeds %v)", len(first), len(c.Diffs), m.A, first))
+		if 2*len(first) > len(c.Diffs) {
+			c.Unmeasured = fmt.Sprintf("%s: most seeds' matched points lie between %s's start and its first evaluation", unmeasuredRule, m.A)
+		}
+	}
 	return c
+}
+
+func intsF(xs []int) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out
 }
 
 // Matched is MatchedOn on every seed of the result.

@@ -66,8 +66,9 @@ func TestMatchedOperatingPoint(t *testing.T) {
 			t.Errorf("seed %d: %v, want %v", i+1, d, want)
 		}
 	}
-	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "seed 4") || !strings.Contains(c.Notes[0], "no overlap") {
-		t.Errorf("notes %q: want one saying seed 4 does not overlap", c.Notes)
+	if len(c.Notes) != 2 || !strings.Contains(c.Notes[0], "seed 4") || !strings.Contains(c.Notes[0], "no overlap") ||
+		!strings.Contains(c.Notes[1], "after ≥ 2 evaluated points") {
+		t.Errorf("notes %q: want one saying seed 4 does not overlap, one counting the evaluated points", c.Notes)
 	}
 	if c.Verdict() != Holds {
 		t.Errorf("verdict %q: %s", c.Verdict(), c)

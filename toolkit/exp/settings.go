@@ -248,16 +248,25 @@ func ShowSettings(name string) error {
 	if len(r) == 0 {
 		head = fmt.Sprintf("**Settings against the paper**: none recorded for %s (the paper gives no settings this experiment follows).", name)
 	}
+	sweepHead := "**Sweeps**: the settings each method family was run at (a family compared on its front is chosen by a mean fixed in advance, `exp.ChooseFront`)."
 	if nb.IsNotebook() {
 		nb.Markdown(head)
 		if len(r) > 0 {
 			nb.Table(h, r)
+		}
+		if len(e.Sweeps) > 0 {
+			nb.Markdown(sweepHead)
+			nb.Table(SweepTable(e.Sweeps))
 		}
 		nb.Sync()
 		return nil
 	}
 	fmt.Println(strings.ReplaceAll(head, "**", ""))
 	fmt.Print(nb.TableText(h, r))
+	if len(e.Sweeps) > 0 {
+		fmt.Println(strings.ReplaceAll(sweepHead, "**", ""))
+		fmt.Print(nb.TableText(SweepTable(e.Sweeps)))
+	}
 	return nil
 }
 

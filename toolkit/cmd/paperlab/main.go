@@ -63,6 +63,10 @@ func usage() {
   paperlab claims [-in DIR] [-json] <experiment>  room checks (the preconditions a claim needs) and the
                                                   paper's claims checked on figures/<name>/metrics.json
                                                   (a claim whose room check fails: untestable here)
+  paperlab verdicts [-json] [-readme]             one row per headline claim of the seven papers
+                                                  (toolkit/exp/headlines.tsv): our verdict on the committed
+                                                  results, its effect, the check that decides it, the figure;
+                                                  -readme rewrites README.md's table
   paperlab settings [-json] [-scale S] [-all=false] <experiment> | -readme
                                                   every field of the configuration: ours, the paper's or
                                                   the authors' code's value, source, differs, why
@@ -159,6 +163,8 @@ func run(args []string) error {
 		return redraw(rest)
 	case "claims":
 		return claims(rest, os.Stdout)
+	case "verdicts":
+		return verdicts(rest, os.Stdout)
 	case "settings":
 		return settings(rest, os.Stdout)
 	case "probe":
@@ -296,11 +302,51 @@ func settings(args []string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "settings of %s at %s scale against the paper (source: paper | code | note | ours)\ndeviations at default scale: %s\n", e.Name, sc, dev)
 	fmt.Fprint(w, nb.TableText(exp.SettingsTable(rows, *all)))
+	if len(e.Sweeps) > 0 {
+		fmt.Fprintln(w, "sweeps (the settings each method family was run at):")
+		fmt.Fprint(w, nb.TableText(exp.SweepTable(e.Sweeps)))
+	}
 	return nil
 }
 
-// updateReadme rewrites the deviations block of the checkout's README.md (exp.DeviationsMarkdown).
-func updateReadme(w io.Writer) error {
+// verdicts prints the verdict table of the headline claims on the committed results.
+func verdicts(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("verdicts", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the rows as JSON")
+	readme := fs.Bool("readme", false, "rewrite README.md's verdict table")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("verdicts: unexpected arguments %q", strings.Join(fs.Args(), " "))
+	}
+	results, err := exp.CommittedResults()
+	if err != nil {
+		return fmt.Errorf("verdicts: %w", err)
+	}
+	rows, err := exp.Verdicts(results)
+	if err != nil {
+		return fmt.Errorf("verdicts: %w", err)
+	}
+	switch {
+	case *asJSON:
+		b, err := json.MarshalIndent(rows, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(w, string(b))
+		return err
+	case *readme:
+		return rewriteReadme(w, "verdict table", func(s string) (string, error) {
+			return exp.ReplaceBlock(s, exp.VerdictsBegin, exp.VerdictsEnd, exp.VerdictsMarkdown(rows))
+		})
+	}
+	_, err = fmt.Fprint(w, nb.TableText(exp.VerdictTable(rows, " · ")))
+	return err
+}
+
+// rewriteReadme rewrites a generated block of the checkout's README.md (replace returns the new text).
+func rewriteReadme(w io.Writer, what string, replace func(string) (string, error)) error {
 	root, err := repo.Root()
 	if err != nil {
 		return err
@@ -310,19 +356,24 @@ func updateReadme(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	block, err := exp.DeviationsMarkdown()
-	if err != nil {
-		return err
-	}
-	s, err := exp.ReplaceDeviations(string(b), block)
+	s, err := replace(string(b))
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := fsx.WriteFile(path, []byte(s)); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote the deviations block of %s\n", repo.ShowPath(path))
+	fmt.Fprintf(w, "wrote the %s of %s\n", what, repo.ShowPath(path))
 	return nil
+}
+
+// updateReadme rewrites the deviations block of the checkout's README.md (exp.DeviationsMarkdown).
+func updateReadme(w io.Writer) error {
+	block, err := exp.DeviationsMarkdown()
+	if err != nil {
+		return err
+	}
+	return rewriteReadme(w, "deviations block", func(s string) (string, error) { return exp.ReplaceDeviations(s, block) })
 }
 
 func redraw(args []string) error {

@@ -71,3 +71,21 @@ func ClaimWithPrefix(t testing.TB, claims []exp.Claim, prefix string) exp.Claim 
 	t.Fatalf("no claim %q…", prefix)
 	return exp.Claim{}
 }
+
+// Stats fails the test for every room check whose statistic is not one of the table's
+// (exp.StatCILow, StatTailMean, StatMean, StatValue, StatCount, StatModifiedZ), or that is measured
+// per seed but records no per-seed values (every statistic but exp.StatValue is).
+func Stats(t testing.TB, room []exp.RoomCheck) {
+	t.Helper()
+	for _, r := range room {
+		switch r.Stat {
+		case exp.StatCILow, exp.StatTailMean, exp.StatMean, exp.StatCount, exp.StatModifiedZ:
+			if len(r.PerSeed) == 0 && r.Missing == "" {
+				t.Errorf("room check %s (%s): no per-seed values", r.Name, r.Stat)
+			}
+		case exp.StatValue:
+		default:
+			t.Errorf("room check %s: statistic %q is not one of the table's", r.Name, r.Stat)
+		}
+	}
+}
