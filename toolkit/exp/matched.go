@@ -9,24 +9,24 @@ import (
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
-// Match names a comparison of method A with method B at B's operating point: both methods log two
-// metrics at the same evaluation checkpoints as curves X and Y (e.g. "train/eval_accuracy" and
-// "train/eval_auc"). On each seed B's operating point is its last checkpoint (x_B, y_B); A's path
-// through (X, Y) is interpolated linearly at x = x_B (InterpAt) and the seed's value is
-// y_A(x_B) − y_B: "A's AUC at B's accuracy minus B's AUC".
+// Match names a comparison of method A with method B at a common operating point: both methods
+// log two metrics along training as curves X and Y (e.g. "train/eval_accuracy" and
+// "train/eval_auc"), with X growing along training. On each seed the common point is
+// x* = min(A's last X, B's last X) — the furthest along X both paths get — and each path's Y is
+// read, by the same rule, where that path first reaches x* (linear between its two evaluations
+// around the crossing, InterpAt); the seed's value is y_A(x*) − y_B(x*): "A's AUC minus B's at the
+// accuracy both reach". Reading both paths by one rule keeps the comparison unbiased when the two
+// methods do not differ (the null test): reading A at its first crossing of B's noisy end point
+// against B's end point itself makes "holds" come out in most trials of two identical methods.
 //
-// A seed whose A path never reaches x_B (the curves do not overlap) is left out and said in the
-// claim's Notes — or, with FallbackFinal, measured at A's final point and said so. With Envelope
-// the paths' upper envelopes are compared instead of end points.
+// A seed where a path never crosses x* (it starts above it) is left out and said in the claim's
+// Notes. With Envelope the paths' upper envelopes are compared instead of first crossings.
 type Match struct {
 	A, B string
 	X, Y string
 	// BX and BY are B's curve names where they differ from A's (a method logged under another
 	// prefix, e.g. "mixed/reward_2" against "round2/reward_2"); empty means X and Y.
 	BX, BY string
-	// FallbackFinal: a seed whose A path never reaches B's x uses A's last checkpoint instead of
-	// being left out (noted either way).
-	FallbackFinal bool
 	// Envelope compares the two paths' upper envelopes instead of end points, for an X where more is
 	// better: per seed x* = min(max x_A, max x_B), the furthest along X both paths get, and the value
 	// is E_A(x*) − E_B(x*), where E(x) is the largest y a path attains at x or beyond (EnvelopeAt):
@@ -34,12 +34,15 @@ type Match struct {
 	// first time it crosses x* decides, so a method whose y dips and recovers is not caught at its
 	// dip.
 	Envelope bool
+	// FallbackFinal is ignored: both paths are read at the common point x* that both reach, so no
+	// path falls short of it.
+	FallbackFinal bool
 	// ByStep matches along training steps instead of along evaluation checkpoints: X is a dense
 	// per-step curve (e.g. "train/kl", one point per step) and Y an evaluation curve (e.g.
-	// "train/eval_auc"), each with training steps as its x. B's operating point is the mean of its
-	// X over its last Smooth steps and its last Y; A's X, smoothed by a centred mean over ±Smooth
-	// steps, first reaches B's value at step s* (linear between steps), and A's Y is read at s*
-	// linearly between the evaluations around it.
+	// "train/eval_auc"), each with training steps as its x. Each path's end is the mean of its X
+	// over its last Smooth steps, x* the smaller end; each path's X, smoothed by a centred mean
+	// over ±Smooth steps, first reaches x* at a step s (linear between steps), and its Y is read at
+	// s linearly between the evaluations around it.
 	ByStep bool
 	Smooth int
 }
@@ -80,32 +83,33 @@ func InterpAt(xs, ys []float64, x float64) (y float64, ok bool) {
 	return y, ok
 }
 
-// interpAt is InterpAt with the index i of the segment (xs[i], xs[i+1]) it answers on; i = -1 for
-// an exact hit of a checkpoint (no interpolation).
-func interpAt(xs, ys []float64, x float64) (y float64, seg int, ok bool) {
+// interpAt is InterpAt with the position it answers at, as a fractional index along the path
+// (i + t between points i and i+1; an integer on a checkpoint).
+func interpAt(xs, ys []float64, x float64) (y, pos float64, ok bool) {
 	n := min(len(xs), len(ys))
 	if n == 1 && xs[0] == x {
-		return ys[0], -1, true
+		return ys[0], 0, true
 	}
 	for i := 0; i+1 < n; i++ {
 		x0, x1 := xs[i], xs[i+1]
 		if x < math.Min(x0, x1) || x > math.Max(x0, x1) {
 			continue
 		}
-		if x0 == x1 || x == x0 {
-			if x == x0 {
-				return ys[i], -1, true
-			}
-			return ys[i+1], -1, true
-		}
-		if x == x1 {
-			return ys[i+1], -1, true
+		switch {
+		case x == x0:
+			return ys[i], float64(i), true
+		case x == x1 || x0 == x1:
+			return ys[i+1], float64(i + 1), true
 		}
 		t := (x - x0) / (x1 - x0)
-		return ys[i] + t*(ys[i+1]-ys[i]), i, true
+		return ys[i] + t*(ys[i+1]-ys[i]), float64(i) + t, true
 	}
 	return math.NaN(), 0, false
 }
+
+// firstSegment reports a position strictly between a path's first two points: a value resting on
+// no measured point but the start.
+func firstSegment(pos float64) bool { return pos > 0 && pos < 1 }
 
 // smoothed is the centred mean of c.Y over the points whose x lies within ±w of each point's x
 // (c itself for w ≤ 0).
@@ -143,32 +147,29 @@ func tailMean(c Curve, w int) float64 {
 	return sum / float64(k)
 }
 
-// byStep is one seed's ByStep matched value: A's Y at the step where its smoothed X first reaches
-// B's operating X, minus B's last Y; seg is the evaluation segment A's Y is read on (-1 on a
-// checkpoint) and s* the step; ok false when A's smoothed X never reaches B's.
-func byStep(ax, ay, bx, by Curve, w int) (d, step float64, seg int, ok bool) {
-	xb := tailMean(bx, w)
-	sa := smoothed(ax, w)
-	step, _, ok = interpAt(sa.Y, sa.X, xb)
+// stepAt is the step where path's X, smoothed over ±w steps, first reaches x, and its Y read there
+// between evaluations at position pos along the Y curve (see interpAt); ok false when the path
+// never reaches x.
+func stepAt(px, py Curve, w int, x float64) (y, pos float64, ok bool) {
+	sm := smoothed(px, w)
+	step, _, ok := interpAt(sm.Y, sm.X, x)
 	if !ok {
-		return 0, 0, 0, false
+		return 0, 0, false
 	}
-	ya, seg, ok := interpAt(ay.X, ay.Y, step)
-	if !ok {
-		return 0, 0, 0, false
-	}
-	return ya - by.Y[len(by.Y)-1], step, seg, true
+	return interpAt(py.X, py.Y, step)
 }
 
-// MatchedOn compares m.A with m.B at m.B's operating point on every seed of seeds (see Match),
-// judged by test on the paired values. A seed where either curve is missing is left out; a seed
-// where A's path never reaches B's x is said in the claim's Notes (the curves do not overlap
-// there) and left out, or measured at A's final point with m.FallbackFinal; with m.Envelope the
-// paths' upper envelopes are compared instead.
+// MatchedOn compares m.A with m.B at their common operating point on every seed of seeds (see
+// Match), judged by test on the paired values. A seed where a curve is missing is left out; a seed
+// where a path never crosses the common point is said in the claim's Notes and left out. Notes
+// also count the evaluated points up to the matched points, and the seeds matched between a
+// path's start and its first evaluation (no measured point there): when they are most of the
+// seeds, the claim reads "untestable here (path not measured there)".
 func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Match) Claim {
 	c := Claim{Text: text, Measure: measure, Test: test}
 	bxk, byk := cmp.Or(m.BX, m.X), cmp.Or(m.BY, m.Y)
-	var first, evals []int // seeds matched on the first segment; evaluations up to each matched point
+	var first []uint64 // seeds matched on a path's first segment
+	var evals []int    // evaluations up to each seed's earlier matched point
 	for _, seed := range seeds {
 		ax, ok1 := r.CurveOf(m.A, m.X, seed)
 		ay, ok2 := r.CurveOf(m.A, m.Y, seed)
@@ -178,26 +179,7 @@ func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Mat
 			continue
 		}
 		var d float64
-		if m.ByStep {
-			v, step, seg, ok := byStep(ax, ay, bx, by, m.Smooth)
-			if !ok {
-				lo, hi := minMax(smoothed(ax, m.Smooth).Y)
-				c.Notes = append(c.Notes, fmt.Sprintf("seed %d: %s's %s (±%d steps) spans %.3g…%.3g, never %s's %.3g: left out",
-					seed, m.A, m.X, m.Smooth, lo, hi, m.B, tailMean(bx, m.Smooth)))
-				continue
-			}
-			if seg == 0 {
-				first = append(first, int(seed))
-			}
-			k := 0
-			for _, x := range ay.X {
-				if x <= step {
-					k++
-				}
-			}
-			evals = append(evals, k)
-			d = v
-		} else if m.Envelope {
+		if m.Envelope {
 			_, ahi := minMax(ax.Y)
 			_, bhi := minMax(bx.Y)
 			x := math.Min(ahi, bhi)
@@ -208,24 +190,26 @@ func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Mat
 			}
 			d = ea - eb
 		} else {
-			xb, yb := bx.Y[len(bx.Y)-1], by.Y[len(by.Y)-1]
-			ya, seg, ok := interpAt(ax.Y, ay.Y, xb)
-			if ok {
-				if seg == 0 {
-					first = append(first, int(seed))
-				}
-				evals = append(evals, max(seg, 0)+1)
+			var ya, yb, pa, pb, x float64
+			var oka, okb bool
+			if m.ByStep {
+				x = math.Min(tailMean(ax, m.Smooth), tailMean(bx, m.Smooth))
+				ya, pa, oka = stepAt(ax, ay, m.Smooth, x)
+				yb, pb, okb = stepAt(bx, by, m.Smooth, x)
+			} else {
+				x = math.Min(ax.Y[len(ax.Y)-1], bx.Y[len(bx.Y)-1])
+				ya, pa, oka = interpAt(ax.Y, ay.Y, x)
+				yb, pb, okb = interpAt(bx.Y, by.Y, x)
 			}
-			if !ok {
-				lo, hi := minMax(ax.Y)
-				note := fmt.Sprintf("seed %d: no overlap (%s's %s spans %.3g…%.3g, %s ends at %.3g)", seed, m.A, m.X, lo, hi, m.B, xb)
-				if !m.FallbackFinal {
-					c.Notes = append(c.Notes, note+": left out")
-					continue
-				}
-				c.Notes = append(c.Notes, note+": "+m.A+"'s final point used")
-				ya = ay.Y[len(ay.Y)-1]
+			if !oka || !okb {
+				c.Notes = append(c.Notes, fmt.Sprintf("seed %d: %s or %s never crosses the common %s %.3g: left out", seed, m.A, m.B, m.X, x))
+				continue
 			}
+			if firstSegment(pa) || firstSegment(pb) {
+				first = append(first, seed)
+			}
+			// evaluated points up to the earlier of the two matched points, the start included
+			evals = append(evals, int(math.Floor(math.Min(pa, pb)))+1)
 			d = ya - yb
 		}
 		c.Diffs = append(c.Diffs, d)
@@ -237,24 +221,16 @@ func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Mat
 	c.Stat = stats.Summarize(c.Diffs)
 	if len(evals) > 0 {
 		lo, _ := minMax(intsF(evals))
-		c.Notes = append(c.Notes, fmt.Sprintf("%s's path reaches the matched point after ≥ %d evaluated points (median %.0f over %d seeds)",
-			m.A, int(lo), stats.Percentile(intsF(evals), 0.5), len(evals)))
+		c.Notes = append(c.Notes, fmt.Sprintf("matched points rest on ≥ %d evaluated points of each path (median %.0f over %d seeds)",
+			int(lo), stats.Percentile(intsF(evals), 0.5), len(evals)))
 	}
 	if len(first) > 0 {
-		c.Notes = append(c.Notes, fmt.Sprintf("%d of %d seeds matched between %s's start and its first evaluation (seeds %v)", len(first), len(c.Diffs), m.A, first))
+		c.Notes = append(c.Notes, fmt.Sprintf("%d of %d seeds matched between a path's start and its first evaluation (seeds %v)", len(first), len(c.Diffs), first))
 		if 2*len(first) > len(c.Diffs) {
-			c.Unmeasured = fmt.Sprintf("%s: most seeds' matched points lie between %s's start and its first evaluation", unmeasuredRule, m.A)
+			c.Unmeasured = unmeasuredRule + ": most seeds' matched points lie between a path's start and its first evaluation"
 		}
 	}
 	return c
-}
-
-func intsF(xs []int) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = float64(x)
-	}
-	return out
 }
 
 // Matched is MatchedOn on every seed of the result.
@@ -301,4 +277,12 @@ func FrontierBy(res *Result, title, xlabel, ylabel string, methods []string, key
 		return nil, fmt.Errorf("no method of %v has its frontier curves: %w", methods, ErrNoFigures)
 	}
 	return plot.Frontier(title, xlabel, ylabel, series)
+}
+
+func intsF(xs []int) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out
 }

@@ -56,34 +56,32 @@ func TestMatchedOperatingPoint(t *testing.T) {
 	res := matchedResult()
 	c := res.Matched("a's AUC at b's accuracy is higher", "AUC(a) − AUC(b) at b's accuracy", Positive, Match{A: "a", B: "b", X: "acc", Y: "auc"})
 	// Seeds 1–3: a crosses 0.5 between steps 100 (0.35) and 200 (0.55): t = 0.75, AUC 0.85 + 0.75·(0.75+0.01s − 0.85).
-	if len(c.Diffs) != 3 {
-		t.Fatalf("%d paired seeds, want 3 (seed 4 does not overlap, seed 5 lacks b): %v", len(c.Diffs), c.Diffs)
+	// Seed 4: a ends at 0.4, so both are read at 0.4: a's last point (0.7), b's step 100 (0.8).
+	if len(c.Diffs) != 4 {
+		t.Fatalf("%d paired seeds, want 4 (seed 5 lacks b): %v", len(c.Diffs), c.Diffs)
 	}
-	for i, d := range c.Diffs {
+	for i, d := range c.Diffs[:3] {
 		s := float64(i + 1)
 		want := 0.85 + 0.75*(0.75+0.01*s-0.85) - 0.7
 		if math.Abs(d-want) > 1e-12 {
 			t.Errorf("seed %d: %v, want %v", i+1, d, want)
 		}
 	}
-	if len(c.Notes) != 2 || !strings.Contains(c.Notes[0], "seed 4") || !strings.Contains(c.Notes[0], "no overlap") ||
-		!strings.Contains(c.Notes[1], "after ≥ 2 evaluated points") {
-		t.Errorf("notes %q: want one saying seed 4 does not overlap, one counting the evaluated points", c.Notes)
+	if math.Abs(c.Diffs[3]-(-0.1)) > 1e-12 {
+		t.Errorf("seed 4: %v, want -0.1", c.Diffs[3])
 	}
-	if c.Verdict() != Holds {
+	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "≥ 2 evaluated points") {
+		t.Errorf("notes %q: want one counting the evaluated points", c.Notes)
+	}
+	if c.Verdict() != NotSignificant {
 		t.Errorf("verdict %q: %s", c.Verdict(), c)
-	}
-	// With FallbackFinal seed 4 is measured at a's last point (AUC 0.7 − 0.7 = 0) and said so.
-	f := res.Matched("x", "m", Positive, Match{A: "a", B: "b", X: "acc", Y: "auc", FallbackFinal: true})
-	if len(f.Diffs) != 4 || f.Diffs[3] != 0 || !strings.Contains(f.Notes[0], "final point used") {
-		t.Errorf("fallback: diffs %v, notes %q", f.Diffs, f.Notes)
 	}
 	// B's curves under other names (BX, BY) give the same comparison.
 	for _, run := range res.RunsOf("b") {
 		res.Runs = append(res.Runs, Run{Method: "c", Seed: run.Seed, Curves: map[string]Curve{"c/acc": run.Curves["acc"], "c/auc": run.Curves["auc"]}})
 	}
 	o := res.Matched("x", "m", Positive, Match{A: "a", B: "c", X: "acc", Y: "auc", BX: "c/acc", BY: "c/auc"})
-	if len(o.Diffs) != 3 || o.Diffs[0] != c.Diffs[0] || o.Diffs[2] != c.Diffs[2] {
+	if len(o.Diffs) != 4 || o.Diffs[0] != c.Diffs[0] || o.Diffs[3] != c.Diffs[3] {
 		t.Errorf("renamed B curves: diffs %v, want %v", o.Diffs, c.Diffs)
 	}
 	if _, err := FrontierBy(res, "t", "x", "y", []string{"a", "c"}, func(m string) (string, string) {
