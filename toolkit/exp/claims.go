@@ -58,6 +58,20 @@ type Claim struct {
 	// outlier room check), and Without the claim's statistic without them (Judge fills both).
 	Outliers []uint64       `json:"outliers,omitempty"`
 	Without  *stats.Summary `json:"without_outliers,omitempty"`
+	// From names the two final metrics a difference claim subtracts (CheckDiff), so that its
+	// per-seed values can be recomputed from metrics.json's runs without this package.
+	From *DiffOf `json:"from,omitempty"`
+}
+
+// DiffOf is a difference claim's recipe: final metric A.Metric of method A.Method minus B's.
+type DiffOf struct {
+	A, B MetricOf
+}
+
+// MetricOf names one method's final metric.
+type MetricOf struct {
+	Method string `json:"method"`
+	Metric string `json:"metric"`
 }
 
 // Kinds of claim (Claim.Kind).
@@ -341,7 +355,7 @@ func (c Claim) Details() []string {
 	if c.Without != nil {
 		w := c
 		w.Stat, w.Diffs, w.Without, w.Outliers = *c.Without, c.withoutDiffs(), nil, nil
-		out = append(out, fmt.Sprintf("without outlier seed(s) %v: %s → %s", c.Outliers, w.Interval(), w.Verdict()))
+		out = append(out, fmt.Sprintf("without outlier seed(s) %v (a sensitivity check, not the verdict): %s → %s", c.Outliers, w.Interval(), w.Verdict()))
 	}
 	if c.Unmeasured != "" {
 		out = append(out, c.Unmeasured)
@@ -454,6 +468,19 @@ func CheckOn(seeds []uint64, text, measure string, test Test, f PerSeed) Claim {
 		}
 	}
 	c.Stat = stats.Summarize(c.Diffs)
+	return c
+}
+
+// CheckDiff is Check of the per-seed difference final metric a of method ma minus metric b of
+// method mb (Diff), recording the recipe (Claim.From).
+func (r *Result) CheckDiff(text, measure string, test Test, ma, a, mb, b string) Claim {
+	return r.CheckDiffOn(r.Seeds, text, measure, test, ma, a, mb, b)
+}
+
+// CheckDiffOn is CheckDiff on a given list of seeds.
+func (r *Result) CheckDiffOn(seeds []uint64, text, measure string, test Test, ma, a, mb, b string) Claim {
+	c := CheckOn(seeds, text, measure, test, r.Diff(ma, a, mb, b))
+	c.From = &DiffOf{A: MetricOf{ma, a}, B: MetricOf{mb, b}}
 	return c
 }
 
