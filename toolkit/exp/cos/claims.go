@@ -1,7 +1,9 @@
 package cos
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
@@ -9,16 +11,22 @@ import (
 // Claims checks the paper's claims (§3.2) per seed with paired intervals: step&answer PRM pairs beat
 // outcome pairs and answer-only PRM pairs, on whole-chain correctness and on answer accuracy (one
 // sample, mean@16, after the last round; greedy answer accuracy too); best-of-16 at step weight 0.2
-// beats both 0 and 1; PRM best-of-N, PRM-weighted vote and the width-k PRM beam beat majority voting
-// at N = 16 and at the largest N, with a gap that grows from N = 4; PRM-DPO shortens the chain in its
-// first round.
+// beats the sweep's weights away from it, and each of 0 and 1; PRM best-of-N, PRM-weighted vote and
+// the width-k PRM beam beat majority voting at N = 16 and at the largest N, with a gap that grows
+// from N = 4; PRM-DPO shortens the chain in its first round.
+//
+// The headline claims (exp.Headlines) are tagged: cos-1 on step&answer vs outcome pairs (answer
+// accuracy, the paper's Table 2), cos-2 on the width-k beam against majority voting at the largest N
+// (the paper's beam search against self-consistency, Fig. 5), cos-3 on step weight 0.2 against the
+// sweep's weights away from it (Fig. 3). The PRM-weighted vote is PaperLab's addition and says so.
 //
 // Each claim names the room checks it needs (room.go): the step-aware comparisons need right
 // answers reached through wrong steps; greedy and one-sample gains need SFT below its ceiling;
 // rankings of the same samples need the oracle above them; PRM search above voting needs the oracle
 // above voting and a PRM that ranks steps better than the policy's own step probability (issue 35:
-// "search above majority only if the independent PRM beats the policy's own score"); the
-// chain-length claims need chains whose length the problem does not fix.
+// "search above majority only if the independent PRM beats the policy's own score"); step&answer
+// pairs against the verifier's outcome pairs need a PRM that judges answers about as well as the
+// paper's; the chain-length claims need chains whose length the problem does not fix.
 func Claims(res *exp.Result) []exp.Claim {
 	diff, pair := res.Check, res.Diff
 	pos, neg := exp.Positive, exp.Negative
@@ -44,16 +52,18 @@ func Claims(res *exp.Result) []exp.Claim {
 	gain := func(m string, n int) exp.PerSeed { return pair(m, acc(n), "majority", acc(n)) }
 	claims := []exp.Claim{
 		diff("step&answer PRM pairs beat outcome pairs on whole-chain correctness", "chain@16(dpo-step-answer) − chain@16(dpo-outcome)", pos,
-			pair("dpo-step-answer", "chain_accuracy_mean16", "dpo-outcome", "chain_accuracy_mean16")).Needs(roomWrongStep, roomPRM),
+			pair("dpo-step-answer", "chain_accuracy_mean16", "dpo-outcome", "chain_accuracy_mean16")).Needs(roomWrongStep, roomPRM, roomAnswer),
 		diff("step&answer PRM pairs beat outcome pairs on answer accuracy", "mean@16(dpo-step-answer) − mean@16(dpo-outcome)", pos,
-			pair("dpo-step-answer", "accuracy_mean16", "dpo-outcome", "accuracy_mean16")).Needs(roomWrongStep, roomPRM),
+			pair("dpo-step-answer", "accuracy_mean16", "dpo-outcome", "accuracy_mean16")).Needs(roomWrongStep, roomPRM, roomAnswer).For("cos-1"),
 		diff("step&answer PRM pairs beat answer-only PRM pairs on whole-chain correctness", "chain@16(dpo-step-answer) − chain@16(dpo-answer)", pos,
 			pair("dpo-step-answer", "chain_accuracy_mean16", "dpo-answer", "chain_accuracy_mean16")).Needs(roomWrongStep, roomPRM),
 		diff("step&answer PRM pairs beat answer-only PRM pairs on answer accuracy", "mean@16(dpo-step-answer) − mean@16(dpo-answer)", pos,
 			pair("dpo-step-answer", "accuracy_mean16", "dpo-answer", "accuracy_mean16")).Needs(roomWrongStep, roomPRM),
 		diff("step&answer PRM pairs beat outcome pairs (greedy answer accuracy)", "acc(dpo-step-answer) − acc(dpo-outcome)", pos,
-			pair("dpo-step-answer", "accuracy", "dpo-outcome", "accuracy")).Needs(roomWrongStep, roomGreedy, roomPRM),
+			pair("dpo-step-answer", "accuracy", "dpo-outcome", "accuracy")).Needs(roomWrongStep, roomGreedy, roomPRM, roomAnswer),
 		diff("step&answer PRM DPO beats SFT", "mean@16(dpo-step-answer) − mean@16(sft)", pos, pair("dpo-step-answer", "accuracy_mean16", "sft", "accuracy_mean16")).Needs(roomSample),
+		diff(fmt.Sprintf("best-of-16 at step weight 0.2 beats every weight of the sweep more than %g away", nearWeight),
+			"min over those w of bon16(w=0.2) − bon16(w)", pos, beatsFar(res, 0.2)).Needs(roomWrongStep, roomRanking).For("cos-3"),
 		diff("best-of-16 at step weight 0.2 beats weight 0 (answer only)", "bon16(w=0.2) − bon16(w=0)", pos, pair("step-weight", w(0.2), "step-weight", w(0))).Needs(roomWrongStep, roomRanking),
 		diff("best-of-16 at step weight 0.2 beats weight 1 (steps only)", "bon16(w=0.2) − bon16(w=1)", pos, pair("step-weight", w(0.2), "step-weight", w(1))).Needs(roomWrongStep, roomRanking),
 		diff("the trained PRM's best-of-16 beats the policy's own step confidence", "bon16(w=0.2) − bon16(policy's lowest step log-probability)", pos, pair("step-weight", w(0.2), "step-weight", "self_bon")).Needs(roomRanking),
@@ -62,20 +72,73 @@ func Claims(res *exp.Result) []exp.Claim {
 	if nMax != 16 {
 		ns = append(ns, nMax)
 	}
+	// note marks the claims of a search method: the PRM-weighted vote is PaperLab's addition; the
+	// width-k beam at the largest N stands for the paper's beam search against self-consistency.
+	note := func(c exp.Claim, method string, n int) exp.Claim {
+		switch {
+		case method == "weighted":
+			c.Notes = append(c.Notes, weightedNote)
+		case method == "beam" && n == nMax:
+			c = c.For("cos-2")
+			c.Notes = append(c.Notes, fmt.Sprintf(beamNote, nMax))
+		}
+		return c
+	}
 	for _, m := range []struct{ name, text string }{{"bon", "PRM best-of-N"}, {"weighted", "PRM-weighted voting"}, {"beam", "width-k PRM beam search"}} {
 		for _, n := range ns {
-			claims = append(claims, diff(fmt.Sprintf("%s beats majority voting at N = %d", m.text, n), fmt.Sprintf("%s@%d − majority@%d", m.name, n, n), pos,
-				gain(m.name, n)).Needs(roomVoting, roomPRM))
+			claims = append(claims, note(diff(fmt.Sprintf("%s beats majority voting at N = %d", m.text, n), fmt.Sprintf("%s@%d − majority@%d", m.name, n, n), pos,
+				gain(m.name, n)).Needs(roomVoting, roomPRM), m.name, n))
 		}
-		claims = append(claims, diff(fmt.Sprintf("%s's gain over majority voting grows from N = 4 to N = %d", m.text, nMax),
+		claims = append(claims, note(diff(fmt.Sprintf("%s's gain over majority voting grows from N = 4 to N = %d", m.text, nMax),
 			fmt.Sprintf("(%s − majority)@%d − (%s − majority)@4", m.name, nMax, m.name), pos, func(seed uint64) (float64, bool) {
 				hi, ok1 := gain(m.name, nMax)(seed)
 				lo, ok2 := gain(m.name, 4)(seed)
 				return hi - lo, ok1 && ok2
-			}).Needs(roomVoting, roomPRM))
+			}).Needs(roomVoting, roomPRM), m.name, 0))
 	}
 	return append(claims,
 		diff("PRM-DPO (step&answer) shortens the chain in round 1", "chain length after round 1 − before (dpo-step-answer)", neg, round1("dpo-step-answer")).Needs(roomLength),
 		diff("outcome DPO does not shorten the chain in round 1", "chain length after round 1 − before (dpo-outcome)", exp.AtLeast(0), round1("dpo-outcome")).Needs(roomLength),
 	)
+}
+
+// Notes on the search claims (Claims).
+const (
+	weightedNote = "PaperLab's addition: the paper compares best-of-N and step-level beam search with self-consistency; the PRM-weighted vote has no weighted-by-self-confidence control here"
+	beamNote     = "the paper's comparison: PRM step-level beam search against self-consistency (> 5 points at N = 64); here search-and-learn's width-k beam at N = %d (the width-1 step search of the paper's description converges to greedy decoding on this task, audit 2026-12-02)"
+)
+
+// nearWeight is how close to 0.2 a step weight counts as "≈ 0.2" in the paper's claim that a step
+// weight near 0.2 is best: a weight within 0.1 of it (the sweep's 0.1) is one the claim does not
+// separate from it; 0, 0.5, 0.8 and 1 are the ones it beats.
+const nearWeight = 0.1
+
+// beatsFar is, per seed, best-of-16 at step weight w minus the best best-of-16 over the result's
+// weight sweep at weights more than nearWeight from w (the smallest margin by which w beats them):
+// positive when w beats every one of them. Absent when the sweep has no such weight or a seed
+// lacks one.
+func beatsFar(res *exp.Result, w float64) exp.PerSeed {
+	var cfg Config
+	_ = json.Unmarshal(res.Config, &cfg)
+	var far []float64
+	for _, v := range cfg.WeightSweep {
+		if math.Abs(v-w) > nearWeight+1e-9 {
+			far = append(far, v)
+		}
+	}
+	return func(seed uint64) (float64, bool) {
+		at, ok := res.Final("step-weight", fmt.Sprintf("bon_w%g", w), seed)
+		if !ok || len(far) == 0 {
+			return 0, false
+		}
+		margin := math.Inf(1)
+		for _, v := range far {
+			x, ok := res.Final("step-weight", fmt.Sprintf("bon_w%g", v), seed)
+			if !ok {
+				return 0, false
+			}
+			margin = math.Min(margin, at-x)
+		}
+		return margin, true
+	}
 }

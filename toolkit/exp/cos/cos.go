@@ -453,7 +453,8 @@ func (s *setup) complete(g lm.Generation) bool {
 }
 
 // trainPRM samples the SFT policy's traces on the PRM prompts, labels a JudgeShare of them by the
-// step judge and the rest by Monte Carlo, writes the first seed's labelled traces as JSONL, trains
+// step judge and the rest by Monte Carlo, writes the labelled traces as JSONL where the options save
+// policies (TracesFile: seed 1's by default, carried by a sweep's merge like a policy), trains
 // the independent PRM (and the prm-selfconf ablation on the same labels) and returns their runs
 // (curves so far; "prm" first), with what the room checks read from those traces on every seed:
 // right_answer_wrong_step and off_length_share (room.go).
@@ -526,7 +527,7 @@ func (s *setup) trainPRM(set *lmtask.Set) ([]exp.Run, error) {
 	for i := range comps {
 		examples[i] = prm.Example{Prompt: prompts[i], Completion: comps[i], Labels: labels[i]}
 	}
-	if dir := s.opt.Out; dir != "" && s.seed == 1 {
+	if dir := s.opt.CheckpointDir(tracesMethod, s.seed); dir != "" {
 		recs := make([]prm.Record, len(comps))
 		for i := range comps {
 			recs[i] = prm.Record{Prompt: probs[i].Prompt, Completion: s.tok.Decode(comps[i]), Labels: soft[i], Gold: gold[i], Source: prm.SourceMC}

@@ -57,7 +57,7 @@ func TestSmokeRun(t *testing.T) {
 			t.Fatalf("tokens per question at N=8: %s %.1f, best-of-N %.1f", m, b, o)
 		}
 	}
-	recs, err := prm.ReadRecords(filepath.Join(dir, "prm_traces_seed1.jsonl"), arith.StepTag)
+	recs, err := prm.ReadRecords(filepath.Join(dir, "checkpoints", tracesMethod, TracesFile), arith.StepTag)
 	if err != nil || len(recs) == 0 {
 		t.Fatalf("PRM traces: %v (%d)", err, len(recs))
 	}
