@@ -17,7 +17,7 @@ const (
 // the differences are scale and the tabular learners' step sizes. Fields with no recorded source
 // value (PPO baselines, γ, clip, entropy, mini-batches, the variance study) are PaperLab's choices.
 // Not listed: the SGD variant's step (the det-… methods: DetMethod.Optimizer "sgd", LR 0.5 — a named
-// variant; the room check det-actor-adam), the Adam sweep's other rates (DetAdamLRs: the code's
+// variant, noted beside its claims), the Adam sweep's other rates (DetAdamLRs: the code's
 // 1e-3 and 10×, 100×), the shared-parameter regime (PaperLab's construct, no paper values), the code's
 // off-policy tree-backup buffer
 // (λ_tb 0.93, 5000 episodes; left out of tape.Train), its target-update periods (600 critic steps /
