@@ -10,25 +10,151 @@ import (
 	gw "github.com/paperlab/paperlab/toolkit/agents/gridworld"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
+	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
 // TestRoomOnCommittedResult: every claim's checks exist and each check has a finite value on the
 // committed run.
 func TestRoomOnCommittedResult(t *testing.T) {
 	res, e := exptest.Committed(t, "agents")
+	var cfg Config
+	if err := json.Unmarshal(res.Config, &cfg); err != nil {
+		t.Fatal(err)
+	}
 	j := exptest.Judge(t, e, res)
-	if len(j.Room) != len(pretrainNeeds)+1 || len(j.Claims) == 0 {
+	if len(j.Room) != len(pretrainNeeds(cfg))+1 || len(j.Claims) == 0 {
 		t.Fatalf("%d room checks, %d claims", len(j.Room), len(j.Claims))
 	}
+	exptest.Stats(t, j.Room)
 	for _, r := range j.Room {
 		if math.IsNaN(r.Value) || math.IsInf(r.Value, 0) {
 			t.Errorf("room check %q not measured: %s", r.Name, r.ValueText())
 		}
 	}
 	for _, c := range j.Claims {
-		if !slices.Equal(c.Room, pretrainNeeds) {
+		if !slices.Equal(c.Room, pretrainNeeds(cfg)) {
 			t.Errorf("claim %q needs %v", c.Text, c.Room)
 		}
+	}
+}
+
+// synthetic is a result of the default configuration (decay set as given) with a "pretrained" run
+// per seed 1…n whose final metrics final(seed) gives, and a pretraining validation curve of 10
+// points over the step cap shaped by curve(i) (i = 0…9).
+func synthetic(n int, decay bool, final func(seed uint64) map[string]float64, curve func(i int) float64) *exp.Result {
+	cfg := ConfigFor(exp.Default)
+	cfg.PretrainDecay = decay
+	b, _ := json.Marshal(cfg)
+	res := &exp.Result{Experiment: "agents", Config: b}
+	for s := uint64(1); s <= uint64(n); s++ {
+		c := exp.Curve{}
+		for i := range 10 {
+			c.X = append(c.X, float64((i+1)*cfg.PretrainSteps/10))
+			c.Y = append(c.Y, curve(i))
+		}
+		res.Seeds = append(res.Seeds, s)
+		res.Runs = append(res.Runs, exp.Run{Method: "pretrained", Seed: s, Final: final(s),
+			Curves: map[string]exp.Curve{"pretrain/val_action_accuracy": c, "pretrain/val_action_loss": c}})
+	}
+	return res
+}
+
+// TestRoomChecksPassAndFail: each room check passes on one synthetic result and fails on another —
+// the colour-blind gate on the lower end of the paired interval (a mean above 0 whose interval
+// reaches below it fails), the noise ceiling on the mean share, the minimum detectable effect on
+// the protocol's value, and the settled check (made only with a constant rate) on the mean signed
+// tail share.
+func TestRoomChecksPassAndFail(t *testing.T) {
+	ref := "ref/" + gw.RefColourBlind + "/indist/success"
+	finals := func(gap, spread, acc float64) func(uint64) map[string]float64 {
+		return func(s uint64) map[string]float64 {
+			sign := float64(int(s%2)*2 - 1) // alternate seeds above and below the gap
+			return map[string]float64{"pretrain_success": 0.4 + gap + sign*spread, ref: 0.4,
+				"pretrain_val_accuracy": acc, "pretrain_val_accuracy_colour": acc, "pretrain_noise_ceiling": 0.75, "pretrain_best_step": 6000}
+		}
+	}
+	flat := func(i int) float64 { return 0.6 - 0.3*math.Exp(-float64(i)) }
+	rising := func(i int) float64 { return 0.3 + 0.03*float64(i) }
+	check := func(res *exp.Result, name string) exp.RoomCheck {
+		return exptest.RoomCheck(t, Room(res), name)
+	}
+	good, bad := synthetic(6, false, finals(0.1, 0.02, 0.7), flat), synthetic(6, false, finals(0.02, 0.1, 0.6), rising)
+	for _, c := range []struct {
+		name string
+		stat string
+	}{{colourName, exp.StatCILow}, {accCeilingName, exp.StatMean}, {accFlatName, exp.StatTailMean}} {
+		g, b := check(good, c.name), check(bad, c.name)
+		if !g.OK || b.OK || g.Stat != c.stat || b.Stat != c.stat {
+			t.Errorf("%s: passes %v (%s %v), fails %v (%s %v), want %s", c.name, g.OK, g.Stat, g.Value, !b.OK, b.Stat, b.Value, c.stat)
+		}
+	}
+	if c := check(bad, colourName); stats.Mean(c.PerSeed) <= 0 {
+		t.Errorf("the failing colour gate's mean %v should be above 0 (read on the interval's lower end)", stats.Mean(c.PerSeed))
+	}
+	// The minimum detectable effect: the default protocol's 10 seeds pass, 2 seeds fail.
+	if m := check(good, mdeName); m.Stat != exp.StatValue || m.OK == false {
+		t.Errorf("MDE with 6 seeds: %v (%s), want passing", m.Value, m.Stat)
+	}
+	if m := check(synthetic(2, false, finals(0.1, 0.02, 0.7), flat), mdeName); m.OK {
+		t.Errorf("MDE with 2 seeds: %v passes", m.Value)
+	}
+	// With a decaying rate the settled check is not made: the rising curve is no longer a failure.
+	decayed := synthetic(6, true, finals(0.1, 0.02, 0.7), rising)
+	for _, r := range Room(decayed) {
+		if r.Name == accFlatName {
+			t.Errorf("settled check made on a decaying rate: %v", r)
+		}
+	}
+	// A result older than the references on the same worlds: success against the audit's constant.
+	for level, want := range map[float64]bool{0.6: true, ColourBlindSuccess: false} {
+		old := synthetic(6, false, func(s uint64) map[string]float64 {
+			return map[string]float64{"pretrain_success": level + 0.01*float64(s%3) - 0.01}
+		}, flat)
+		if c := check(old, colourName); c.OK != want || c.Stat != exp.StatCILow {
+			t.Errorf("success %v against the constant %v: %s, ok %v", level, ColourBlindSuccess, c.ValueText(), c.OK)
+		}
+	}
+	exptest.Stats(t, Room(good))
+}
+
+// TestPretrainNote: the committed run's pretraining ran to its 6,000-step cap on every seed and
+// kept the cap's weights on 7 of 10 (the audit of 2026-12-05); every claim carries the note and
+// needs no settled check; the diversity claims also say that the sweep kept its cap's weights.
+func TestPretrainNote(t *testing.T) {
+	res, e := exptest.Committed(t, "agents")
+	var cfg Config
+	if err := json.Unmarshal(res.Config, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	note := pretrainNote(res, cfg)
+	if !cfg.PretrainDecay || !strings.Contains(note, "6000-step cap") || !strings.Contains(note, "in 10 of 10 seeds") || !strings.Contains(note, "cap's in 7 of 10") {
+		t.Fatalf("note %q (decay %v)", note, cfg.PretrainDecay)
+	}
+	if n := sweepNote(res, cfg); !strings.Contains(n, "20 of 20 kept") {
+		t.Errorf("sweep note %q", n)
+	}
+	for _, c := range exptest.Judge(t, e, res).Claims {
+		if !slices.Contains(c.Notes, "by construction: "+note) || slices.Contains(c.Room, accFlatName) {
+			t.Errorf("claim %q: notes %v, needs %v", c.Text, c.Notes, c.Room)
+		}
+		if strings.HasPrefix(c.Text, "pretraining on") && !slices.Contains(c.Notes, "by construction: "+sweepNote(res, cfg)) {
+			t.Errorf("diversity claim %q has no sweep note", c.Text)
+		}
+	}
+}
+
+// TestHeadlineClaim: exactly one claim answers agents-1, pretrained against the same transformer
+// from scratch on the fewest demonstrations of the held-out task types.
+func TestHeadlineClaim(t *testing.T) {
+	res, e := exptest.Committed(t, "agents")
+	var tagged []exp.Claim
+	for _, c := range exptest.Judge(t, e, res).Claims {
+		if c.Headline != "" {
+			tagged = append(tagged, c)
+		}
+	}
+	if len(tagged) != 1 || tagged[0].Headline != "agents-1" || tagged[0].Measure != "success(pretrained) − success(scratch), k = 5" {
+		t.Fatalf("tagged claims %v", tagged)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
@@ -11,32 +12,35 @@ import (
 
 // Thresholds of the room checks (issue 31). Each is a judgement call explained in its check's Why.
 const (
-	// PlateauFrac is the tail of a training curve a plateau check reads: the last 20 % of its
-	// points (exp.TailShare).
+	// PlateauFrac is the tail of a training curve a settled check reads: the last 20 % of its
+	// points (exp.TailShare); the learned-to-cook check averages the same tail.
 	PlateauFrac = 0.2
-	// MaxTailShare is the largest share of a run's change its last PlateauFrac of steps may make for
-	// the curve to count as flat: a curve still climbing at its average rate gives PlateauFrac (0.2),
-	// a plateau about 0; 0.1 is half the steady-climb value.
+	// MaxTailShare is the largest mean signed share of a run's change its last PlateauFrac of steps
+	// may make for the curve to count as flat (exp.RoomSettled: within ±MaxTailShare): a curve still
+	// climbing at its average rate gives PlateauFrac (0.2), a plateau about 0; 0.1 is half the
+	// steady-climb value.
 	MaxTailShare = 0.1
-	// PMCeilingShare is the share of its ceiling (pmCeiling) the partner model's final accuracy
-	// must reach.
-	PMCeilingShare = 0.9
 	// BCMargin is how far the behaviour-cloned human partner's held-out action accuracy must exceed
 	// always predicting the commonest action: about one binomial standard error of an accuracy on
 	// the ~460 held-out steps of a layout (√(0.7·0.3/460) ≈ 0.021).
 	BCMargin = 0.02
-	// MinCookReturn is the final training return (sparse, with the training partner) a method must
-	// reach on a layout for its comparisons there to mean anything: one soup (20) per 400-step
-	// episode. Below it the methods have not learned to cook together, and every difference is a
-	// difference between near-zero returns (a floor, not a verdict).
-	MinCookReturn = 20
+	// MinCookReturn is the training return (sparse, with the training partner, averaged over the
+	// last PlateauFrac of iterations) a method must reach on a layout for its comparisons there to
+	// mean anything: one soup (SoupReward) per 400-step episode, read on the lower end of the 95 %
+	// interval over seeds. Below it the methods have not learned to cook together, and every
+	// difference is a difference between near-zero returns (a floor, not a verdict).
+	MinCookReturn = SoupReward
+	// SoupReward is the sparse reward of one delivered soup (overcooked_ai's delivery reward), the
+	// unit of every return here.
+	SoupReward = 20
+	// FCPMargin is the non-inferiority margin of "E3T coordinates as well as or better than FCP",
+	// in sparse return per 400-step episode: half a soup (SoupReward/2), a deficit of less than one
+	// delivery every other episode. Fixed from the task's unit before the claim was re-judged;
+	// [UNVERIFIED] PaperLab's choice (the paper gives no margin).
+	FCPMargin = SoupReward / 2
 	// AuthorsEnvSteps is the authors' budget per run (yanxue7/E3T-Overcooked, cramped_room: 4.8 M
 	// environment steps; shared/papers §7.1); ZSC-Eval trains 1e7.
 	AuthorsEnvSteps = 4.8e6
-	// MinEnvSteps is the smallest budget the first audit of this experiment asked for ("train ≥ 1 M
-	// steps", shared/papers §7.3 lessons); the room check compares the budget share with
-	// MinEnvSteps/AuthorsEnvSteps (0.208, rounded to 3 decimals).
-	MinEnvSteps = 1e6
 )
 
 // Names of the room checks of a layout (claims name them in Needs).
@@ -47,9 +51,6 @@ func cookName(layout, method string) string {
 func pmFlatName(layout, method string) string {
 	return layout + ": " + method + " partner-model accuracy flat"
 }
-func pmCeilingName(layout, method string) string {
-	return layout + ": " + method + " partner-model accuracy near its ceiling"
-}
 func learnedSetName(layout string) string {
 	return layout + ": one learned held-out set for every method"
 }
@@ -58,22 +59,21 @@ func fixedSetName(layout string) string {
 }
 func bcName(layout string) string { return layout + ": human-BC partner beats the commonest action" }
 
-// budgetName is the check of the training budget against the authors'.
-const budgetName = "budget: env steps per run against the authors' 4.8 M"
-
 // Room measures the preconditions of the claims on a stored result, per layout:
 //   - every method's training return (curve <layout>/episodic_return, with its training partner)
-//     flat over the last 20 % of steps (exp.TailShare < MaxTailShare);
-//   - each partner-model method's partner-model accuracy (<layout>/pm_accuracy) flat, and its final
-//     value at least PMCeilingShare of its ceiling (pmCeiling);
+//     settled over the last 20 % of steps (the mean of the seeds' signed exp.TailShare within
+//     ±MaxTailShare), and its mean over those steps at least one soup on the lower end of the 95 %
+//     interval over seeds;
+//   - each partner-model method's partner-model accuracy (<layout>/pm_accuracy) settled the same
+//     way;
 //   - one held-out set for every method: the share of the pool's learned partners, and of its
 //     scripted and human-BC partners, with which every method and seed is scored (Extra
 //     "partners_<layout>" against the final keys "<layout>/partner/<name>");
 //   - the human-BC partner's held-out action accuracy above always predicting the commonest
-//     action (Extra "bc");
+//     action (Extra "bc").
 //
-// and once: the training budget (e3t's environment steps per run, mean over layouts) as a share of
-// the authors' 4.8 M.
+// The training budget is fixed by the configuration, and the partner model's accuracy has no
+// measured ceiling: both are notes on the claims (budgetNote, pmNote), not checks.
 func Room(res *exp.Result) []exp.RoomCheck {
 	var cfg Config
 	_ = json.Unmarshal(res.Config, &cfg)
@@ -83,38 +83,26 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			if !m.On(l) {
 				continue
 			}
-			out = append(out, res.CheckRoom(flatName(l, m.Name), exp.Test{Op: exp.Below, X: MaxTailShare},
+			out = append(out, res.CheckSettled(flatName(l, m.Name), MaxTailShare,
 				fmt.Sprintf("A return gap between methods measured while one of them is still improving is a gap in training speed, not in what the method learns; "+
-					"the last %.0f %% of steps must make < %g of the run's change in training return (a steady climb makes %g, a plateau ~0). [UNVERIFIED] PaperLab's choice: half the steady-climb value.",
+					"over the last %.0f %% of steps the training return's change, as a signed share of the run's change and averaged over seeds, must lie within ±%g "+
+					"(a steady climb makes %g, a plateau ~0). [UNVERIFIED] PaperLab's choice: half the steady-climb value.",
 					100*PlateauFrac, MaxTailShare, PlateauFrac),
 				"no "+l+"/episodic_return curve", res.Plateau(m.Name, l+"/episodic_return", PlateauFrac)),
-				res.CheckRoom(cookName(l, m.Name), exp.AtLeast(MinCookReturn),
-					fmt.Sprintf("A comparison of methods that never learned to cook compares near-zero returns (a floor): the final training return (sparse, with the training partner, curve %s/episodic_return) "+
-						"must reach %g, one soup per 400-step episode. [UNVERIFIED] PaperLab's choice (issue 36's forced_coordination run, where no method learned at the authors' cramped_room settings).", l, float64(MinCookReturn)),
-					"no "+l+"/episodic_return curve", func(seed uint64) (float64, bool) {
-						c, ok := res.CurveOf(m.Name, l+"/episodic_return", seed)
-						if !ok || len(c.Y) == 0 {
-							return 0, false
-						}
-						return c.Y[len(c.Y)-1], true
-					}))
+				res.CheckAchieves(cookName(l, m.Name), exp.AtLeast(MinCookReturn),
+					fmt.Sprintf("A comparison of methods that never learned to cook compares near-zero returns (a floor): the training return (sparse, with the training partner, curve %s/episodic_return) "+
+						"averaged over the last %.0f %% of iterations must reach %g, one soup per 400-step episode, on the lower end of its 95 %% interval over seeds. "+
+						"[UNVERIFIED] PaperLab's choice (issue 36's forced_coordination run, where no method learned at the authors' cramped_room settings).", l, 100*PlateauFrac, float64(MinCookReturn)),
+					"no "+l+"/episodic_return curve", res.CurveMeasure(m.Name, l+"/episodic_return", func(c exp.Curve) float64 { return tailMean(c, PlateauFrac) })))
 		}
 		for _, m := range cfg.Methods {
 			if !m.PartnerModel || !m.On(l) {
 				continue
 			}
-			out = append(out,
-				res.CheckRoom(pmFlatName(l, m.Name), exp.Test{Op: exp.Below, X: MaxTailShare},
-					fmt.Sprintf("The partner model's contribution can only be judged once it predicts as well as it will: its accuracy (curve %s/pm_accuracy, on each iteration's fresh rollouts) "+
-						"must be flat over the last %.0f %% of steps (share of the change < %g, as for the returns). [UNVERIFIED] PaperLab's choice.", l, 100*PlateauFrac, MaxTailShare),
-					"no "+l+"/pm_accuracy curve", res.Plateau(m.Name, l+"/pm_accuracy", PlateauFrac)),
-				res.CheckRoom(pmCeilingName(l, m.Name), exp.AtLeast(PMCeilingShare),
-					fmt.Sprintf("Final partner-model accuracy over its ceiling: the mixture partner plays uniformly with probability ε = %g, so even a perfect model reaches "+
-						"(1−ε)·a + ε/6, with a ≤ 1 the best accuracy on the copied ego's own actions, bounded by Fano's inequality from the ego's final policy entropy "+
-						"(the partner is a slow copy of the ego; a = 1 gives %.3f). It must reach ≥ %g of that. [UNVERIFIED] PaperLab's choice; the ego's entropy stands in for the partner's.",
-						m.Epsilon, pmCeiling(m.Epsilon, 0), PMCeilingShare),
-					"no "+l+"/pm_accuracy or "+l+"/entropy curve", pmShare(res, l, m)),
-			)
+			out = append(out, res.CheckSettled(pmFlatName(l, m.Name), MaxTailShare,
+				fmt.Sprintf("The partner model's contribution can only be judged once it predicts as well as it will: its accuracy (curve %s/pm_accuracy, on each iteration's fresh rollouts) "+
+					"must have settled over the last %.0f %% of steps (mean signed share of the change within ±%g, as for the returns). [UNVERIFIED] PaperLab's choice.", l, 100*PlateauFrac, MaxTailShare),
+				"no "+l+"/pm_accuracy curve", res.Plateau(m.Name, l+"/pm_accuracy", PlateauFrac)))
 		}
 		out = append(out,
 			partnerShare(res, cfg, l, learnedSetName(l), func(p Partner) bool { return p.Kind == "learned" },
@@ -128,75 +116,71 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			out = append(out, bcCheck(res, l))
 		}
 	}
-	need, why := math.Round(1000*MinEnvSteps/AuthorsEnvSteps)/1000, fmt.Sprintf("The first audit found runs of less than %.0f M steps unconverged and asked for ≥ %.0f M, i.e. ≥ %.3f of the authors' budget (the protocol before issue 36)",
-		MinEnvSteps/1e6, MinEnvSteps/1e6, MinEnvSteps/AuthorsEnvSteps)
-	if cfg.SharedPool {
-		need, why = 1, "Issue 36 asks for at least the authors' budget"
-	}
-	out = append(out, exp.RoomOn(res.Seeds, budgetName, exp.AtLeast(need),
-		fmt.Sprintf("E3T's environment steps per run (mean over layouts) over the authors' %.1f M on cramped_room (ZSC-Eval: 10 M). "+
-			"%s; whether the budget suffices is what the plateau checks measure. [UNVERIFIED] PaperLab's choice.", AuthorsEnvSteps/1e6, why),
-		"no <layout>/env_steps of e3t", func(seed uint64) (float64, bool) {
-			sum := 0.0
-			for _, l := range cfg.Layouts {
-				v, ok := res.Final("e3t", l+"/env_steps", seed)
-				if !ok {
-					return 0, false
-				}
-				sum += v
-			}
-			return sum / float64(len(cfg.Layouts)) / AuthorsEnvSteps, len(cfg.Layouts) > 0
-		}))
 	return out
 }
 
-// pmShare is method m's final partner-model accuracy on layout l over its ceiling, per seed.
-func pmShare(res *exp.Result, l string, m Method) exp.PerSeed {
-	return func(seed uint64) (float64, bool) {
-		acc, ok1 := res.CurveOf(m.Name, l+"/pm_accuracy", seed)
-		ent, ok2 := res.CurveOf(m.Name, l+"/entropy", seed)
-		if !ok1 || !ok2 {
-			return 0, false
-		}
-		return acc.Y[len(acc.Y)-1] / pmCeiling(m.Epsilon, ent.Y[len(ent.Y)-1]), true
+// tailMean is the mean of the last frac of a curve's points (at least one): the level a training
+// curve ends at, steadier than its last point. NaN for an empty curve.
+func tailMean(c exp.Curve, frac float64) float64 {
+	n := len(c.Y)
+	if n == 0 {
+		return math.NaN()
 	}
+	k := min(n, max(1, int(math.Ceil(frac*float64(n)))))
+	sum := 0.0
+	for _, y := range c.Y[n-k:] {
+		sum += y
+	}
+	return sum / float64(k)
 }
 
-// pmCeiling is the best accuracy any predictor of the mixture partner's actions can reach when
-// the partner plays uniformly over the 6 actions with probability eps and otherwise a policy of
-// mean entropy h (nats): (1−eps)·a + eps/6, where a = 1 − Pe and Pe is the smallest error Fano's
-// inequality allows, h ≤ H₂(Pe) + Pe·ln 5.
-func pmCeiling(eps, h float64) float64 {
-	return (1-eps)*(1-fanoError(h, overcooked.NumActions)) + eps/overcooked.NumActions
+// budgetNote is the training budget, which the configuration fixes (E3T's environment steps per
+// run, recorded as <layout>/env_steps), against the authors' 4.8 M on cramped_room: an argument
+// written on each claim, not a check (whether the budget suffices is what the settled checks
+// measure).
+func budgetNote(res *exp.Result, layouts []string) string {
+	var steps []float64
+	for _, s := range res.Seeds {
+		for _, l := range layouts {
+			if v, ok := res.Final("e3t", l+"/env_steps", s); ok {
+				steps = append(steps, v)
+			}
+		}
+	}
+	if len(steps) == 0 {
+		return "the training budget is fixed by the configuration (not recorded in this result)"
+	}
+	lo, hi := slices.Min(steps), slices.Max(steps)
+	span := func(a, b float64, format string) string {
+		if a == b {
+			return fmt.Sprintf(format, a)
+		}
+		return fmt.Sprintf(format+"–"+format, a, b)
+	}
+	return fmt.Sprintf("the configuration sets the budget: %s M environment steps per E3T run, %s× the authors' %.1f M; the settled checks measure whether it suffices",
+		span(lo/1e6, hi/1e6, "%.3g"), span(lo/AuthorsEnvSteps, hi/AuthorsEnvSteps, "%.2f"), AuthorsEnvSteps/1e6)
 }
 
-// fanoError is the smallest error probability of predicting a variable over n values whose
-// conditional entropy is h nats: the Pe in [0, 1 − 1/n] with H₂(Pe) + Pe·ln(n−1) = h (increasing
-// in Pe there, from 0 to ln n), found by bisection.
-func fanoError(h float64, n int) float64 {
-	f := func(p float64) float64 {
-		v := p * math.Log(float64(n-1))
-		if p > 0 && p < 1 {
-			v += -p*math.Log(p) - (1-p)*math.Log(1-p)
-		}
-		return v
-	}
-	lo, hi := 0.0, 1-1/float64(n)
-	if h <= 0 {
-		return 0
-	}
-	if h >= f(hi) {
-		return hi
-	}
-	for i := 0; i < 60; i++ {
-		mid := (lo + hi) / 2
-		if f(mid) < h {
-			lo = mid
-		} else {
-			hi = mid
+// pmNote says why the partner model's accuracy is not gated on a ceiling: the mixture partner acts
+// uniformly at random with probability ε, so at most (1−ε) + ε/6 of its actions are predictable,
+// and a bound on the rest (Fano's, from the ego's entropy) is not an attainable accuracy; with the
+// model's final accuracy on the layouts in view (range over seeds).
+func pmNote(res *exp.Result, m Method, layouts []string) string {
+	var acc []float64
+	for _, s := range res.Seeds {
+		for _, l := range layouts {
+			if c, ok := res.CurveOf(m.Name, l+"/pm_accuracy", s); ok {
+				acc = append(acc, c.Y[len(c.Y)-1])
+			}
 		}
 	}
-	return (lo + hi) / 2
+	note := fmt.Sprintf("the training partner acts uniformly at random with probability ε = %g, so even a perfect partner model predicts at most %.3f of its actions; "+
+		"no attainable ceiling is measured (a Fano bound is an upper bound, not an accuracy), so the model's accuracy gates nothing",
+		m.Epsilon, (1-m.Epsilon)+m.Epsilon/overcooked.NumActions)
+	if len(acc) > 0 {
+		note += fmt.Sprintf(" (it ends at %.2f–%.2f; uniform guessing %.2f)", slices.Min(acc), slices.Max(acc), 1.0/overcooked.NumActions)
+	}
+	return note
 }
 
 // partnerShare is the share of the pool's partners selected by keep with which every method and

@@ -9,6 +9,7 @@ import (
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
+	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
 // TestRoomOnCommittedResult: every claim names room checks that exist, and every check has a
@@ -20,9 +21,9 @@ func TestRoomOnCommittedResult(t *testing.T) {
 	if err := json.Unmarshal(res.Config, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	// Per layout: a plateau and a learned-to-cook check per method, two partner-model checks per
-	// partner-model method, two partner sets, the BC fit; and the budget.
-	want := 1
+	// Per layout: a settled and a learned-to-cook check per method, a settled partner-model check
+	// per partner-model method, two partner sets, the BC fit.
+	want := 0
 	for _, l := range cfg.Layouts {
 		want += 2 // the two partner sets
 		if hasBC(res, l) {
@@ -32,7 +33,7 @@ func TestRoomOnCommittedResult(t *testing.T) {
 			if m.On(l) {
 				want += 2
 				if m.PartnerModel {
-					want += 2
+					want++
 				}
 			}
 		}
@@ -40,6 +41,7 @@ func TestRoomOnCommittedResult(t *testing.T) {
 	if len(j.Room) != want {
 		t.Fatalf("%d room checks, want %d", len(j.Room), want)
 	}
+	exptest.Stats(t, j.Room)
 	for _, r := range j.Room {
 		if math.IsNaN(r.Value) || math.IsInf(r.Value, 0) {
 			t.Errorf("room check %q is not measured on the committed run: %s", r.Name, r.ValueText())
@@ -122,28 +124,6 @@ func TestRoomPartnerSetsRecomputed(t *testing.T) {
 	}
 }
 
-// TestRoomFanoCeiling: for a distribution that puts 1 − Pe on one action and Pe/5 on each other,
-// Fano's bound is tight, so the bisection must return Pe; a uniform policy leaves 1/6.
-func TestRoomFanoCeiling(t *testing.T) {
-	for _, pe := range []float64{0, 0.05, 0.3, 0.6, 5.0 / 6} {
-		h := 0.0
-		for _, p := range append([]float64{1 - pe}, pe/5, pe/5, pe/5, pe/5, pe/5) {
-			if p > 0 {
-				h -= p * math.Log(p)
-			}
-		}
-		if got := fanoError(h, 6); math.Abs(got-pe) > 1e-9 {
-			t.Errorf("entropy %.4f: Pe %v, want %v", h, got, pe)
-		}
-	}
-	if got := pmCeiling(0.5, 0); math.Abs(got-(0.5+0.5/6)) > 1e-12 {
-		t.Errorf("deterministic partner, ε 0.5: ceiling %v", got)
-	}
-	if got := pmCeiling(0.5, math.Log(6)); math.Abs(got-1.0/6) > 1e-9 {
-		t.Errorf("uniform partner: ceiling %v, want 1/6", got)
-	}
-}
-
 // setCurve replaces method's curve key on every seed (y as a function of the point's index).
 func setCurve(res *exp.Result, method, key string, y func(i, n int) float64) {
 	for ri := range res.Runs {
@@ -200,5 +180,205 @@ func TestRoomPlateauTurnsTheVerdict(t *testing.T) {
 	again := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, res).Claims, headline)
 	if again.Verdict() != exp.Untestable || !slices.Equal(again.Untestable, []string{flatName(l, "e3t")}) {
 		t.Fatalf("E3T rising: %s (fails %v), want untestable on %q alone", again.Verdict(), again.Untestable, flatName(l, "e3t"))
+	}
+}
+
+// synthetic is a one-layout result (cramped_room; sp, fcp, e3t with a partner model, e3t-nopm)
+// over seeds 1…5: each method's training return, and E3T's partner-model accuracy, follow
+// curve(method, seed, i) over 20 iterations; every method is scored with every partner of a
+// two-partner pool (one scripted cook, one learned agent); pool(method, seed) is each run's pool
+// return; FCP's cost is six runs' steps and about twice E3T's seconds.
+func synthetic(curve func(method string, seed uint64, i int) float64, pool func(method string, seed uint64) float64) *exp.Result {
+	const l = "cramped_room"
+	cfg := ConfigFor(exp.Default)
+	cfg.Layouts = []string{l}
+	cfg.Methods = []Method{{Name: "sp", Mode: "sp"}, {Name: "fcp", Mode: "fcp"}, {Name: "e3t", Mode: "e3t", Epsilon: 0.7, PartnerModel: true}, {Name: "e3t-nopm", Mode: "e3t", Epsilon: 0.7}}
+	b, _ := json.Marshal(cfg)
+	res := &exp.Result{Experiment: "e3t", Config: b}
+	partners := []Partner{{Name: "cook", Kind: "scripted"}, {Name: "sp-h101", Kind: "learned", Family: "sp"}}
+	if err := res.SetExtra("partners_"+l, partners); err != nil {
+		panic(err)
+	}
+	for seed := uint64(1); seed <= 5; seed++ {
+		res.Seeds = append(res.Seeds, seed)
+		for _, m := range cfg.Methods {
+			c := exp.Curve{}
+			for i := range 20 {
+				c.X, c.Y = append(c.X, float64((i+1)*240_000)), append(c.Y, curve(m.Name, seed, i))
+			}
+			steps, secs := 4.8e6, 300.0
+			if m.Mode == "fcp" {
+				steps, secs = 6*4.8e6, 600+float64(seed)
+			}
+			final := map[string]float64{l + "/pool_return": pool(m.Name, seed), l + "/env_steps": steps, l + "/train_seconds": secs}
+			for _, p := range partners {
+				final[l+"/partner/"+p.Name] = 50
+			}
+			curves := map[string]exp.Curve{l + "/episodic_return": c}
+			if m.PartnerModel {
+				curves[l+"/pm_accuracy"] = c
+			}
+			res.Runs = append(res.Runs, exp.Run{Method: m.Name, Seed: seed, Final: final, Curves: curves})
+		}
+	}
+	return res
+}
+
+// TestRoomChecksPassAndFail: each kind of room check passes on one synthetic result and fails on
+// another — settled (a curve that flattens passes; one still climbing, or all seeds turning back,
+// fails), learned to cook (the mean of the last 20 % of iterations on the interval's lower end: a
+// dip at the last point does not fail it, seeds around one soup do), one held-out set (value), and
+// the BC fit (value).
+func TestRoomChecksPassAndFail(t *testing.T) {
+	const l = "cramped_room"
+	pool := func(string, uint64) float64 { return 50 }
+	judge := func(curve func(string, uint64, int) float64) []exp.RoomCheck { return Room(synthetic(curve, pool)) }
+	flattening := func(_ string, s uint64, i int) float64 { return 80*(1-math.Exp(-float64(i)/3)) + float64(s) }
+	climbing := func(_ string, s uint64, i int) float64 { return 5*float64(i) + float64(s) }
+	turning := func(_ string, s uint64, i int) float64 { return 60 - math.Abs(float64(i)-10)*4 + float64(s) } // up, then back down
+	for _, name := range []string{flatName(l, "sp"), flatName(l, "fcp"), pmFlatName(l, "e3t")} {
+		good := exptest.RoomCheck(t, judge(flattening), name)
+		if !good.OK || good.Stat != exp.StatTailMean {
+			t.Errorf("%s: flattening curve %s, ok %v", name, good.ValueText(), good.OK)
+		}
+		for what, curve := range map[string]func(string, uint64, int) float64{"climbing": climbing, "turning back": turning} {
+			if bad := exptest.RoomCheck(t, judge(curve), name); bad.OK {
+				t.Errorf("%s: %s curve passes (%s)", name, what, bad.ValueText())
+			}
+		}
+	}
+	dip := func(_ string, s uint64, i int) float64 { // 30 throughout but a last point of 10
+		if i == 19 {
+			return 10
+		}
+		return 30 + float64(s)/10
+	}
+	spread := func(_ string, s uint64, i int) float64 { return []float64{10, 40, 12, 38, 25}[s-1] } // mean 25, lower end below 20
+	if c := exptest.RoomCheck(t, judge(dip), cookName(l, "fcp")); !c.OK || c.Stat != exp.StatCILow {
+		t.Errorf("cook with a last-point dip: %s, ok %v", c.ValueText(), c.OK)
+	}
+	if c := exptest.RoomCheck(t, judge(spread), cookName(l, "fcp")); c.OK || stats.Mean(c.PerSeed) < MinCookReturn {
+		t.Errorf("cook with seeds around one soup: %s, ok %v", c.ValueText(), c.OK)
+	}
+	// One held-out set: every method scored with every partner passes; a method missing one fails.
+	res := synthetic(flattening, pool)
+	if c := exptest.RoomCheck(t, Room(res), learnedSetName(l)); !c.OK || c.Value != 1 || c.Stat != exp.StatValue {
+		t.Errorf("learned set complete: %v", c)
+	}
+	delete(res.Runs[0].Final, l+"/partner/sp-h101")
+	if c := exptest.RoomCheck(t, Room(res), learnedSetName(l)); c.OK || c.Value != 0 {
+		t.Errorf("learned set with a partner missing: %v", c)
+	}
+	// The BC fit: 0.044 above the commonest action passes, 0.004 fails.
+	for acc, want := range map[float64]bool{0.76: true, 0.72: false} {
+		if err := res.SetExtra("bc", map[string]map[string]float64{l: {"heldout_accuracy": acc, "majority_accuracy": 0.716}}); err != nil {
+			t.Fatal(err)
+		}
+		if c := bcCheck(res, l); c.OK != want || c.Stat != exp.StatValue {
+			t.Errorf("BC accuracy %v: %v, want ok %v", acc, c, want)
+		}
+	}
+	exptest.Stats(t, judge(flattening))
+}
+
+// TestRoomCommittedAudit: on the committed run the settled check reads the mean of the signed tail
+// shares (coordination_ring FCP: 0.013, where the absolute values averaged 0.157) and the cook
+// check the mean of each seed's last 20 % of iterations (coordination_ring FCP: every seed ≥ 20.9
+// where the last iterations averaged 19.1).
+func TestRoomCommittedAudit(t *testing.T) {
+	const l = "coordination_ring"
+	res, e := exptest.Committed(t, "e3t")
+	j := exptest.Judge(t, e, res)
+	flat := exptest.RoomCheck(t, j.Room, flatName(l, "fcp"))
+	abs := 0.0
+	for _, v := range flat.PerSeed {
+		abs += math.Abs(v) / float64(len(flat.PerSeed))
+	}
+	if math.Abs(flat.Value-0.013) > 0.001 || math.Abs(abs-0.157) > 0.001 || !flat.OK {
+		t.Errorf("FCP settled: signed mean %v (absolute %v), ok %v", flat.Value, abs, flat.OK)
+	}
+	cook := exptest.RoomCheck(t, j.Room, cookName(l, "fcp"))
+	last := 0.0
+	for i, s := range cook.Seeds {
+		c, _ := res.CurveOf("fcp", l+"/episodic_return", s)
+		if cook.PerSeed[i] != tailMean(c, PlateauFrac) || cook.PerSeed[i] < 20.9 {
+			t.Errorf("seed %d: cook value %v, tail mean %v", s, cook.PerSeed[i], tailMean(c, PlateauFrac))
+		}
+		last += c.Y[len(c.Y)-1] / float64(len(cook.Seeds))
+	}
+	if math.Abs(last-19.07) > 0.01 || !cook.OK {
+		t.Errorf("FCP's last iterations average %v; the check %s, ok %v", last, cook.ValueText(), cook.OK)
+	}
+}
+
+// TestClaimComparableToFCP: "E3T coordinates as well as or better than FCP" is a non-inferiority
+// claim with margin FCPMargin (half a soup): E3T 5 below FCP holds, 15 below does not, and its
+// context is the ratio; every claim comparing with FCP carries the weak-population note, and the
+// cost claim the note that its ratio is the configuration's 1/6 with the wall-time ratio beside.
+func TestClaimComparableToFCP(t *testing.T) {
+	settled := func(_ string, s uint64, i int) float64 { return 80*(1-math.Exp(-float64(i)/3)) + float64(s) }
+	for gap, want := range map[float64]string{-5: exp.Holds, -15: exp.DoesNotHold, 3: exp.Holds} {
+		res := synthetic(settled, func(m string, s uint64) float64 {
+			if m == "e3t" {
+				return 60 + gap + 0.3*float64(s%3)
+			}
+			return 60
+		})
+		e, err := exp.Lookup("e3t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, res).Claims, "cramped_room: E3T coordinates as well as or better than FCP")
+		if c.Kind != exp.KindNonInferior || c.Margin != FCPMargin || c.Verdict() != want || c.Headline != "e3t-1" {
+			t.Errorf("E3T %+g against FCP: %s (kind %q, margin %v, headline %q), want %s", gap, c.VerdictText(), c.Kind, c.Margin, c.Headline, want)
+		}
+		if !strings.Contains(c.Context, "pool return(e3t) / (fcp)") || !hasNote(c, "FCP is a weak population baseline: 5 SP agents at 0 %, 25 %, 50 %, 100 % of training (5 of its 20 members untrained)") {
+			t.Errorf("context %q, notes %v", c.Context, c.Notes)
+		}
+		cost := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, res).Claims, "cramped_room: … at a fraction")
+		if !hasNote(cost, "1/6 = 0.167") || !hasNote(cost, "weak population") || !strings.Contains(cost.Context, "wall time") || cost.Verdict() != exp.Holds {
+			t.Errorf("cost claim %s: notes %v, context %q", cost.VerdictText(), cost.Notes, cost.Context)
+		}
+	}
+}
+
+// hasNote reports whether one of c's notes contains s.
+func hasNote(c exp.Claim, s string) bool {
+	return slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, s) })
+}
+
+// TestClaimHeadlines: on the committed run each of e3t-1…3 tags exactly one claim, on
+// HeadlineLayout; no claim needs a budget or partner-model-ceiling check (both are notes now); the
+// partner model's claim reads its data (cramped_room −0.37 [−4.15, +3.41], not significant).
+func TestClaimHeadlines(t *testing.T) {
+	res, e := exptest.Committed(t, "e3t")
+	j := exptest.Judge(t, e, res)
+	tags := map[string][]string{}
+	for _, c := range j.Claims {
+		if c.Headline != "" {
+			tags[c.Headline] = append(tags[c.Headline], c.Text)
+		}
+		for _, n := range c.Room {
+			if strings.Contains(n, "budget") || strings.Contains(n, "ceiling") {
+				t.Errorf("claim %q needs %q", c.Text, n)
+			}
+		}
+		if !hasNote(c, "the configuration sets the budget: 4.8 M environment steps per E3T run, 1.00× the authors' 4.8 M") {
+			t.Errorf("claim %q has no budget note: %v", c.Text, c.Notes)
+		}
+	}
+	want := map[string]string{"e3t-1": "E3T coordinates as well as or better than FCP", "e3t-2": "… at a fraction of its training cost", "e3t-3": "the partner model helps"}
+	for id, text := range want {
+		if got := tags[id]; len(got) != 1 || got[0] != HeadlineLayout+": "+text {
+			t.Errorf("%s tags %v", id, got)
+		}
+	}
+	pm := exptest.ClaimWithPrefix(t, j.Claims, HeadlineLayout+": the partner model helps")
+	if pm.Verdict() != exp.NotSignificant || math.Abs(pm.Stat.Mean+0.37) > 0.01 || !hasNote(pm, "at most 0.417 of its actions") {
+		t.Errorf("partner model: %s %s, notes %v", pm.Interval(), pm.VerdictText(), pm.Notes)
+	}
+	// A one-layout difference records its recipe, so it recomputes from metrics.json alone.
+	if want := (exp.MetricOf{Method: "e3t", Metric: HeadlineLayout + "/pool_return"}); pm.From == nil || pm.From.A != want || pm.From.B.Method != "e3t-nopm" {
+		t.Errorf("partner model's recipe %+v", pm.From)
 	}
 }
