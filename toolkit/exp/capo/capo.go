@@ -98,7 +98,8 @@ type Config struct {
 // arithmetic — greedy accuracy 0.31–0.62, AUC 0.76–0.89, two regimes — while from 1,000 to 2,000
 // steps every seed had passed that transition: AUC 0.91–0.96 whatever the length (the task's level,
 // not under-training) and greedy 0.58–0.84 (one seed of eight ahead at every length); 1,000 is the
-// shortest that does it (the sft-*-spread and sft-auc-below-ceiling room checks measure the result).
+// shortest that does it (the sft-auc-below-ceiling room check measures the result, and the
+// sft-*-outliers checks flag a seed ahead of the others, whose claims are then read without it too).
 //
 // RL follows the paper where it says (τ = 0.5, G = 8, ε = 0.2, KL = entropy = 0, temperature 1, 600
 // steps as for its 1.5B model) and verl's defaults where it trains with verl and does not say (one
