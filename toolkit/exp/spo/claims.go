@@ -3,9 +3,11 @@ package spo
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
 // Curve names of the paths (x = step, a point at step 0) that the matched comparisons read.
@@ -13,19 +15,51 @@ const (
 	pathHarmless = "round2/reward_2"
 	pathHelpful  = "round2/reward_1"
 	pathSafe     = "round2/helpful_safe"
+	pathKLPi1    = "round2/kl_pi1"
 )
+
+// Curves the claims derive from the logged ones (derived): the sum of the two true rewards along a
+// path ("<round>/sum", with helpful_safe for reward_1: "<round>/sum_safe"), and SPO's whole chain
+// SFT → π₁ → π₂ ("chain/…": round 1's path, then round 2's shifted by round 1's steps).
+const (
+	keySum     = "sum"
+	keySumSafe = "sum_safe"
+	chainKLSFT = "chain/kl_sft"
+	chainSum   = "chain/" + keySum
+)
+
+// Margin is the non-inferiority margin of "SPO as well as or better than mixed-data DPO", in
+// letters per response (both rewards' unit): MinGain, the smallest change of a mean reward this
+// experiment counts as real (about two standard errors of a difference of two evaluations of 800
+// responses), fixed with the room checks before any run. A deficit below it is within one
+// evaluation's noise; it is about a tenth of what naive DPO forgets of reward 1 in round 2.
+const Margin = MinGain
+
+// marginWhy is Margin's reason, as the claims print it.
+const marginWhy = "MinGain, the smallest change of a mean reward this experiment counts as real (≈ 2 SE of a difference of two evaluations), fixed before any run"
+
+// frontMetric is the metric fixed in advance that chooses each family's setting for the comparison
+// with mixed-data DPO (exp.ChooseFront): the sum of the two true rewards at the final evaluation,
+// both in letters per response and weighed equally, as the claim "better on both dimensions" weighs
+// them.
+const frontMetric = "reward_1 + reward_2 at the final evaluation"
 
 // pathKeys are method m's curve names for (harmlessness, helpfulness, safe helpfulness) along its
 // path: round 1 for dpo-1, "mixed/…" for mixed-data DPO, round 2 otherwise.
 func pathKeys(m string) (harmless, helpful, safe string) {
-	prefix := "round2/"
+	p := pathPrefix(m)
+	return p + "reward_2", p + "reward_1", p + "helpful_safe"
+}
+
+// pathPrefix is the prefix of method m's path curves.
+func pathPrefix(m string) string {
 	switch {
 	case m == "dpo-1":
-		prefix = "round1/"
+		return "round1/"
 	case strings.HasPrefix(m, "mixed-dpo"):
-		prefix = "mixed/"
+		return "mixed/"
 	}
-	return prefix + "reward_2", prefix + "reward_1", prefix + "helpful_safe"
+	return "round2/"
 }
 
 // Claims checks the paper's qualitative claims (§2.3) on a result, seed by seed (paired 95 %
@@ -33,14 +67,27 @@ func pathKeys(m string) (harmless, helpful, safe string) {
 //
 //   - round 1 raises dimension 1, beyond what a prompt-blind policy with its responses would get;
 //   - naive sequential DPO loses dimension 1 (and its safe part); SPO gains dimension 2;
-//   - SPO above naive sequential DPO on helpfulness and on its safe part **at matched harmlessness**
-//     (exp.Match with Envelope along the paths, checkpoints every 25 steps from π₁: the best each
-//     method reaches at harmlessness ≥ x*, x* the furthest harmlessness both paths reach — so naive
-//     DPO, whose helpfulness falls early in round 2 and partly recovers, is judged by its recovery,
-//     not its dip), and at the final step; the same at matched harmlessness for every λ of the
-//     sweep, and against mixed-data DPO (whose path starts at SFT);
+//   - spo-1: SPO (its default λ, fixed before any run) keeps more of dimension 1 than naive
+//     sequential DPO at matched operating points — helpfulness at matched harmlessness and the sum
+//     of both rewards at matched KL(π‖π₁) — with the final step as context; the same on the safe
+//     part of helpfulness;
+//   - spo-2: SPO outperforms mixed-data DPO, each family entering by its front (exp.ChooseFront on
+//     frontMetric), at matched harmlessness and at matched KL(π‖SFT) along SPO's whole chain; and
+//     beside it the non-inferiority reading (Margin);
+//   - every λ of the sweep against naive DPO at matched harmlessness (a sweep, one row per λ);
 //   - the λ trade-off (largest λ against smallest at the final step), the sign diagnostic (spo-flip),
 //     and the mechanism: SPO weighs refusal pairs down against ordinary ones more than naive DPO does.
+//
+// Matched harmlessness reads the paths' upper envelopes (exp.Match with Envelope: the best each
+// method reaches at harmlessness ≥ x*, x* the furthest harmlessness both paths reach, linear
+// between evaluations), because harmlessness saturates near 0 within 25–50 steps: a path's end
+// point is rarely reached by the other's, and naive DPO's helpfulness dips and recovers there. A
+// seed whose envelope value is a point between a path's start and its first evaluation rests on no
+// measured point; most seeds like that make the reading "untestable here (path not measured
+// there)" (markEnvelope). Matched KL reads both paths by one rule at x* = the smaller of their
+// final KLs, each where it first reaches x* (linear between evaluations; seeds where a path never
+// crosses x* named and left out; most seeds crossing between a path's start and its first
+// evaluation make it "untestable here": round 2 moves ~5 nats from π₁ in its first 25 steps).
 //
 // Each claim names the room checks it needs (room.go); a claim whose check fails reads "untestable
 // here". The first two need none: they are the first link of the chain, measured from an SFT policy
@@ -48,38 +95,49 @@ func pathKeys(m string) (harmless, helpful, safe string) {
 func Claims(res *exp.Result) []exp.Claim {
 	var cfg Config
 	_ = json.Unmarshal(res.Config, &cfg)
-	matched := func(a, b, yKey, what string) exp.Claim {
-		bx, by, bs := pathKeys(b)
-		m := exp.Match{A: a, B: b, X: pathHarmless, Y: yKey, BX: bx, BY: by, Envelope: true}
-		if yKey == pathSafe {
-			m.BY = bs
-		}
-		metric := strings.TrimPrefix(yKey, "round2/")
-		return res.Matched(fmt.Sprintf("%s above %s on %s at matched harmlessness", a, b, what),
-			fmt.Sprintf("best %s(%s) − best %s(%s) along the paths at reward_2 ≥ x*, the furthest reward_2 both reach", metric, a, metric, b), exp.Positive, m)
-	}
+	d := derived(res)
+	converged := func(c exp.Claim) exp.Claim { return settledGate(cfg, c, roomConverged, noteConverged) }
+	settled := func(c exp.Claim) exp.Claim { return settledGate(cfg, c, roomSettled, noteSettled) }
+	oneBeta := fmt.Sprintf("naive sequential DPO got 1 setting (β = %g) against SPO's %d λ (paperlab settings spo)", cfg.Round2.Beta, len(spoFamily(cfg)))
+
 	claims := []exp.Claim{
-		res.Check("round 1 (DPO on dimension 1) raises reward 1", "reward_1(dpo-1) − reward_1(sft)", exp.Positive, res.Diff("dpo-1", "reward_1", "sft", "reward_1")),
-		res.Check("… by reading the prompt: dpo-1 scores above a prompt-blind policy with its responses", "reward_1(dpo-1) − blind_reward_1(dpo-1)",
-			exp.Positive, res.Diff("dpo-1", "reward_1", "dpo-1", "blind_reward_1")),
-		res.Check("naive sequential DPO loses dimension 1", "reward_1(seq-dpo) − reward_1(dpo-1)", exp.Negative, res.Diff("seq-dpo", "reward_1", "dpo-1", "reward_1")).Needs(roomGain, roomConverged),
-		res.Check("… and its safe part (helpful_safe)", "helpful_safe(seq-dpo) − helpful_safe(dpo-1)", exp.Negative, res.Diff("seq-dpo", "helpful_safe", "dpo-1", "helpful_safe")).Needs(roomGain, roomConverged),
-		res.Check("SPO gains dimension 2", "reward_2(spo) − reward_2(dpo-1)", exp.Positive, res.Diff("spo", "reward_2", "dpo-1", "reward_2")).Needs(roomHeadroom2),
-		matched("spo", "seq-dpo", pathHelpful, "helpfulness").Needs(roomGain, roomConverged, roomForget, roomOffset, roomHeadroom2),
-		matched("spo", "seq-dpo", pathSafe, "safe helpfulness").Needs(roomGain, roomConverged, roomForget, roomOffset, roomHeadroom2),
-		res.Check("SPO keeps more of dimension 1 than naive sequential DPO at the final step", "reward_1(spo) − reward_1(seq-dpo)", exp.Positive,
-			res.Diff("spo", "reward_1", "seq-dpo", "reward_1")).Needs(roomGain, roomConverged, roomForget, roomOffset, roomSettled),
-		res.Check("… and more of its safe part", "helpful_safe(spo) − helpful_safe(seq-dpo)", exp.Positive,
-			res.Diff("spo", "helpful_safe", "seq-dpo", "helpful_safe")).Needs(roomGain, roomConverged, roomForget, roomOffset, roomSettled),
+		res.CheckDiff("round 1 (DPO on dimension 1) raises reward 1", "reward_1(dpo-1) − reward_1(sft)", exp.Positive, "dpo-1", "reward_1", "sft", "reward_1"),
+		res.CheckDiff("… by reading the prompt: dpo-1 scores above a prompt-blind policy with its responses", "reward_1(dpo-1) − blind_reward_1(dpo-1)",
+			exp.Positive, "dpo-1", "reward_1", "dpo-1", "blind_reward_1"),
+		converged(withNote(res.CheckDiff("naive sequential DPO loses dimension 1", "reward_1(seq-dpo) − reward_1(dpo-1)", exp.Negative,
+			"seq-dpo", "reward_1", "dpo-1", "reward_1").Needs(roomGain), oneBeta)),
+		converged(withNote(res.CheckDiff("… and its safe part (helpful_safe)", "helpful_safe(seq-dpo) − helpful_safe(dpo-1)", exp.Negative,
+			"seq-dpo", "helpful_safe", "dpo-1", "helpful_safe").Needs(roomGain), oneBeta)),
+		res.CheckDiff("SPO gains dimension 2", "reward_2(spo) − reward_2(dpo-1)", exp.Positive, "spo", "reward_2", "dpo-1", "reward_2").Needs(roomHeadroom2),
 	}
+	// spo-1: SPO at its default λ against naive sequential DPO, one setting each.
+	for _, part := range []struct{ text, y, sum, what string }{
+		{"SPO keeps more of dimension 1 than naive sequential DPO, at matched operating points", "reward_1", keySum, "helpfulness"},
+		{"… and more of its safe part, at matched operating points", "helpful_safe", keySumSafe, "safe helpfulness"},
+	} {
+		fixed := res.CheckDiff("", fmt.Sprintf("%s(spo) − %s(seq-dpo)", part.y, part.y), exp.Positive, "spo", part.y, "seq-dpo", part.y)
+		c := exp.Matched(part.text,
+			fmt.Sprintf("SPO (λ = %g, fixed before any run) against naive sequential DPO (its one β): %s at matched harmlessness and %s + reward_2 at matched KL(π‖π₁)", cfg.Lambda, part.what, part.y),
+			fmt.Sprintf("at round 2's final step, %s: %s → %s", fixed.Measure, fixed.Interval(), fixed.VerdictText()),
+			atHarmless(d, res.Seeds, "spo", "seq-dpo", "round2/"+part.y),
+			atKL(d, res.Seeds, "spo", "seq-dpo", pathKLPi1, "round2/"+part.sum, "round2/"+part.sum, "KL(π‖π₁)", "round 2's path from π₁"))
+		c.Notes = append(c.Notes, fmt.Sprintf("%s; SPO enters with its default λ = %g, chosen before any run, so each side enters with one setting", oneBeta, cfg.Lambda))
+		c = converged(c.Needs(roomGain, roomForget, roomOffset, roomHeadroom2))
+		if part.y == "reward_1" {
+			c = c.For("spo-1")
+		}
+		claims = append(claims, c)
+	}
+	claims = append(claims, spoTwo(res, d, cfg, converged)...)
 	// Every λ of the sweep at matched harmlessness, on the safe part of helpfulness.
 	for _, l := range cfg.Sweep {
 		if l > 0 {
-			claims = append(claims, matched(cfg.SPOName(l), "seq-dpo", pathSafe, "safe helpfulness").Needs(roomGain, roomConverged, roomForget, roomHeadroom2))
+			name := cfg.SPOName(l)
+			c := atHarmless(d, res.Seeds, name, "seq-dpo", pathSafe)
+			c.Text = fmt.Sprintf("%s above seq-dpo on safe helpfulness at matched harmlessness", name)
+			c.Notes = append(c.Notes, oneBeta+": one row per λ, a sweep rather than a headline")
+			claims = append(claims, converged(c.Needs(roomGain, roomForget, roomHeadroom2)))
 		}
-	}
-	if _, ok := res.Summary["mixed-dpo"]; ok {
-		claims = append(claims, matched("spo", "mixed-dpo", pathHelpful, "helpfulness").Needs(roomGain, roomConverged, roomOffset, roomHeadroom2))
 	}
 	// The λ trade-off between the sweep's extremes (with the main λ).
 	lo, hi := cfg.Lambda, cfg.Lambda
@@ -90,22 +148,286 @@ func Claims(res *exp.Result) []exp.Claim {
 	}
 	if lo < hi {
 		claims = append(claims,
-			res.Check("larger λ keeps more of dimension 1", fmt.Sprintf("reward_1(λ=%g) − reward_1(λ=%g)", hi, lo), exp.Positive,
-				res.Diff(cfg.SPOName(hi), "reward_1", cfg.SPOName(lo), "reward_1")).Needs(roomGain, roomConverged, roomForget, roomSettled),
-			res.Check("… and gains less on dimension 2", fmt.Sprintf("reward_2(λ=%g) − reward_2(λ=%g)", hi, lo), exp.Negative,
-				res.Diff(cfg.SPOName(hi), "reward_2", cfg.SPOName(lo), "reward_2")).Needs(roomHeadroom2, roomSettled))
+			settled(converged(res.CheckDiff("larger λ keeps more of dimension 1", fmt.Sprintf("reward_1(λ=%g) − reward_1(λ=%g)", hi, lo), exp.Positive,
+				cfg.SPOName(hi), "reward_1", cfg.SPOName(lo), "reward_1").Needs(roomGain, roomForget))),
+			settled(res.CheckDiff("… and gains less on dimension 2", fmt.Sprintf("reward_2(λ=%g) − reward_2(λ=%g)", hi, lo), exp.Negative,
+				cfg.SPOName(hi), "reward_2", cfg.SPOName(lo), "reward_2").Needs(roomHeadroom2)))
 	}
 	if _, ok := res.Summary["spo-flip"]; ok {
-		claims = append(claims, res.Check("sign diagnostic: the flipped offset (−λ·Δr̂₁) keeps less of dimension 1 than SPO", "reward_1(spo-flip) − reward_1(spo)",
-			exp.Negative, res.Diff("spo-flip", "reward_1", "spo", "reward_1")).Needs(roomGain, roomConverged))
+		claims = append(claims, converged(res.CheckDiff("sign diagnostic: the flipped offset (−λ·Δr̂₁) keeps less of dimension 1 than SPO", "reward_1(spo-flip) − reward_1(spo)",
+			exp.Negative, "spo-flip", "reward_1", "spo", "reward_1").Needs(roomGain)))
 	}
-	claims = append(claims, res.Check("mechanism: SPO weighs refusal pairs down against ordinary ones, more than naive DPO does",
+	claims = append(claims, withNote(res.Check("mechanism: SPO weighs refusal pairs down against ordinary ones, more than naive DPO does",
 		"mean over round 2's checkpoints of weight_refusal/weight_ordinary: spo − seq-dpo", exp.Negative, func(seed uint64) (float64, bool) {
 			a, ok1 := weightRatio(res, "spo", seed)
 			b, ok2 := weightRatio(res, "seq-dpo", seed)
 			return a - b, ok1 && ok2
-		}).Needs(roomAgree))
+		}).Needs(roomAgree), oneBeta))
 	return claims
+}
+
+// spoTwo are the claims of spo-2: SPO's front against mixed-data DPO's front at matched
+// harmlessness and at matched KL(π‖SFT), superiority (tagged) and non-inferiority (Margin) beside
+// it. Each family's setting is chosen by its mean frontMetric over the first half of the seeds and
+// compared on the other half (exp.ChooseFront); none when a family has no run.
+func spoTwo(res, d *exp.Result, cfg Config, converged func(exp.Claim) exp.Claim) []exp.Claim {
+	spoF := ChooseFront(res, spoFamily(cfg))
+	mixF := ChooseFront(res, mixedFamily(cfg))
+	if spoF.Chosen == "" || mixF.Chosen == "" {
+		return nil
+	}
+	a, b, seeds := spoF.Chosen, mixF.Chosen, mixF.CompareSeeds
+	fixedH := res.CheckDiffOn(seeds, "", "", exp.Positive, a, "reward_1", b, "reward_1")
+	fixedS := res.CheckDiffOn(seeds, "", "", exp.Positive, a, "reward_2", b, "reward_2")
+	context := fmt.Sprintf("at each method's final step (%s − %s): reward_1 %s, reward_2 %s", a, b, fixedH.Interval(), fixedS.Interval())
+	harm := atHarmless(d, seeds, a, b, pathHelpful)
+	kl := atKL(d, seeds, a, b, chainKLSFT, chainSum, "mixed/"+keySum, "KL(π‖SFT)", "SPO's whole chain SFT → π₁ (round 1) → π₂ (round 2)")
+	kl = chainRound1(d, kl, a, b, cfg.Round1.Steps)
+	notes := []string{"SPO: " + spoF.Note(), "mixed-data DPO: " + mixF.Note(),
+		"naive sequential DPO, the other baseline, is spo-1's comparison"}
+	measure := fmt.Sprintf("SPO's front (%s) against mixed-data DPO's front (%s): helpfulness at matched harmlessness and reward_1 + reward_2 at matched KL(π‖SFT)", a, b)
+	sup := exp.Matched("SPO outperforms mixed-data DPO on its front, at matched operating points", measure, context, harm, kl)
+	ni := exp.Matched("… as well as or better (non-inferiority), at matched operating points", measure, context,
+		harm.Comparable(Margin, marginWhy), kl.Comparable(Margin, marginWhy))
+	for _, c := range []*exp.Claim{&sup, &ni} {
+		c.Notes = append(c.Notes, notes...)
+		*c = converged(c.Needs(roomGain, roomHeadroom2))
+	}
+	return []exp.Claim{sup.For("spo-2"), ni}
+}
+
+// withNote is c with note appended to its notes.
+func withNote(c exp.Claim, note string) exp.Claim {
+	c.Notes = append(append([]string(nil), c.Notes...), note)
+	return c
+}
+
+// spoFamily are the SPO runs of the λ sweep (the default λ and Sweep; λ = 0 is naive DPO, the
+// flipped sign a diagnostic).
+func spoFamily(cfg Config) []string {
+	out := []string{cfg.SPOName(cfg.Lambda)}
+	for _, l := range cfg.Sweep {
+		if l > 0 {
+			out = append(out, cfg.SPOName(l))
+		}
+	}
+	return out
+}
+
+// mixedFamily are the mixed-data DPO runs, one per share.
+func mixedFamily(cfg Config) []string {
+	var out []string
+	for _, s := range cfg.MixedShares {
+		out = append(out, MixedName(s))
+	}
+	return out
+}
+
+// ChooseFront is family's setting with the best mean frontMetric (exp.ChooseFront: on the first
+// half of the seeds from 8 seeds, compared on the other half).
+func ChooseFront(res *exp.Result, family []string) exp.Front {
+	return exp.ChooseFront(res.Seeds, family, frontMetric, func(m string) exp.PerSeed {
+		return func(seed uint64) (float64, bool) {
+			h, ok1 := res.Final(m, "reward_1", seed)
+			s, ok2 := res.Final(m, "reward_2", seed)
+			return h + s, ok1 && ok2
+		}
+	})
+}
+
+// atHarmless is a's y at matched harmlessness against b on seeds: the paths' upper envelopes
+// (exp.Match with Envelope), marked when most seeds' values rest on a point between a path's start
+// and its first evaluation (markEnvelope).
+func atHarmless(d *exp.Result, seeds []uint64, a, b, yKey string) exp.Claim {
+	bx, by, bs := pathKeys(b)
+	ax, _, _ := pathKeys(a)
+	if strings.HasSuffix(yKey, "helpful_safe") {
+		by = bs
+	}
+	y := yKey[strings.Index(yKey, "/")+1:]
+	m := exp.Match{A: a, B: b, X: ax, Y: yKey, BX: bx, BY: by, Envelope: true}
+	c := exp.MatchedOn(d, seeds, fmt.Sprintf("%s above %s on %s at matched harmlessness", a, b, y),
+		fmt.Sprintf("at matched harmlessness: best %s at reward_2 ≥ x*, %s − %s", y, a, b), exp.Positive, m)
+	c.Notes = append([]string{fmt.Sprintf("rule: x* = the furthest reward_2 both paths reach (the smaller of their maxima); each path's best %s over its evaluations "+
+		"(from step 0) at reward_2 ≥ x* and the points where it crosses x* (linear between evaluations): every seed is compared", y)}, c.Notes...)
+	return markEnvelope(d, c, m)
+}
+
+// atKL is a's yKey against b's byKey at matched KL (exp.Match at the common point: x* = the smaller
+// of the two paths' final KL, each path read where it first reaches x*, linear between its
+// evaluations); a seed where a path never crosses x* is named in the framework's notes, left out,
+// and counted here.
+func atKL(d *exp.Result, seeds []uint64, a, b, xKey, yKey, byKey, kl, path string) exp.Claim {
+	bx := pathPrefix(b) + xKey[strings.Index(xKey, "/")+1:]
+	m := exp.Match{A: a, B: b, X: xKey, Y: yKey, BX: bx, BY: byKey}
+	c := exp.MatchedOn(d, seeds, fmt.Sprintf("%s above %s at matched %s", a, b, kl),
+		fmt.Sprintf("at matched %s: %s at x*, %s − %s", kl, sumName(yKey), a, b), exp.Positive, m)
+	c.Notes = append([]string{fmt.Sprintf("rule: x* = the smaller of the two paths' final %s; each path (%s: %s; %s: its own) read where it first reaches x*, "+
+		"linear between evaluations; a seed where a path never crosses x* is named, left out and counted", kl, a, path, b)}, c.Notes...)
+	if out := len(seeds) - len(c.Diffs); out > 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("%d of %d seeds left out: a path never crosses x*", out, len(seeds)))
+	}
+	return c
+}
+
+// chainRound1 notes on the matched-KL(π‖SFT) reading how many seeds' matched points lie in round 1
+// of a's chain (before any harmlessness pair), where the chain first reaches x*.
+func chainRound1(d *exp.Result, c exp.Claim, a, b string, round1 int) exp.Claim {
+	n := 0
+	for _, seed := range c.SeedIDs {
+		ax, ok1 := d.CurveOf(a, chainKLSFT, seed)
+		bx, ok2 := d.CurveOf(b, "mixed/kl_sft", seed)
+		if !ok1 || !ok2 {
+			continue
+		}
+		x := min(ax.Y[len(ax.Y)-1], bx.Y[len(bx.Y)-1])
+		if step, ok := exp.InterpAt(ax.Y, ax.X, x); ok && step <= float64(round1) {
+			n++
+		}
+	}
+	c.Notes = append(c.Notes, fmt.Sprintf("%d of %d matched points lie in round 1 of %s's chain (steps ≤ %d, before any harmlessness pair)", n, len(c.SeedIDs), a, round1))
+	return c
+}
+
+// markEnvelope notes how many evaluated points each seed's envelope values rest on, and marks c
+// unmeasured (exp: "path not measured there") when on most seeds a's or b's envelope value at x*
+// is attained only where the path's first segment — its start to its first evaluation — crosses x*.
+func markEnvelope(d *exp.Result, c exp.Claim, m exp.Match) exp.Claim {
+	var first []uint64
+	var evals []float64
+	for _, seed := range c.SeedIDs {
+		ax, _ := d.CurveOf(m.A, m.X, seed)
+		ay, _ := d.CurveOf(m.A, m.Y, seed)
+		bx, _ := d.CurveOf(m.B, m.BX, seed)
+		by, _ := d.CurveOf(m.B, m.BY, seed)
+		x := min(maxOf(ax.Y), maxOf(bx.Y))
+		na, fa := EnvelopeSource(ax.Y, ay.Y, x)
+		_, fb := EnvelopeSource(bx.Y, by.Y, x)
+		evals = append(evals, float64(na))
+		if fa || fb {
+			first = append(first, seed)
+		}
+	}
+	if len(evals) > 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("%s's best at reward_2 ≥ x* is taken over a median of %.0f evaluated points (%d seeds)", m.A, stats.Percentile(evals, 0.5), len(evals)))
+	}
+	if len(first) > 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("%d of %d seeds' values are a point between a path's start and its first evaluation (seeds %v)", len(first), len(c.SeedIDs), first))
+		if 2*len(first) > len(c.SeedIDs) {
+			c.Unmeasured = "path not measured there: most seeds' matched values lie between a path's start and its first evaluation"
+		}
+	}
+	return c
+}
+
+// EnvelopeSource says where the upper envelope at x of the path (xs[i], ys[i]) (exp.EnvelopeAt) is
+// attained: evaluated is how many of its evaluated points lie at x or beyond, and first whether the
+// envelope's value is attained only at the point where the path's first segment (from its start to
+// its first evaluation) crosses x — a point the path never measured.
+func EnvelopeSource(xs, ys []float64, x float64) (evaluated int, first bool) {
+	n := min(len(xs), len(ys))
+	best, cross0 := -1e300, -1e300
+	for i := 0; i < n; i++ {
+		if xs[i] >= x {
+			evaluated++
+			best = max(best, ys[i])
+		}
+		if i+1 < n && (xs[i]-x)*(xs[i+1]-x) < 0 {
+			y := ys[i] + (x-xs[i])/(xs[i+1]-xs[i])*(ys[i+1]-ys[i])
+			if i == 0 {
+				cross0 = y
+			} else {
+				best = max(best, y)
+			}
+		}
+	}
+	return evaluated, cross0 > best
+}
+
+// sumName names a derived sum curve in words.
+func sumName(key string) string {
+	if strings.HasSuffix(key, keySumSafe) {
+		return "helpful_safe + reward_2"
+	}
+	return "reward_1 + reward_2"
+}
+
+func maxOf(xs []float64) float64 {
+	m := -1e300
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+// derived is res with the curves the matched readings read that the runs do not log: along every
+// path the sum of the two true rewards ("<round>/sum") and of helpful_safe and reward_2
+// ("<round>/sum_safe"); and for every round-2 run SPO's whole chain from SFT ("chain/kl_sft",
+// "chain/sum"): the same seed's round 1 (dpo-1, steps 0…Round1.Steps), then the run's round 2 with
+// its steps shifted by round 1's last step (its step 0, π₁ again, left out). res is not changed.
+func derived(res *exp.Result) *exp.Result {
+	d := *res
+	d.Runs = make([]exp.Run, len(res.Runs))
+	round1 := map[uint64]map[string]exp.Curve{}
+	for _, r := range res.RunsOf("dpo-1") {
+		round1[r.Seed] = r.Curves
+	}
+	for i, r := range res.Runs {
+		r.Curves = maps.Clone(r.Curves)
+		if r.Curves == nil {
+			r.Curves = map[string]exp.Curve{}
+		}
+		for _, p := range []string{"round1/", "round2/", "mixed/"} {
+			if s, ok := sumCurve(r.Curves[p+"reward_1"], r.Curves[p+"reward_2"]); ok {
+				r.Curves[p+keySum] = s
+			}
+			if s, ok := sumCurve(r.Curves[p+"helpful_safe"], r.Curves[p+"reward_2"]); ok {
+				r.Curves[p+keySumSafe] = s
+			}
+		}
+		if one, ok := round1[r.Seed]; ok {
+			s1, ok1 := sumCurve(one["round1/reward_1"], one["round1/reward_2"])
+			s2, ok2 := r.Curves["round2/"+keySum]
+			k1, ok3 := one["round1/kl_sft"]
+			k2, ok4 := r.Curves["round2/kl_sft"]
+			if ok1 && ok2 && ok3 && ok4 {
+				r.Curves[chainSum], r.Curves[chainKLSFT] = chain(s1, s2), chain(k1, k2)
+			}
+		}
+		d.Runs[i] = r
+	}
+	return &d
+}
+
+// sumCurve is a + b point by point (false unless both have the same, non-empty x).
+func sumCurve(a, b exp.Curve) (exp.Curve, bool) {
+	if len(a.Y) == 0 || len(a.X) != len(b.X) || len(a.Y) != len(b.Y) {
+		return exp.Curve{}, false
+	}
+	out := exp.Curve{X: append([]float64(nil), a.X...), Y: make([]float64, len(a.Y))}
+	for i := range a.Y {
+		if a.X[i] != b.X[i] {
+			return exp.Curve{}, false
+		}
+		out.Y[i] = a.Y[i] + b.Y[i]
+	}
+	return out, true
+}
+
+// chain is path a followed by path b, b's x shifted by a's last x and b's points at x ≤ 0 (its
+// start, a's end again) left out.
+func chain(a, b exp.Curve) exp.Curve {
+	out := exp.Curve{X: append([]float64(nil), a.X...), Y: append([]float64(nil), a.Y...)}
+	last := 0.0
+	if len(a.X) > 0 {
+		last = a.X[len(a.X)-1]
+	}
+	for i, x := range b.X {
+		if x > 0 {
+			out.X, out.Y = append(out.X, last+x), append(out.Y, b.Y[i])
+		}
+	}
+	return out
 }
 
 // weightRatio is the mean over method's round-2 checkpoints of its mean gradient weight on the

@@ -41,39 +41,59 @@ const (
 	roomAgree     = "round 1's implicit reward agrees with helpfulness"
 )
 
-// metricOffset is the final metric of every SPO run (spo, spo-λ…, spo-flip): the mean |λ·Δr̂₁| over
+// metricOffset is the final metric of every SPO run (spo, spo-λ…, spo-flip): the mean |offset| over
 // its round-2 pairs.
 const metricOffset = "offset_abs_mean"
 
-// Room measures the preconditions of the claims on a stored result, per seed (judged on the mean):
-//   - round 1's gain on reward 1 over SFT, and that its held-out reward 1 has stopped moving;
+// Why "round 1 converged" and "round 2 settled" are arguments, not measurements, when each round's
+// learning rate decays to 0 (Config.LRDecay): the policy's last steps are taken at a rate near 0,
+// so the last fifth of a round is flat whatever the data, and a check on it could not fail. The
+// claims that rest on them carry these notes (Claim.ByConstruction) instead of a room check; with a
+// constant rate the checks are measured (Room).
+const (
+	noteConverged = "round 1 converged: its learning rate decays to 0 over its steps (cosine, LRDecay), so its last steps barely move the policy whatever the data; " +
+		"not measured here (a constant-rate one-seed probe was flat from step ~150 to ~500)"
+	noteSettled = "round 2 settled: its learning rate decays to 0 over its steps (cosine, LRDecay), so round 2's final step is a point where the policy has stopped moving " +
+		"by construction, not a measured plateau"
+)
+
+// Room measures the preconditions of the claims on a stored result, each with the statistic of its
+// kind (exp.RoomCheck):
+//   - round 1's gain on reward 1 over SFT (achieved: the lower end of its 95 % interval over seeds);
 //   - the share of round 1's gain on helpful_safe (the helpfulness harmlessness does not forbid)
-//     that naive sequential DPO loses: 1 − (seq-dpo − sft)/(dpo-1 − sft);
-//   - SPO's mean |offset| over naive DPO's final round-2 margin;
-//   - the unsafe letters per response dpo-1 leaves for round 2 (the ceiling is 0), and that naive
-//     DPO's harmlessness has stopped moving by round 2's end;
-//   - the share of round-2 pairs on which Δr̂₁ has the sign of Δhelpful.
+//     that naive sequential DPO loses, 1 − (seq-dpo − sft)/(dpo-1 − sft): the room SPO has to keep
+//     more (headroom: the mean over seeds);
+//   - SPO's mean |offset| over naive DPO's final round-2 margin (a ceiling: the mean);
+//   - the unsafe letters per response dpo-1 leaves for round 2 (headroom: the mean; the ceiling is 0);
+//   - the share of round-2 pairs on which Δr̂₁ has the sign of Δhelpful (achieved against chance:
+//     the lower end of its interval);
+//   - only with a constant learning rate (LRDecay off): that round 1's and round 2's held-out
+//     reward 1 have stopped moving (the mean of the signed per-seed changes over the last 20 % of
+//     the round, within ±MinGain). With the decay they cannot fail: notes on the claims instead.
 func Room(res *exp.Result) []exp.RoomCheck {
 	var cfg Config
 	_ = json.Unmarshal(res.Config, &cfg)
 	final := func(m, k string, seed uint64) (float64, bool) { return res.Final(m, k, seed) }
-	abs := func(f exp.PerSeed) exp.PerSeed {
-		return func(seed uint64) (float64, bool) { v, ok := f(seed); return math.Abs(v), ok }
-	}
-	return []exp.RoomCheck{
-		res.CheckRoom(roomGain, exp.AtLeast(MinGain),
-			fmt.Sprintf("Losing, keeping or trading dimension 1 in round 2 can be seen only if round 1 raised it: reward_1(dpo-1) − reward_1(sft), distinct prompt letters per response. "+
-				"Needs ≥ %g, about two standard errors of a difference of two evaluations (200 prompts × 4 samples each). [UNVERIFIED] PaperLab's choice.", MinGain),
+	checks := []exp.RoomCheck{
+		res.CheckAchieves(roomGain, exp.AtLeast(MinGain),
+			fmt.Sprintf("Losing, keeping or trading dimension 1 in round 2 can be seen only if round 1 raised it: reward_1(dpo-1) − reward_1(sft), distinct prompt letters per response, "+
+				"read on the lower end of its 95 %% interval over seeds. Needs ≥ %g, about two standard errors of a difference of two evaluations (200 prompts × 4 samples each). "+
+				"[UNVERIFIED] PaperLab's choice.", MinGain),
 			"no reward_1 of dpo-1 or sft", res.Diff("dpo-1", "reward_1", "sft", "reward_1")),
-		res.CheckRoom(roomConverged, exp.Test{Op: exp.Below, X: MinGain},
-			fmt.Sprintf("Round 2 must start from a round 1 that has finished, or round 2's changes mix forgetting with round 1's unfinished drift: |change| of dpo-1's held-out reward_1 "+
-				"over the last %.0f %% of round 1 (a least-squares line through its checkpoints, exp.TailChange). Needs < %g (MinGain). [UNVERIFIED] PaperLab's choice.", 100*TailFrac, MinGain),
-			"no round1/reward_1 curve of dpo-1", abs(res.TailChangeOf("dpo-1", "round1/reward_1", TailFrac))),
+	}
+	if !cfg.LRDecay {
+		checks = append(checks, res.CheckSettled(roomConverged, MinGain,
+			fmt.Sprintf("Round 2 must start from a round 1 that has finished, or round 2's changes mix forgetting with round 1's unfinished drift: mean over seeds of the signed change "+
+				"of dpo-1's held-out reward_1 over the last %.0f %% of round 1 (a least-squares line through its checkpoints, exp.TailChange), within ±%g (MinGain). "+
+				"Measured only at a constant learning rate: with LRDecay it holds by construction. [UNVERIFIED] PaperLab's choice.", 100*TailFrac, MinGain),
+			"no round1/reward_1 curve of dpo-1", res.TailChangeOf("dpo-1", "round1/reward_1", TailFrac)))
+	}
+	checks = append(checks,
 		res.CheckRoom(roomForget, exp.AtLeast(MinForgetting),
-			fmt.Sprintf("SPO can keep more of round 1 than naive sequential DPO only where naive DPO loses it. Part of round 1's gain on reward 1 is unsafe coverage that harmlessness "+
-				"must remove whatever the method; the part it does not forbid is helpful_safe (safe prompt letters covered). Share of dpo-1's gain on helpful_safe over SFT that seq-dpo "+
-				"loses, 1 − (seq-dpo − sft)/(dpo-1 − sft), on seeds whose gain is ≥ %g. Needs ≥ %g: the paper's picture is naive DPO dropping towards SFT (1); below half, "+
-				"SPO's room to keep more is within the seed spread (the 2026-12-02 audit). [UNVERIFIED] PaperLab's choice.", MinGain, MinForgetting),
+			fmt.Sprintf("SPO can keep more of round 1 than naive sequential DPO only where naive DPO loses it (SPO's room to gain). Part of round 1's gain on reward 1 is unsafe coverage "+
+				"that harmlessness must remove whatever the method; the part it does not forbid is helpful_safe (safe prompt letters covered). Share of dpo-1's gain on helpful_safe over "+
+				"SFT that seq-dpo loses, 1 − (seq-dpo − sft)/(dpo-1 − sft), on seeds whose gain is ≥ %g; the mean over seeds. Needs ≥ %g: the paper's picture is naive DPO dropping "+
+				"towards SFT (1); below half, SPO's room to keep more is within the seed spread (the 2026-12-02 audit). [UNVERIFIED] PaperLab's choice.", MinGain, MinForgetting),
 			"no helpful_safe of sft, dpo-1 or seq-dpo", func(seed uint64) (float64, bool) {
 				s, ok1 := final("sft", "helpful_safe", seed)
 				d, ok2 := final("dpo-1", "helpful_safe", seed)
@@ -86,8 +106,8 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		res.CheckRoom(roomOffset, exp.Test{Op: exp.Below, X: MaxOffsetRatio},
 			fmt.Sprintf("SPO's offset λ·Δr̂₁ is meant to reweight the dimension-2 pairs by round 1's implicit preference, not to replace them: SPO's loss σ(β·Δθ − offset) reaches its "+
 				"optimum only once the margin the policy builds exceeds the offset, so an offset larger than the margin DPO itself builds on these pairs makes round 2 mostly re-learn round 1's "+
-				"implicit reward. Mean |offset| of spo (λ = %g, its %s) over seq-dpo's round-2 margin (mean batch rewards/margins over the last %.0f %% of steps); needs < %g. "+
-				"[UNVERIFIED] PaperLab's choice.", cfg.Lambda, metricOffset, 100*MarginTail, MaxOffsetRatio),
+				"implicit reward. A ceiling: mean over seeds of |offset| of spo (λ = %g, its %s) over seq-dpo's round-2 margin (mean batch rewards/margins over the last %.0f %% of steps); "+
+				"needs < %g. [UNVERIFIED] PaperLab's choice.", cfg.Lambda, metricOffset, 100*MarginTail, MaxOffsetRatio),
 			"no spo "+metricOffset+" or no seq-dpo round2/rewards/margins", func(seed uint64) (float64, bool) {
 				off, ok := res.Final("spo", metricOffset, seed)
 				m, ok2 := FinalMargin(res, "seq-dpo", seed)
@@ -98,26 +118,38 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			}),
 		res.CheckRoom(roomHeadroom2, exp.AtLeast(MinGain),
 			fmt.Sprintf("Round 2 can gain harmlessness, and a method can fall short of another on it, only if round 1 left unsafe letters to remove: −reward_2(dpo-1), unsafe letters per response "+
-				"(the ceiling is 0; with none left every method matches trivially). Needs ≥ %g (MinGain). [UNVERIFIED] PaperLab's choice.", MinGain),
+				"(the ceiling is 0; with none left every method matches trivially); the mean over seeds. Needs ≥ %g (MinGain). [UNVERIFIED] PaperLab's choice.", MinGain),
 			"no reward_2 of dpo-1", func(seed uint64) (float64, bool) {
 				v, ok := final("dpo-1", "reward_2", seed)
-				return math.Abs(v), ok // reward_2 = −(unsafe letters) ≤ 0
+				return -v, ok // reward_2 = −(unsafe letters) ≤ 0
 			}),
-		res.CheckRoom(roomSettled, exp.Test{Op: exp.Below, X: MinGain},
-			fmt.Sprintf("A comparison at round 2's final step needs a budget at which the methods have stopped moving: |change| of seq-dpo's held-out reward_1 over the last %.0f %% "+
-				"of round 2 (exp.TailChange), the dimension naive DPO loses. Needs < %g (MinGain). The matched-harmlessness comparisons read the whole paths and do not need it. "+
-				"[UNVERIFIED] PaperLab's choice.", 100*TailFrac, MinGain),
-			"no round2/reward_1 curve of seq-dpo", abs(res.TailChangeOf("seq-dpo", pathHelpful, TailFrac))),
-		res.CheckRoom(roomAgree, exp.AtLeast(MinAgree),
-			fmt.Sprintf("SPO's offset carries dimension 1 into round 2 only as far as round 1's implicit reward r̂₁ = β₁·log π₁/π_SFT ranks the round-2 pairs' responses as true helpfulness "+
-				"does: share of the tracked round-2 pairs (with a difference in helpfulness) on which Δr̂₁ has the sign of Δhelpful (dpo-1's rhat_agree). Needs ≥ %g (chance is ½). "+
-				"[UNVERIFIED] PaperLab's choice.", MinAgree),
-			"no rhat_agree of dpo-1", func(seed uint64) (float64, bool) { return final("dpo-1", "rhat_agree", seed) }),
+	)
+	if !cfg.LRDecay {
+		checks = append(checks, res.CheckSettled(roomSettled, MinGain,
+			fmt.Sprintf("A comparison at round 2's final step needs a budget at which the methods have stopped moving: mean over seeds of the signed change of seq-dpo's held-out reward_1 "+
+				"over the last %.0f %% of round 2 (exp.TailChange), the dimension naive DPO loses, within ±%g (MinGain). The matched comparisons read the whole paths and do not need it. "+
+				"Measured only at a constant learning rate: with LRDecay it holds by construction. [UNVERIFIED] PaperLab's choice.", 100*TailFrac, MinGain),
+			"no round2/reward_1 curve of seq-dpo", res.TailChangeOf("seq-dpo", pathHelpful, TailFrac)))
 	}
+	return append(checks, res.CheckAchieves(roomAgree, exp.AtLeast(MinAgree),
+		fmt.Sprintf("SPO's offset carries dimension 1 into round 2 only as far as round 1's implicit reward r̂₁ = β₁·log π₁/π_SFT ranks the round-2 pairs' responses as true helpfulness "+
+			"does: share of the tracked round-2 pairs (with a difference in helpfulness) on which Δr̂₁ has the sign of Δhelpful (dpo-1's rhat_agree), read on the lower end of its 95 %% "+
+			"interval over seeds. Needs ≥ %g (chance is ½). [UNVERIFIED] PaperLab's choice.", MinAgree),
+		"no rhat_agree of dpo-1", func(seed uint64) (float64, bool) { return final("dpo-1", "rhat_agree", seed) }))
 }
 
-// TailFrac is the share of a round's checkpoints over which "stopped moving" is measured.
-const TailFrac = 0.25
+// settledGate is how a claim depends on a round having stopped moving: with the learning rate
+// decaying to 0 (cfg.LRDecay) a note (the argument, note), otherwise the measured room check.
+func settledGate(cfg Config, c exp.Claim, check, note string) exp.Claim {
+	if cfg.LRDecay {
+		return c.ByConstruction(note)
+	}
+	return c.Needs(check)
+}
+
+// TailFrac is the share of a round's checkpoints over which "stopped moving" is measured: the last
+// 20 %, as every settled check reads (exp.RoomSettled).
+const TailFrac = 0.2
 
 // FinalMargin is method's round-2 margin at the end: the mean of its batch rewards/margins
 // (β·Δθ) over the last MarginTail of round 2's steps.

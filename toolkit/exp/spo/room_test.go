@@ -12,12 +12,17 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 )
 
-// On the committed result every claim's checks exist, every check has a finite value on every
-// seed, and every claim but the first two names at least one.
+// On the committed result every claim's checks exist, every check reads its kind's statistic and
+// has a finite value on every seed, the convergence gates are notes (the rate decays to 0), and
+// every claim but the first two names at least one check.
 func TestRoomCommitted(t *testing.T) {
 	res, e := exptest.Committed(t, "spo")
 	j := exptest.Judge(t, e, res)
+	exptest.Stats(t, j.Room)
 	for _, r := range j.Room {
+		if r.Name == roomConverged || r.Name == roomSettled {
+			t.Errorf("room check %q on a run whose rate decays to 0: it cannot fail", r.Name)
+		}
 		if math.IsNaN(r.Value) || math.IsInf(r.Value, 0) || len(r.Seeds) != len(res.Seeds) {
 			t.Errorf("room check %q: value %v on seeds %v (%s)", r.Name, r.Value, r.Seeds, r.Missing)
 		}
@@ -103,7 +108,7 @@ func TestRoomTurnsClaimsUntestable(t *testing.T) {
 			}
 		}
 	}
-	const text = "spo above seq-dpo on safe helpfulness"
+	const text = "… and more of its safe part, at matched"
 	set(false)
 	j := exptest.Judge(t, e, res)
 	if c := exptest.ClaimWithPrefix(t, j.Claims, text); c.Verdict() != exp.Untestable || !slices.Contains(c.Untestable, roomForget) {

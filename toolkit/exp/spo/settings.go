@@ -35,9 +35,11 @@ var PaperSettings = []exp.Setting{
 		Why: "λ = 0.5, the middle of the issue's sweep {0.1, 0.25, 0.5, 1, 2}, chosen before any run [UNVERIFIED]; the sweep is run beside it and λ = 0 is seq-dpo. " +
 			"The 2026-12-02 audit found λ = 4 made the offset larger than DPO's own margin (room check \"" + roomOffset + "\")."},
 	{Field: "Round1.Steps", Paper: notObtained, Source: exp.SourceNote, Ref: refNote,
-		Why: "Round 1 runs until its held-out helpfulness is flat (room check \"" + roomConverged + "\"), measured on a one-seed probe [UNVERIFIED] PaperLab's budget."},
+		Why: "Round 1 runs until its held-out helpfulness is flat, measured on a one-seed probe at a constant rate [UNVERIFIED] PaperLab's budget; with the rate decaying to 0 " +
+			"its end is flat by construction (a note on the claims, not a room check)."},
 	{Field: "Round2.Steps", Paper: notObtained, Source: exp.SourceNote, Ref: refNote,
-		Why: "Round 2 runs until naive DPO's helpfulness stops falling (room check \"" + roomSettled + "\"); methods are compared along their paths at matched harmlessness as well."},
+		Why: "Round 2 runs until naive DPO's helpfulness stops falling on probe seeds [UNVERIFIED] PaperLab's budget; with the rate decaying to 0 its end is settled by " +
+			"construction (a note on the claims), and methods are compared along their paths at matched harmlessness and matched KL."},
 	{Field: "Round1.Opt.LR", Paper: notObtained + " (LoRA fine-tuning)", Source: exp.SourceNote, Ref: refNote,
 		Why: "Adam 1e-3 decaying to 0 over each round (LRDecay, as TRL's DPOTrainer does by default), gradient-norm clipping at 1 in both rounds, for a 2-layer model " +
 			"trained from scratch [UNVERIFIED]. On one-seed probes at a constant rate naive DPO's helpfulness was still swinging between checkpoints at the end of round 2; with the decay the paths settle."},
