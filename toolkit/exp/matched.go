@@ -39,8 +39,8 @@ type Match struct {
 	FallbackFinal bool
 	// ByStep matches along training steps instead of along evaluation checkpoints: X is a dense
 	// per-step curve (e.g. "train/kl", one point per step) and Y an evaluation curve (e.g.
-	// "train/eval_auc"), each with training steps as its x. Each path's end is the mean of its X
-	// over its last Smooth steps, x* the smaller end; each path's X, smoothed by a centred mean
+	// "train/eval_auc"), each with training steps as its x. Each path's end is its smoothed X at
+	// its last step (the mean over its last Smooth steps), x* the smaller end; each path's X, smoothed by a centred mean
 	// over ±Smooth steps, first reaches x* at a step s (linear between steps), and its Y is read at
 	// s linearly between the evaluations around it.
 	ByStep bool
@@ -134,17 +134,12 @@ func smoothed(c Curve, w int) Curve {
 	return out
 }
 
-// tailMean is the mean of c.Y over its points within the last w steps of x (the last point for w ≤ 0).
-func tailMean(c Curve, w int) float64 {
-	n := len(c.Y)
-	last := c.X[n-1]
-	var sum float64
-	k := 0
-	for i := n - 1; i >= 0 && last-c.X[i] < float64(max(w, 1)); i-- {
-		sum += c.Y[i]
-		k++
-	}
-	return sum / float64(k)
+// smoothedEnd is a path's end on its smoothed X: the centred mean at its last step (the mean over
+// its last w steps), the value the smoothed path itself ends at, so that a path always reaches its
+// own end.
+func smoothedEnd(c Curve, w int) float64 {
+	sm := smoothed(c, w)
+	return sm.Y[len(sm.Y)-1]
 }
 
 // stepAt is the step where path's X, smoothed over ±w steps, first reaches x, and its Y read there
@@ -193,7 +188,7 @@ func MatchedOn(r *Result, seeds []uint64, text, measure string, test Test, m Mat
 			var ya, yb, pa, pb, x float64
 			var oka, okb bool
 			if m.ByStep {
-				x = math.Min(tailMean(ax, m.Smooth), tailMean(bx, m.Smooth))
+				x = math.Min(smoothedEnd(ax, m.Smooth), smoothedEnd(bx, m.Smooth))
 				ya, pa, oka = stepAt(ax, ay, m.Smooth, x)
 				yb, pb, okb = stepAt(bx, by, m.Smooth, x)
 			} else {

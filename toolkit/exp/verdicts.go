@@ -133,14 +133,23 @@ func cellOf(e string, c Claim) VerdictCell {
 		by = append(by, "room checks pass: "+strings.Join(c.Room, ", "))
 	}
 	for _, n := range c.Notes {
-		if strings.HasPrefix(n, "by construction: ") || strings.HasPrefix(n, "structural: ") {
+		if strings.HasPrefix(n, "by construction: ") || strings.HasPrefix(n, "structural: ") || strings.Contains(n, "fixed step") {
 			by = append(by, n)
 		}
 	}
-	if c.Without != nil {
-		w := c
-		w.Stat, w.Diffs, w.Without = *c.Without, c.withoutDiffs(), nil
-		by = append(by, fmt.Sprintf("without outlier seed(s) %v: %s → %s", c.Outliers, w.Interval(), w.Verdict()))
+	for _, r := range append([]Claim{c}, c.Parts...) {
+		if r.Without != nil {
+			w := r
+			w.Stat, w.Diffs, w.Without = *r.Without, r.withoutDiffs(), nil
+			pre := ""
+			if len(c.Parts) > 0 {
+				pre = r.Measure + ", "
+			}
+			by = append(by, fmt.Sprintf("%swithout outlier seed(s) %v (a sensitivity check): %s → %s", pre, r.Outliers, w.Interval(), w.Verdict()))
+		}
+	}
+	if c.Context != "" {
+		by = append(by, "context: "+c.Context)
 	}
 	if len(by) == 0 {
 		by = []string{"no room check"}
