@@ -7,6 +7,7 @@ OvercookedEnv's module, which imports cv2, gymnasium, pygame, tqdm, IPython and 
 logging and pickling. Those are replaced by empty stand-ins (nothing they provide runs in the rules,
 the featurizations or the greedy agents).
 """
+import importlib.machinery
 import os
 import sys
 import types
@@ -33,7 +34,11 @@ def load(src):
     sys.path.insert(0, src)
     for m in ("cv2", "gymnasium", "pygame", "pygame.locals", "tqdm", "IPython", "IPython.display",
               "ipywidgets", "dill"):
-        sys.modules.setdefault(m, _Stub(m))
+        stub = _Stub(m)
+        # A spec without origin, as a built-in module has: torch 2.x's dynamo (imported by its
+        # optimizers) looks up tqdm's spec and refuses a module whose __spec__ is None.
+        stub.__spec__ = importlib.machinery.ModuleSpec(m, None)
+        sys.modules.setdefault(m, stub)
     pkg = types.ModuleType("overcooked_ai_py")
     pkg.__path__ = [os.path.join(src, "overcooked_ai_py")]
     sys.modules["overcooked_ai_py"] = pkg

@@ -4,7 +4,8 @@
 Measuring peer only (never in PaperLab's product path). The same loop at the E3T authors' settings
 (marl/e3t.Authors): 30 cramped_room games × 400 steps = 12,000 environment steps per iteration, played
 with overcooked_ai's own rules and featurize_state (both players' 96 values × 0.2, the planner
-MediumLevelActionManager(mdp, NO_COUNTERS_PARAMS)); each step the actor (96→64→64→6, tanh) samples the
+MediumLevelActionManager(mdp, NO_COUNTERS_PARAMS), called once per state: its result holds both
+players' vectors); each step the actor (96→64→64→6, tanh) samples the
 learner's seat and then the other seat of every game (two batched forward passes, as PaperLab); reward =
 sparse + shaping factor × the learner's shaped reward; then the critic (96→64→64→1) on the 12,000
 observations, GAE (γ 0.99, λ 0.98, no bootstrap at the horizon), normalised advantages, and 8 epochs × 6
@@ -14,7 +15,11 @@ squared error, each with its own Adam (lr 1e-3) and gradient-norm clip 0.1.
   ppo_peer.py SRC THREADS ITERS [WARMUP]
 
 SRC is an overcooked_ai checkout's src/ (bench/overcooked_ai_import.py stubs its rendering imports);
-prints `torch sp <env steps/s> <rollout s> <update s>` per timed iteration.
+prints `torch<major.minor> sp <env steps/s> <rollout s> <update s>` per timed iteration. Runs on Debian's
+torch 1.13 (/usr/bin/python3) and on the pinned current torch in bench/.venv (bench/peers.sh need_torch2).
+
+Until 2026-12-05 it featurised every state twice (once per seat, taking one vector of each result);
+featurisation is most of the peer's step, so its results before then understate the peer.
 """
 import os
 import sys
@@ -36,6 +41,7 @@ from overcooked_ai_py.mdp.actions import Action  # noqa: E402
 from overcooked_ai_py.mdp.overcooked_mdp import OvercookedGridworld  # noqa: E402
 from overcooked_ai_py.planning.planners import NO_COUNTERS_PARAMS, MediumLevelActionManager  # noqa: E402
 
+PEER = "torch" + ".".join(torch.__version__.split(".")[:2])
 ENVS, H, OBS, NA, HID = 30, 400, 96, 6, 64
 EPOCHS, MB, CLIP, ENT, LR, GN, GAMMA, LAM, SCALE = 8, 6, 0.05, 0.1, 1e-3, 0.1, 0.99, 0.98, 0.2
 
@@ -59,7 +65,12 @@ rng = np.random.default_rng(1)
 
 
 def observe(states, seats):
-    return torch.tensor(np.stack([np.asarray(mdp.featurize_state(s, mlam)[i], dtype=np.float32) for s, i in zip(states, seats)]) * SCALE)
+    """Both seats' observations of every game: featurize_state returns every player's vector (element
+    i is player i's), so it is called once per state, as PaperLab featurises once per step."""
+    feats = [mdp.featurize_state(s, mlam) for s in states]
+    mine = np.stack([np.asarray(f[i], dtype=np.float32) for f, i in zip(feats, seats)])
+    other = np.stack([np.asarray(f[1 - i], dtype=np.float32) for f, i in zip(feats, seats)])
+    return torch.tensor(mine * SCALE), torch.tensor(other * SCALE)
 
 
 def iteration(factor):
@@ -69,11 +80,11 @@ def iteration(factor):
     obs, acts, logp, rew = [], [], [], np.zeros((H, ENVS))
     with torch.no_grad():
         for t in range(H):
-            o_ego = observe(states, seat)
+            o_ego, o_other = observe(states, seat)
             d = torch.distributions.Categorical(logits=actor(o_ego))
             a = d.sample()
             obs.append(o_ego), acts.append(a), logp.append(d.log_prob(a))
-            a_other = torch.distributions.Categorical(logits=actor(observe(states, 1 - seat))).sample()
+            a_other = torch.distributions.Categorical(logits=actor(o_other)).sample()
             for k in range(ENVS):
                 joint = [None, None]
                 joint[seat[k]], joint[1 - seat[k]] = ACTS[a[k]], ACTS[a_other[k]]
@@ -114,4 +125,4 @@ def iteration(factor):
 for it in range(warmup + iters):
     ro, up = iteration(1.0)
     if it >= warmup:
-        print(f"torch sp {ENVS * H / (ro + up):.0f} {ro:.4f} {up:.4f}", flush=True)
+        print(f"{PEER} sp {ENVS * H / (ro + up):.0f} {ro:.4f} {up:.4f}", flush=True)
