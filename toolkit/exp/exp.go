@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
@@ -78,6 +79,10 @@ type Options struct {
 	// JOB`); 0 or 1 trains in this process. Results do not depend on it.
 	Workers   int
 	WorkerBin string
+	// Part, when set, runs only that named part of the experiment (Experiment.Parts; RunsPart): its
+	// own methods and budget, into its own folder. Parts are merged into the whole result as shards
+	// are (Merge). "": every part.
+	Part string
 	// Cache is a folder where an experiment that trains through jobs (e3t) keeps every finished
 	// training, keyed by its configuration, seed, engine, CPU and training source, so that a stopped
 	// run — or one with methods added — trains only what it does not find there ("": keep nothing).
@@ -168,6 +173,10 @@ type Experiment struct {
 	// Paper is what the paper or its authors' code sets for fields of Config (see Settings): our
 	// default follows it, or the Setting says why not.
 	Paper []Setting
+	// Parts are the experiment's named parts (each its own methods and budget), in the order a whole
+	// run runs them: `paperlab <name> -part NAME` runs one (Options.Part), and Merge combines part
+	// results into the whole. Nil: the experiment is one part.
+	Parts []string
 	// Sweeps are the settings each method family was run at (see Sweep): `paperlab settings` lists
 	// their sizes.
 	Sweeps []Sweep
@@ -236,6 +245,9 @@ type Result struct {
 	// bit-identical only between runs of the same engine on the same CPU line.
 	CPU   string   `json:"cpu,omitempty"`
 	Seeds []uint64 `json:"seeds"`
+	// Parts are the named parts the result holds (Experiment.Parts) when it holds only some of them
+	// (a run with Options.Part, or a merge of some parts); nil: every part.
+	Parts []string `json:"parts,omitempty"`
 	// Config is the experiment's full configuration at this scale.
 	Config json.RawMessage `json:"config,omitempty"`
 	Runs   []Run           `json:"runs"`
@@ -273,8 +285,27 @@ func NewResult(name string, opt Options, seeds []uint64, config any) (*Result, e
 	if err != nil {
 		be = "unavailable: " + err.Error()
 	}
-	return &Result{Experiment: name, Scale: opt.Scale, Backend: be, CPU: backend.CPU(), Seeds: seeds, Config: cfg,
-		Timing: map[string]float64{}, Started: time.Now().UTC().Format(time.RFC3339), Commit: Commit()}, nil
+	r := &Result{Experiment: name, Scale: opt.Scale, Backend: be, CPU: backend.CPU(), Seeds: seeds, Config: cfg,
+		Timing: map[string]float64{}, Started: time.Now().UTC().Format(time.RFC3339), Commit: Commit()}
+	if opt.Part != "" {
+		r.Parts = []string{opt.Part}
+	}
+	return r, nil
+}
+
+// RunsPart reports whether a run with these options runs the named part: every part when no
+// Part is set, else only that one.
+func (o Options) RunsPart(name string) bool { return o.Part == "" || o.Part == name }
+
+// CheckPart returns an error naming e's parts when part is not one of them ("" is every part).
+func (e Experiment) CheckPart(part string) error {
+	if part == "" || slices.Contains(e.Parts, part) {
+		return nil
+	}
+	if len(e.Parts) == 0 {
+		return fmt.Errorf("experiment %s has no named parts (-part %q)", e.Name, part)
+	}
+	return fmt.Errorf("experiment %s has no part %q (parts: %s)", e.Name, part, strings.Join(e.Parts, ", "))
 }
 
 // SeedList returns the seeds of a run: SeedSet, or 1..Seeds.

@@ -59,12 +59,19 @@ func ParseSeeds(s string) (n int, set []uint64, err error) {
 // and claims of a one-process run of the same seeds. Shards of different experiments, scales,
 // configurations, commits or engines, with a seed twice, or with tables or extra data (which are
 // not per seed and cannot be merged) are errors naming the shards.
+//
+// Shards that hold named parts (Result.Parts, from runs with Options.Part) merge as parts: two
+// shards of different parts may hold the same seeds, a part in two shards may not share a seed,
+// and a method of one seed in two shards is an error. The merged result holds the union of the
+// parts (nil when that is every part of the experiment).
 func Merge(shards []*Result, names []string) (*Result, error) {
 	if len(shards) == 0 || len(names) != len(shards) {
 		return nil, fmt.Errorf("merge: %d shards with %d names", len(shards), len(names))
 	}
 	first := shards[0]
-	owner := map[uint64]string{}
+	owner := map[string]string{} // part and seed → the shard that holds them
+	var parts []string
+	byPart := len(first.Parts) > 0
 	out := &Result{Experiment: first.Experiment, Scale: first.Scale, Backend: first.Backend, CPU: first.CPU, Config: first.Config,
 		Timing: map[string]float64{}, Started: first.Started, Commit: first.Commit}
 	for i, s := range shards {
@@ -85,13 +92,33 @@ func Merge(shards []*Result, names []string) (*Result, error) {
 		case len(s.Tables) > 0 || len(s.Extra) > 0:
 			return nil, fmt.Errorf("merge: %s records tables or extra data of all its seeds together; experiment %s cannot be merged from shards", names[i], s.Experiment)
 		}
-		for _, seed := range s.Seeds {
-			if o, dup := owner[seed]; dup {
-				return nil, fmt.Errorf("merge: seed %d is in both %s and %s", seed, o, names[i])
-			}
-			owner[seed] = names[i]
+		if (len(s.Parts) > 0) != byPart {
+			return nil, fmt.Errorf("merge: %s and %s mix a whole run with named parts", names[0], names[i])
 		}
-		out.Seeds = append(out.Seeds, s.Seeds...)
+		sp := s.Parts
+		if !byPart {
+			sp = []string{""}
+		}
+		for _, p := range sp {
+			for _, seed := range s.Seeds {
+				key := fmt.Sprintf("%s/%d", p, seed)
+				if o, dup := owner[key]; dup {
+					if p != "" {
+						return nil, fmt.Errorf("merge: part %s seed %d is in both %s and %s", p, seed, o, names[i])
+					}
+					return nil, fmt.Errorf("merge: seed %d is in both %s and %s", seed, o, names[i])
+				}
+				owner[key] = names[i]
+			}
+			if p != "" && !slices.Contains(parts, p) {
+				parts = append(parts, p)
+			}
+		}
+		for _, seed := range s.Seeds {
+			if !slices.Contains(out.Seeds, seed) {
+				out.Seeds = append(out.Seeds, seed)
+			}
+		}
 		if s.CPU != out.CPU && !strings.Contains(out.CPU, s.CPU) { // shards from several kinds of node: allowed, recorded
 			out.CPU = "mixed: " + strings.TrimPrefix(out.CPU, "mixed: ") + "; " + s.CPU
 		}
@@ -108,12 +135,34 @@ func Merge(shards []*Result, names []string) (*Result, error) {
 		}
 	}
 	slices.Sort(out.Seeds)
+	seen := map[string]string{}
 	for _, seed := range out.Seeds {
-		for _, s := range shards {
+		for i, s := range shards {
 			for _, r := range s.Runs {
-				if r.Seed == seed {
-					out.Runs = append(out.Runs, r)
+				if r.Seed != seed {
+					continue
 				}
+				key := fmt.Sprintf("%s/%d", r.Method, r.Seed)
+				if o, dup := seen[key]; dup && o != names[i] {
+					return nil, fmt.Errorf("merge: method %s seed %d is in both %s and %s", r.Method, r.Seed, o, names[i])
+				}
+				seen[key] = names[i]
+				out.Runs = append(out.Runs, r)
+			}
+		}
+	}
+	if byPart {
+		out.Parts = parts
+		if e, err := Lookup(out.Experiment); err == nil {
+			ordered := []string{}
+			for _, p := range e.Parts {
+				if slices.Contains(parts, p) {
+					ordered = append(ordered, p)
+				}
+			}
+			out.Parts = ordered
+			if len(ordered) == len(e.Parts) {
+				out.Parts = nil
 			}
 		}
 	}

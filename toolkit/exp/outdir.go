@@ -25,6 +25,19 @@ func DefaultOut(e Experiment, opt Options) (out string, scratch bool, err error)
 	if err != nil {
 		return "", false, err
 	}
+	if opt.Part != "" { // a part never replaces the whole result: its own folder, merged later
+		cfg, err := configJSON(e, opt)
+		if err != nil {
+			return "", false, fmt.Errorf("%s: config: %w", e.Name, err)
+		}
+		h := sha256.Sum256(append(cfg, fmt.Sprintf("|seeds=%d|%v", opt.Seeds, opt.SeedSet)...))
+		leaf := fmt.Sprintf("part-%s-%s-%x", opt.Part, opt.Scale, h[:4])
+		dir, err := repo.Runs(e.Name, leaf)
+		if err != nil {
+			return filepath.Join(os.TempDir(), "paperlab-runs", e.Name, leaf), true, nil
+		}
+		return dir, true, nil
+	}
 	if opt.Scale == Smoke && opt.Config == nil {
 		return committed, false, nil
 	}

@@ -428,6 +428,7 @@ type runFlagSet struct {
 	jobs      *int
 	atomic    *bool
 	cache     *string
+	part      *string
 }
 
 func runFlags(name string) (*flag.FlagSet, runFlagSet) {
@@ -442,6 +443,8 @@ func runFlags(name string) (*flag.FlagSet, runFlagSet) {
 		jobs: fs.Int("jobs", 0, "run the seeds as this many child processes at once (a local sweep of one-seed shards, merged into -out; "+
 			"results equal the serial run's; see BENCHMARKS.md for when it is faster); 0: the experiment's default (capo: 2 on ONNX Runtime with 2 or more cores, else 1)"),
 		atomic: fs.Bool("atomic", false, "build -out in a hidden temporary folder and move it into place when the run is complete (sweep shards use it)"),
+		part: fs.String("part", "", "run one named part of the experiment (its own methods and budget; tape: matrix, variance, det, shared, lbf, lbf3, coal) "+
+			"into its own folder (default runs/<experiment>/part-<NAME>-…); `paperlab merge -out DIR PART…` merges parts into the whole result"),
 		cache: fs.String("cache", "auto", "e3t: folder of finished trainings reused by a re-run (a stopped run resumes, added methods train alone); "+
 			"auto: runs/<experiment>/jobs at default scale, none at smoke scale; none: keep nothing"),
 	}
@@ -460,7 +463,10 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 	if err != nil {
 		return err
 	}
-	opt := exp.Options{Scale: scale, Seeds: n, SeedSet: set, Out: *f.out, Overwrite: *f.overwrite, Save: save, Atomic: *f.atomic}
+	if err := e.CheckPart(*f.part); err != nil {
+		return err
+	}
+	opt := exp.Options{Scale: scale, Seeds: n, SeedSet: set, Out: *f.out, Overwrite: *f.overwrite, Save: save, Atomic: *f.atomic, Part: *f.part}
 	if opt.Out == "" {
 		out, scratch, err := exp.DefaultOut(e, opt)
 		if err != nil {
@@ -576,7 +582,7 @@ func parallelSeeds(e exp.Experiment, opt exp.Options, jobs int) (*exp.Result, er
 	if err != nil {
 		return nil, err
 	}
-	plan := sweep.Plan{Experiment: e.Name, Scale: opt.Scale, Seeds: seeds, ShardSize: 1, Out: opt.Out, Work: work, Save: opt.Save}
+	plan := sweep.Plan{Experiment: e.Name, Scale: opt.Scale, Seeds: seeds, ShardSize: 1, Out: opt.Out, Work: work, Save: opt.Save, Part: opt.Part}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()

@@ -34,6 +34,8 @@ type Plan struct {
 	// Save is the shards' exp.Options.Save ("": none); the shards' checkpoints are moved into
 	// Out/checkpoints when they are merged.
 	Save string
+	// Part is the experiment's named part every shard runs ("": the whole experiment).
+	Part string
 }
 
 // WorkDir is where the shards and their logs go.
@@ -297,7 +299,11 @@ func (p Plan) ShardArgs(s Shard) []string { return p.shardArgs(SeedsArg(s.Seeds)
 // shardArgs are ShardArgs with the seeds and the output given as text (the Slurm script passes its
 // task's "$SEEDS" and "$OUT").
 func (p Plan) shardArgs(seeds, out string) []string {
-	return []string{p.Experiment, "-scale", string(p.Scale), "-seeds", seeds, "-out", out, "-save", p.save(), "-atomic", "-jobs", "1"}
+	args := []string{p.Experiment, "-scale", string(p.Scale), "-seeds", seeds, "-out", out, "-save", p.save(), "-atomic", "-jobs", "1"}
+	if p.Part != "" {
+		args = append(args, "-part", p.Part)
+	}
+	return args
 }
 
 func (p Plan) save() string {

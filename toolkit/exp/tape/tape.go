@@ -227,26 +227,19 @@ func Run(opt exp.Options) (*exp.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	t0 := time.Now()
-	if err := runMatrix(cfg, res, opt); err != nil {
-		return nil, err
+	for _, part := range []struct {
+		name string
+		run  func(Config, *exp.Result, exp.Options) error
+	}{{"matrix", runMatrix}, {"variance", runVariance}, {"det", runDet}, {"shared", runShared}} {
+		if !opt.RunsPart(part.name) {
+			continue
+		}
+		t0 := time.Now()
+		if err := part.run(cfg, res, opt); err != nil {
+			return nil, err
+		}
+		res.Timing[part.name] = time.Since(t0).Seconds()
 	}
-	res.Timing["matrix"] = time.Since(t0).Seconds()
-	t0 = time.Now()
-	if err := runVariance(cfg, res, opt); err != nil {
-		return nil, err
-	}
-	res.Timing["variance"] = time.Since(t0).Seconds()
-	t0 = time.Now()
-	if err := runDet(cfg, res, opt); err != nil {
-		return nil, err
-	}
-	res.Timing["det"] = time.Since(t0).Seconds()
-	t0 = time.Now()
-	if err := runShared(cfg, res, opt); err != nil {
-		return nil, err
-	}
-	res.Timing["shared"] = time.Since(t0).Seconds()
 	for _, part := range []struct {
 		label, scenario, prefix string
 		methods                 []Method
@@ -258,6 +251,9 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		{"lbf3", cfg.LBF3Scenario, "lbf3/", cfg.LBF3Methods, cfg.LBF3TAPE, cfg.LBF3PPO, cfg.EvalEpisodes},
 		{"coal", cfg.CoalScenario, "coal/", CoalMethods(cfg), tp.Config{}, cfg.CoalPPO, cfg.EvalEpisodes},
 	} {
+		if !opt.RunsPart(part.label) {
+			continue
+		}
 		t1 := time.Now()
 		for _, m := range part.methods {
 			for _, seed := range seeds {
@@ -278,7 +274,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		res.Timing[part.label] = time.Since(t1).Seconds()
 	}
 	for _, m := range cfg.MatrixMethods {
-		if g, err := topology.Parse(m.Topology); err == nil {
+		if g, err := topology.Parse(m.Topology); err == nil && opt.RunsPart("matrix") {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: mean off-diagonal density on 5 agents %.2f", m.Name, topology.MeanDensity(g, 5, 2000, 1)))
 		}
 	}
@@ -595,5 +591,12 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
+		Parts:       RunParts,
 	})
 }
+
+// RunParts are tape's named parts as runs (`paperlab tape -part NAME`), in the order a whole run
+// runs them: the coordination game (stochastic TAPE), the variance mechanism, deterministic TAPE
+// (SGD and Adam: the figures' det and adam parts), shared actors, 2-agent LBF, 3-agent LBF and the
+// coalition reward.
+var RunParts = []string{"matrix", "variance", "det", "shared", "lbf", "lbf3", "coal"}
