@@ -252,7 +252,7 @@ func TestHeadlines(t *testing.T) {
 	if err != nil || rows[0].Cells[0].Verdict != NotRun {
 		t.Errorf("no results: %+v %v", rows[0], err)
 	}
-	md := VerdictsMarkdown(rows)
+	md := VerdictsMarkdown(rows, 0)
 	if !strings.HasPrefix(md, VerdictsBegin) || !strings.HasSuffix(md, VerdictsEnd) || strings.Count(md, "\n| capo-") != 5 {
 		t.Errorf("markdown:\n%s", md)
 	}

@@ -217,11 +217,28 @@ const (
 	VerdictsEnd   = "<!-- verdicts:end -->"
 )
 
-// VerdictsMarkdown is the README's verdict table between VerdictsBegin and VerdictsEnd.
-func VerdictsMarkdown(rows []VerdictRow) string {
+// CountClaims is how many claims the results' experiments check in all (Judge).
+func CountClaims(results map[string]*Result) (int, error) {
+	n := 0
+	for _, res := range results {
+		j, err := JudgeResult(res)
+		if err != nil {
+			return 0, err
+		}
+		n += len(j.Claims)
+	}
+	return n, nil
+}
+
+// VerdictsMarkdown is the README's verdict table between VerdictsBegin and VerdictsEnd, with a
+// line saying how many claims the experiments check in all (claims; 0 leaves it out).
+func VerdictsMarkdown(rows []VerdictRow, claims int) string {
 	h, r := VerdictTable(rows, "<br>")
 	var b strings.Builder
 	b.WriteString(VerdictsBegin + "\n")
+	if claims > 0 {
+		fmt.Fprintf(&b, "The experiments check %d claims in all, so some \"holds\" among them are expected by chance (about 1 in 40 of the true nulls, on each side): the %d rows below are the ones to read.\n\n", claims, len(rows))
+	}
 	b.WriteString("| " + strings.Join(h, " | ") + " |\n|" + strings.Repeat("---|", len(h)) + "\n")
 	for _, row := range r {
 		cells := make([]string, len(row))

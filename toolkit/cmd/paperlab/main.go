@@ -337,8 +337,12 @@ func verdicts(args []string, w io.Writer) error {
 		_, err = fmt.Fprintln(w, string(b))
 		return err
 	case *readme:
+		n, err := exp.CountClaims(results)
+		if err != nil {
+			return err
+		}
 		return rewriteReadme(w, "verdict table", func(s string) (string, error) {
-			return exp.ReplaceBlock(s, exp.VerdictsBegin, exp.VerdictsEnd, exp.VerdictsMarkdown(rows))
+			return exp.ReplaceBlock(s, exp.VerdictsBegin, exp.VerdictsEnd, exp.VerdictsMarkdown(rows, n))
 		})
 	}
 	_, err = fmt.Fprint(w, nb.TableText(exp.VerdictTable(rows, " · ")))
