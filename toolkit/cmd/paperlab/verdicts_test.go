@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
@@ -150,5 +151,30 @@ func TestRunPartFlag(t *testing.T) {
 	}
 	if err := run([]string{"capo", "-scale", "smoke", "-part", "x"}); err == nil || !strings.Contains(err.Error(), "no named parts") {
 		t.Errorf("capo -part x: %v", err)
+	}
+}
+
+// Every room check of every committed result reads a statistic of the table, with per-seed values
+// where it is measured per seed, and none is a constant gate (a configuration value against 0).
+func TestCommittedRoomStatistics(t *testing.T) {
+	for _, e := range exp.List() {
+		dir, err := exp.OutDir(e.Name, exp.Default)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := exp.Load(dir)
+		if err != nil || e.Room == nil {
+			continue
+		}
+		j, err := exp.Judge(e, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exptest.Stats(t, j.Room)
+		for _, r := range j.Room {
+			if r.Stat == exp.StatValue && r.Value == 0 && r.Test.X == 0 {
+				t.Errorf("%s: room check %s is a constant gate (value 0 against 0)", e.Name, r.Name)
+			}
+		}
 	}
 }
