@@ -88,6 +88,19 @@ func TestClaimsAndSettingsJSON(t *testing.T) {
 
 // README's "deviations from the paper" block is the one the settings tables generate.
 func TestReadmeDeviationsAreGenerated(t *testing.T) {
+	b := readme(t)
+	block, err := exp.DeviationsMarkdown()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), block) {
+		t.Errorf("README.md's deviations block differs from the settings tables: run `go run ./toolkit/cmd/paperlab settings -readme`")
+	}
+}
+
+// readme is the checkout's README.md.
+func readme(t *testing.T) []byte {
+	t.Helper()
 	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
@@ -96,11 +109,5 @@ func TestReadmeDeviationsAreGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	block, err := exp.DeviationsMarkdown()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), block) {
-		t.Errorf("README.md's deviations block differs from the settings tables: run `go run ./toolkit/cmd/paperlab settings -readme`")
-	}
+	return b
 }

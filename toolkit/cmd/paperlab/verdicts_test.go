@@ -19,14 +19,7 @@ import (
 
 // README's verdict table is the one `paperlab verdicts -readme` writes from the committed results.
 func TestReadmeVerdictsAreGenerated(t *testing.T) {
-	root, err := repo.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readme(t)
 	results, err := exp.CommittedResults()
 	if err != nil {
 		t.Fatal(err)

@@ -258,7 +258,7 @@ func TestClaimsOnASyntheticResult(t *testing.T) {
 	}
 	// capo-2: at the mean@16 both reach (CAPO's final 0.58), CAPO's path is read at step 300 (AUC
 	// 0.92 − 0.04·300/600 = 0.90) and GRPO's at step 270 (0.92 − 0.12·270/600 = 0.866).
-	h := headline(t, j.Claims, "capo-2")
+	h := exptest.Headline(t, j.Claims, "capo-2")
 	if h.Kind != exp.KindMatched || len(h.Parts) != 2 || !strings.Contains(h.Context, "+0.080") {
 		t.Fatalf("capo-2: kind %q, %d readings, context %q", h.Kind, len(h.Parts), h.Context)
 	}
@@ -278,7 +278,7 @@ func TestClaimsOnASyntheticResult(t *testing.T) {
 	// by step ~85 (AUC ≈ 0.90), the KL reading turns and the headline reads mixed.
 	slow := withCurve(withCurve(res, "capo", klCurve, func(x float64) float64 { return 0.07*math.Min(x, 550)/550 + 0.003*math.Sin(x/40) }),
 		"grpo", klCurve, func(x float64) float64 { return 0.1*math.Min(x, 120)/120 + 0.003*math.Sin(x/40) })
-	m := headline(t, exptest.Judge(t, e, slow).Claims, "capo-2")
+	m := exptest.Headline(t, exptest.Judge(t, e, slow).Claims, "capo-2")
 	if m.Parts[1].Verdict() != exp.DoesNotHold || m.Verdict() != exp.Mixed {
 		t.Errorf("slow CAPO KL: KL reading %s (%v), headline %s", m.Parts[1].Verdict(), m.Parts[1].Stat.Mean, m.VerdictText())
 	}
@@ -320,7 +320,7 @@ func TestAccuracyNonInferiority(t *testing.T) {
 		t.Fatal(err)
 	}
 	for v, want := range map[float64]string{0.59: exp.Holds, 0.55: exp.DoesNotHold} {
-		c := headline(t, exptest.Judge(t, e, withFinal(synthetic(), "capo", 0, "accuracy", v)).Claims, "capo-3")
+		c := exptest.Headline(t, exptest.Judge(t, e, withFinal(synthetic(), "capo", 0, "accuracy", v)).Claims, "capo-3")
 		if c.Kind != exp.KindNonInferior || c.Margin != AccuracyMargin || c.MarginWhy == "" || c.Verdict() != want {
 			t.Errorf("CAPO at %v: kind %q, margin %v (%q), verdict %s, want %s", v, c.Kind, c.Margin, c.MarginWhy, c.Verdict(), want)
 		}
@@ -335,12 +335,12 @@ func TestRPCClaimIsDirect(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := synthetic()
-	c := headline(t, exptest.Judge(t, e, base).Claims, "capo-4")
-	lower := headline(t, exptest.Judge(t, e, withFinal(base, "capo", 0, "accuracy", 0.3)).Claims, "capo-4")
+	c := exptest.Headline(t, exptest.Judge(t, e, base).Claims, "capo-4")
+	lower := exptest.Headline(t, exptest.Judge(t, e, withFinal(base, "capo", 0, "accuracy", 0.3)).Claims, "capo-4")
 	if math.Abs(c.Stat.Mean-(-0.02)) > 1e-9 || lower.Stat.Mean != c.Stat.Mean || c.Verdict() != exp.DoesNotHold {
 		t.Errorf("RPC@16(capo) − RPC@16(grpo): %v (%s), with a lower mean@16 %v", c.Stat.Mean, c.Verdict(), lower.Stat.Mean)
 	}
-	flat := headline(t, exptest.Judge(t, e, withFinal(base, "grpo", 0, "rpc_accuracy_n16", 0.57)).Claims, "capo-4")
+	flat := exptest.Headline(t, exptest.Judge(t, e, withFinal(base, "grpo", 0, "rpc_accuracy_n16", 0.57)).Claims, "capo-4")
 	if !slices.Contains(flat.Untestable, roomGRPORPC) {
 		t.Errorf("GRPO's RPC@16 at SFT's: untestable %v", flat.Untestable)
 	}
@@ -379,7 +379,7 @@ func TestRoomOnTheCommittedResult(t *testing.T) {
 		t.Errorf("%s flags %v, want seed 5", r.Name, r.Flagged)
 	}
 	// The calibration headline reads both matched points on every seed, each on evaluated points.
-	h := headline(t, j.Claims, "capo-2")
+	h := exptest.Headline(t, j.Claims, "capo-2")
 	for _, p := range h.Parts {
 		if len(p.Diffs) != 8 || p.Unmeasured != "" {
 			t.Errorf("%q: %d seeds, unmeasured %q", p.Text, len(p.Diffs), p.Unmeasured)
@@ -466,17 +466,6 @@ func withRuns(res *exp.Result, method string, seed uint64, change func(*exp.Run)
 	return &out
 }
 
-// headline is the claim tagged with id, failing the test when none is.
-func headline(t *testing.T, claims []exp.Claim, id string) exp.Claim {
-	t.Helper()
-	for _, c := range claims {
-		if c.Headline == id {
-			return c
-		}
-	}
-	t.Fatalf("no claim tagged %s", id)
-	return exp.Claim{}
-}
 
 // windowMeans averages a per-step curve over (previous evaluation, evaluation]: nothing at step 0,
 // a window whose steps logged nothing (a diagnostic undefined there) is left out.

@@ -72,6 +72,18 @@ func ClaimWithPrefix(t testing.TB, claims []exp.Claim, prefix string) exp.Claim 
 	return exp.Claim{}
 }
 
+// Headline is the claim tagged with the headline id (exp.Claim.For), failing the test when none is.
+func Headline(t testing.TB, claims []exp.Claim, id string) exp.Claim {
+	t.Helper()
+	for _, c := range claims {
+		if c.Headline == id {
+			return c
+		}
+	}
+	t.Fatalf("no claim tagged %s", id)
+	return exp.Claim{}
+}
+
 // Stats fails the test for every room check whose statistic is not one of the table's
 // (exp.StatCILow, StatTailMean, StatMean, StatValue, StatCount, StatModifiedZ), or that is measured
 // per seed but records no per-seed values (every statistic but exp.StatValue is).
