@@ -466,7 +466,6 @@ func withRuns(res *exp.Result, method string, seed uint64, change func(*exp.Run)
 	return &out
 }
 
-
 // windowMeans averages a per-step curve over (previous evaluation, evaluation]: nothing at step 0,
 // a window whose steps logged nothing (a diagnostic undefined there) is left out.
 func TestWindowMeans(t *testing.T) {
