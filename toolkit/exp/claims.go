@@ -45,7 +45,7 @@ type Claim struct {
 	Margin    float64 `json:"margin,omitempty"`
 	MarginWhy string  `json:"margin_why,omitempty"`
 	// Parts are the readings a matched claim combines (at matched accuracy, at matched KL…): it
-	// holds only when every part holds, and reads Mixed when they disagree.
+	// holds only when every part holds, and reads Mixed when one holds and another does not.
 	Parts []Claim `json:"parts,omitempty"`
 	// Context is a reading printed beside the verdict without deciding it, e.g. the fixed-step
 	// difference beside a matched comparison.
@@ -76,8 +76,14 @@ type MetricOf struct {
 
 // Kinds of claim (Claim.Kind).
 const (
-	KindStructural  = "structural"
-	KindMatched     = "matched"
+	KindStructural = "structural"
+	KindMatched    = "matched"
+	// KindAll is a conjunction read as an intersection-union test ("p = 0.3 beats both p = 0 and
+	// p = 1"): one paired reading per part, on every seed; it holds when every part holds, does not
+	// hold when one part does not, and is otherwise not significant. Each part is a level-5 % test,
+	// so the conjunction is one too, without a per-seed maximum over the parts (which favours the
+	// parts by their number).
+	KindAll         = "all"
 	KindNonInferior = "non-inferiority"
 )
 
@@ -120,13 +126,43 @@ func (c Claim) For(id string) Claim {
 
 // Matched combines a claim's readings at matched operating points (e.g. at matched accuracy and at
 // matched KL from the reference): the claim holds only when every reading holds, and reads Mixed
-// when they disagree; context is the fixed-step reading shown beside it.
+// when one holds and another does not; context is the fixed-step reading shown beside it.
 func Matched(text, measure string, context string, readings ...Claim) Claim {
 	c := Claim{Text: text, Measure: measure, Kind: KindMatched, Parts: readings, Context: context}
 	if len(readings) > 0 {
 		c.Test = readings[0].Test
 	}
 	return c
+}
+
+// AllOf is the conjunction of parts (KindAll): "text" holds when each part holds.
+func AllOf(text, measure string, parts ...Claim) Claim {
+	c := Claim{Text: text, Measure: measure, Kind: KindAll, Parts: parts}
+	if len(parts) > 0 {
+		c.Test = parts[0].Test
+	}
+	return c
+}
+
+// intersect is a conjunction's verdict (KindAll): holds when every part holds, does not hold when
+// one does not, untestable when a part is, else not significant.
+func intersect(parts []Claim) string {
+	all, v := true, NotSignificant
+	for _, p := range parts {
+		switch p.Verdict() {
+		case Holds:
+		case DoesNotHold:
+			return DoesNotHold
+		case Untestable:
+			v, all = Untestable, false
+		default:
+			all = false
+		}
+	}
+	if all {
+		return Holds
+	}
+	return v
 }
 
 // MDE is the minimum detectable effect of the claim's paired design at its seed count: the true
@@ -205,7 +241,7 @@ const (
 	NoDifference   = "no difference"   // every seed gives exactly the threshold (a tie)
 	NotMeasured    = "not measured"
 	OneSeed        = "one seed: no interval"
-	// Mixed: the readings of a matched claim (Parts) disagree.
+	// Mixed: one reading of a matched claim (Parts) holds and another does not.
 	Mixed = "mixed"
 	// Untestable: a room check the claim needs failed on this run, so the run could not have shown
 	// the effect either way (see RoomCheck).
@@ -223,6 +259,8 @@ func (c Claim) Verdict() string {
 	switch {
 	case len(c.Untestable) > 0 || c.Unmeasured != "":
 		return Untestable
+	case len(c.Parts) > 0 && c.Kind == KindAll:
+		return intersect(c.Parts)
 	case len(c.Parts) > 0:
 		return combine(c.Parts)
 	case len(c.Diffs) == 0:
@@ -247,8 +285,8 @@ func (c Claim) Verdict() string {
 
 // combine is the verdict of a claim read several ways (matched accuracy, matched KL): the common
 // verdict when every reading gives it; Mixed when one reading holds and another does not (or
-// cannot be tested); otherwise the first testable reading's verdict when the testable ones agree,
-// and Mixed when they do not.
+// cannot be tested); when none holds, the testable readings' common verdict, or NotSignificant
+// where they differ (one not significant, another does not hold).
 func combine(parts []Claim) string {
 	var testable []string
 	holds := 0
@@ -269,9 +307,11 @@ func combine(parts []Claim) string {
 	case len(testable) == 0:
 		return Untestable
 	}
+	// No reading holds: the row reads what they share, and "not significant" where one reading is
+	// not significant and another does not hold ("mixed" is kept for readings of which one holds).
 	for _, v := range testable[1:] {
 		if v != testable[0] {
-			return Mixed
+			return NotSignificant
 		}
 	}
 	return testable[0]

@@ -145,7 +145,7 @@ func TestMatchedCombine(t *testing.T) {
 		{[]Claim{holds, neg}, Mixed},
 		{[]Claim{ns, ns}, NotSignificant},
 		{[]Claim{neg, neg}, DoesNotHold},
-		{[]Claim{ns, neg}, Mixed},
+		{[]Claim{ns, neg}, NotSignificant},
 		{[]Claim{holds, unm}, Mixed},
 		{[]Claim{ns, unm}, NotSignificant},
 		{[]Claim{unm, unm}, Untestable},
@@ -164,6 +164,30 @@ func TestMatchedCombine(t *testing.T) {
 	out, err := ApplyRoom([]Claim{m}, []RoomCheck{Room("room", 0, Positive, "")})
 	if err != nil || out[0].Parts[1].Verdict() != Untestable {
 		t.Errorf("room on a reading: %v %v", out[0].Parts[1].Verdict(), err)
+	}
+}
+
+// A conjunction ("beats both") is an intersection-union test: it holds only when each reading
+// holds, and does not hold when any reading does not.
+func TestAllOf(t *testing.T) {
+	holds := CheckOn(SeedList(5), "x", "a − b", Positive, seedVals(0.1, 0.12, 0.11, 0.09, 0.1))
+	ns := CheckOn(SeedList(5), "x", "a − c", Positive, seedVals(0.1, -0.12, 0.11, -0.09, 0.01))
+	neg := CheckOn(SeedList(5), "x", "a − c", Positive, seedVals(-0.1, -0.12, -0.11, -0.09, -0.1))
+	for _, c := range []struct {
+		parts []Claim
+		want  string
+	}{
+		{[]Claim{holds, holds}, Holds},
+		{[]Claim{holds, ns}, NotSignificant},
+		{[]Claim{holds, neg}, DoesNotHold},
+		{[]Claim{ns, neg}, DoesNotHold},
+	} {
+		if v := AllOf("a beats b and c", "each", c.parts...).Verdict(); v != c.want {
+			t.Errorf("%v: %s, want %s", c.parts, v, c.want)
+		}
+	}
+	if v := AllOf("a beats b and c", "each", holds, ns).VerdictText(); v != "not significant (holds / not significant)" {
+		t.Errorf("verdict text %q", v)
 	}
 }
 

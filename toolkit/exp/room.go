@@ -626,27 +626,30 @@ func (r *Result) Plateau(method, key string, frac float64) PerSeed {
 }
 
 // VerdictText is the verdict with the failed room checks named: "untestable here (fails: a, b)",
-// "untestable here (path not measured there)"; a matched claim that is mixed names its readings'
-// verdicts; a non-inferiority claim names its margin; a structural one says so.
+// "untestable here (path not measured there)" (the unmeasured reason up to its first colon); a
+// matched claim whose readings differ names each reading's verdict; a non-inferiority claim names its margin; a structural one says so.
 func (c Claim) VerdictText() string {
 	switch {
 	case len(c.Untestable) > 0:
 		return Untestable + " (fails: " + strings.Join(c.Untestable, ", ") + ")"
 	case c.Unmeasured != "":
-		return Untestable + " (" + unmeasuredRule + ")"
+		short, _, _ := strings.Cut(c.Unmeasured, ":")
+		return Untestable + " (" + short + ")"
 	}
 	v := c.Verdict()
+	var parts []string
+	differ := false
+	for _, p := range c.Parts {
+		parts = append(parts, p.Verdict())
+		differ = differ || p.Verdict() != c.Parts[0].Verdict()
+	}
 	switch {
 	case c.Kind == KindNonInferior:
 		return fmt.Sprintf("%s (margin %g)", v, c.Margin)
 	case c.Kind == KindStructural:
 		return v + " (structural)"
-	case v == Mixed:
-		var parts []string
-		for _, p := range c.Parts {
-			parts = append(parts, p.Verdict())
-		}
-		return Mixed + " (" + strings.Join(parts, " / ") + ")"
+	case differ:
+		return v + " (" + strings.Join(parts, " / ") + ")"
 	}
 	return v
 }

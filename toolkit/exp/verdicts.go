@@ -133,8 +133,21 @@ func cellOf(e string, c Claim) VerdictCell {
 		by = append(by, "room checks pass: "+strings.Join(c.Room, ", "))
 	}
 	for _, n := range c.Notes {
-		if strings.HasPrefix(n, "by construction: ") || strings.HasPrefix(n, "structural: ") || strings.Contains(n, "fixed step") {
+		if strings.HasPrefix(n, "by construction: ") || strings.HasPrefix(n, "structural: ") || strings.Contains(n, "fixed step") ||
+			strings.Contains(n, "front of ") {
 			by = append(by, n)
+		}
+	}
+	// how much each matched reading rests on: evaluated points, seeds left out
+	for _, r := range append([]Claim{c}, c.Parts...) {
+		for _, n := range r.Notes {
+			if strings.HasPrefix(n, "matched points rest on") || strings.Contains(n, "seeds left out") {
+				pre := ""
+				if len(c.Parts) > 0 && r.Measure != c.Measure {
+					pre = r.Measure + ": "
+				}
+				by = append(by, pre+n)
+			}
 		}
 	}
 	for _, r := range append([]Claim{c}, c.Parts...) {

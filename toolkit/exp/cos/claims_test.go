@@ -1,6 +1,7 @@
 package cos
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -9,23 +10,34 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
 )
 
-// cos-3's measure is step weight 0.2's smallest margin over the sweep's weights more than 0.1 from
-// it (0, 0.5, 0.8, 1; not 0.1): positive when 0.2 beats all of them even where 0.1 ties or beats
-// it, negative when one of them beats 0.2.
+// cos-3 compares step weight 0.2 with the front of the sweep's weights more than 0.1 from it (0,
+// 0.5, 0.8, 1; not 0.1): the far weight with the best mean over seeds, not each seed's best far
+// weight, which would let the sweep win by its size.
 func TestBeatsFar(t *testing.T) {
 	res := synthetic(t, map[string]func(uint64, map[string]float64){"step-weight": func(_ uint64, f map[string]float64) { f["bon_w0.1"] = 0.75 }})
-	if v, ok := beatsFar(res, 0.2)(1); !ok || v < 0.05-1e-12 || v > 0.05+1e-12 {
-		t.Fatalf("margin %v, %v; want 0.05 (0.7 against w = 0.5's 0.65)", v, ok)
+	c := beatsFar(res, 0.2)
+	if !strings.HasSuffix(c.Measure, "bon16(bon_w0.5)") || math.Abs(c.Stat.Mean-0.05) > 1e-12 || c.Verdict() != exp.Holds {
+		t.Fatalf("%s: %+.3f %s; want 0.7 against w = 0.5's 0.65, holds", c.Measure, c.Stat.Mean, c.Verdict())
 	}
 	res = synthetic(t, map[string]func(uint64, map[string]float64){"step-weight": func(_ uint64, f map[string]float64) { f["bon_w0.8"] = 0.72 }})
-	if v, _ := beatsFar(res, 0.2)(1); v >= 0 {
-		t.Fatalf("w = 0.8 beats 0.2, margin %v", v)
+	if c := beatsFar(res, 0.2); c.Verdict() != exp.DoesNotHold {
+		t.Fatalf("w = 0.8 beats 0.2 on every seed: %s", c.Verdict())
 	}
-	res = synthetic(t, map[string]func(uint64, map[string]float64){"step-weight": func(_ uint64, f map[string]float64) { delete(f, "bon_w1") }})
-	if _, ok := beatsFar(res, 0.2)(1); ok {
-		t.Fatal("a missing weight gives a value")
+	// each far weight wins on its own seed (0.75 > 0.7) and loses elsewhere: a per-seed maximum
+	// would read 0.2 below the sweep on every seed; the front (best mean) reads it above.
+	far := []string{"bon_w0", "bon_w0.5", "bon_w0.8", "bon_w1"}
+	res = synthetic(t, map[string]func(uint64, map[string]float64){"step-weight": func(seed uint64, f map[string]float64) {
+		for i, k := range far {
+			f[k] = 0.5
+			if uint64(i) == seed%uint64(len(far)) {
+				f[k] = 0.75
+			}
+		}
+	}})
+	if c := beatsFar(res, 0.2); c.Stat.Mean <= 0 {
+		t.Fatalf("against the front 0.2 should lead on average: %s %+.3f", c.Measure, c.Stat.Mean)
 	}
-	c := exptest.ClaimWithPrefix(t, Claims(synthetic(t, nil)), "best-of-16 at step weight 0.2 beats every weight")
+	c = exptest.ClaimWithPrefix(t, Claims(synthetic(t, nil)), "best-of-16 at step weight 0.2 beats the sweep's weights")
 	if c.Headline != "cos-3" || c.Verdict() != exp.Holds {
 		t.Fatalf("cos-3 on the synthetic result: %s, %q", c.Headline, c.Verdict())
 	}
@@ -41,7 +53,7 @@ func TestHeadlineClaims(t *testing.T) {
 		want := map[string]string{
 			"cos-1": "step&answer PRM pairs beat outcome pairs on answer accuracy",
 			"cos-2": "width-k PRM beam search beats majority voting at N = 32",
-			"cos-3": "best-of-16 at step weight 0.2 beats every weight of the sweep",
+			"cos-3": "best-of-16 at step weight 0.2 beats the sweep's weights",
 		}
 		for _, c := range j.Claims {
 			if p, ok := want[c.Headline]; ok && !strings.HasPrefix(c.Text, p) {

@@ -25,12 +25,12 @@ const (
 	// MinOffLengthShare is the share of the SFT policy's parsed traces whose number of steps must
 	// differ from the problem's for the chain length to be free to change.
 	MinOffLengthShare = 0.05
-	// MinAnswerAUC is the answer AUC the PRM must reach before its pairs are compared with the
-	// verifier's outcome pairs: the unseen-step accuracy of the weaker of the paper's two PRMs
-	// (83.7 %, an 8B backbone; the 38B one 87.3 %). A score's AUC is at least its balanced accuracy
-	// at any threshold (the ROC hull passes through that point), so a PRM that judged answers as well
-	// as the paper's weaker PRM judges steps reaches it.
-	MinAnswerAUC = 0.837
+	// AnswerMargin is how far answer-only PRM pairs may fall below the verifier's outcome pairs
+	// (mean@16) before the PRM's answer judgement, not the step term, would decide a step&answer
+	// versus outcome comparison: 2 points, the middle of the paper's 1–3-point step&answer gains. The
+	// paper's own answer-only pairs are about level with its outcome pairs (53.1 vs 53.5 on
+	// MathVista). [UNVERIFIED] PaperLab's choice.
+	AnswerMargin = 0.02
 )
 
 // Names of the room checks (claims name them in Needs).
@@ -42,7 +42,7 @@ const (
 	roomVoting    = "majority voting below the oracle"
 	roomLength    = "chain length not fixed by the problem"
 	roomPRM       = "PRM ranks steps better than the policy's own step probability"
-	roomAnswer    = "PRM judges answers as well as the paper's PRMs judge steps"
+	roomAnswer    = "answer-only PRM pairs level with outcome pairs"
 )
 
 // Final metrics of the "prm" run that the room checks read, recorded by trainPRM on every seed
@@ -134,13 +134,13 @@ func Room(res *exp.Result) []exp.RoomCheck {
 				b, ok2 := res.Final("prm", "self_step_auc", seed)
 				return a - b, ok1 && ok2
 			}),
-		res.CheckAchieves(roomAnswer, exp.AtLeast(MinAnswerAUC),
-			fmt.Sprintf("Step&answer pairs are scored 0.8 × the PRM's answer score, outcome pairs by the verifier's exact answer check: the two differ in the step term only when "+
-				"the PRM judges answers about as well as a verifier, as the paper's does (its answer-only PRM pairs are about level with outcome pairs, 53.1 vs 53.5 on MathVista). "+
-				"Otherwise the comparison pits a weak answer judge against an exact one (audit 2026-12-05). The PRM's answer AUC on the SFT policy's held-out traces (against the "+
-				"verifier's answer check); needs the lower end of its 95 %% interval over seeds ≥ %g, the unseen-step accuracy of the weaker of the paper's two PRMs (8B: 83.7 %%; "+
-				"38B: 87.3 %%): an AUC is at least the balanced accuracy at any threshold. [UNVERIFIED] PaperLab's choice.", MinAnswerAUC),
-			"no prm answer_auc", func(seed uint64) (float64, bool) { return res.Final("prm", "answer_auc", seed) }),
+		res.CheckAchieves(roomAnswer, exp.AtLeast(-AnswerMargin),
+			fmt.Sprintf("Step&answer pairs are scored 0.8 × the PRM's answer score plus its step scores, outcome pairs by the verifier's exact answer check: the "+
+				"comparison isolates the step term only when the PRM's answer judgement alone makes pairs about as good as the verifier's, as in the paper (its "+
+				"answer-only PRM pairs are about level with outcome pairs, 53.1 vs 53.5 on MathVista). Otherwise it pits a weak answer judge against an exact one "+
+				"(audit 2026-12-05: the PRM's answer AUC is about 0.67 on cos-vision). Measured per seed: mean@16(dpo-answer) − mean@16(dpo-outcome); needs the "+
+				"lower end of its 95 %% interval over seeds ≥ −%g (AnswerMargin, the middle of the paper's 1–3-point gains). [UNVERIFIED] PaperLab's choice.", AnswerMargin),
+			"no dpo-answer or dpo-outcome accuracy_mean16", res.Diff("dpo-answer", "accuracy_mean16", "dpo-outcome", "accuracy_mean16")),
 		traceProperty(res, roomLength, metricOffLength, exp.AtLeast(MinOffLengthShare),
 			fmt.Sprintf("CoS's 'quality over length' (PRM-DPO first shortens chains) needs chains whose length can change while they stay well formed. Here a parsed trace "+
 				"writes one single-digit step per operation, so its length in tokens is set by the problem, and the chain length can move only through malformed or cut-off samples. "+

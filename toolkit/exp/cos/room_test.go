@@ -28,12 +28,14 @@ func synthetic(t *testing.T, set map[string]func(seed uint64, f map[string]float
 		"step-weight": func(uint64) map[string]float64 {
 			return map[string]float64{"oracle_bon": 0.9, "bon_w0": 0.6, "bon_w0.1": 0.7, "bon_w0.2": 0.7, "bon_w0.5": 0.65, "bon_w0.8": 0.62, "bon_w1": 0.6, "self_bon": 0.62}
 		},
+		"dpo-answer":  func(uint64) map[string]float64 { return map[string]float64{"accuracy_mean16": 0.6} },
+		"dpo-outcome": func(uint64) map[string]float64 { return map[string]float64{"accuracy_mean16": 0.6} },
 		"prm": func(seed uint64) map[string]float64 {
 			d := 0.01 * float64(seed)
 			return map[string]float64{metricWrongStep: 0.3 + d, metricOffLength: 0.2, "step_auc": 0.9 + d, "self_step_auc": 0.8, "answer_auc": 0.9 + d}
 		},
 	}
-	for _, m := range []string{"sft", "majority", "step-weight", "prm"} {
+	for _, m := range []string{"sft", "majority", "step-weight", "prm", "dpo-answer", "dpo-outcome"} {
 		for _, s := range res.Seeds {
 			f := base[m](s)
 			if edit := set[m]; edit != nil {
@@ -73,7 +75,7 @@ func TestRoomChecksPassAndFail(t *testing.T) {
 		roomRanking:   {"step-weight": func(_ uint64, f map[string]float64) { f["self_bon"] = 0.88 }},
 		roomVoting:    {"majority": func(_ uint64, f map[string]float64) { f["acc_n16"] = 0.88 }},
 		roomPRM:       {"prm": func(s uint64, f map[string]float64) { f["step_auc"] = f["self_step_auc"] + spread[s] }},
-		roomAnswer:    {"prm": func(s uint64, f map[string]float64) { f["answer_auc"] = 0.84 + 2*spread[s] }},
+		roomAnswer:    {"dpo-answer": func(s uint64, f map[string]float64) { f["accuracy_mean16"] = 0.6 + 2*spread[s] }},
 	}
 	for name, edit := range breaks {
 		for _, r := range Room(synthetic(t, edit)) {
@@ -157,9 +159,10 @@ func mapsEqual(a, b map[string]int) bool {
 	return true
 }
 
-// cos-vision's PRM judges answers with AUC about 0.67 (audit 2026-12-05): its step&answer-versus-
-// outcome claims, cos-1 among them, are untestable here naming the answer check, while step&answer
-// against answer-only PRM pairs (both scored by the same PRM's answer) does not need it.
+// cos-vision's PRM judges answers with AUC about 0.67 (audit 2026-12-05), and its answer-only pairs
+// fall below the verifier's outcome pairs: its step&answer-versus-outcome claims, cos-1 among them,
+// are untestable here naming the answer check, while step&answer against answer-only PRM pairs
+// (both scored by the same PRM's answer) does not need it.
 func TestAnswerCheckOnVision(t *testing.T) {
 	res, e := exptest.Committed(t, "cos-vision")
 	j := exptest.Judge(t, e, res)

@@ -271,7 +271,8 @@ func atKL(d *exp.Result, seeds []uint64, a, b, xKey, yKey, byKey, kl, path strin
 }
 
 // chainRound1 notes on the matched-KL(π‖SFT) reading how many seeds' matched points lie in round 1
-// of a's chain (before any harmlessness pair), where the chain first reaches x*.
+// of a's chain (before any harmlessness pair), where the chain first reaches x*; when they are most
+// seeds the reading is untestable here: it would test round-1 DPO, not SPO.
 func chainRound1(d *exp.Result, c exp.Claim, a, b string, round1 int) exp.Claim {
 	n := 0
 	for _, seed := range c.SeedIDs {
@@ -286,6 +287,9 @@ func chainRound1(d *exp.Result, c exp.Claim, a, b string, round1 int) exp.Claim 
 		}
 	}
 	c.Notes = append(c.Notes, fmt.Sprintf("%d of %d matched points lie in round 1 of %s's chain (steps ≤ %d, before any harmlessness pair)", n, len(c.SeedIDs), a, round1))
+	if 2*n > len(c.SeedIDs) {
+		c.Unmeasured = fmt.Sprintf("round 1 only: %s's matched point lies in round 1 on %d of %d seeds, before any harmlessness pair: the reading compares round-1 DPO, not SPO's second round, with %s", a, n, len(c.SeedIDs), b)
+	}
 	return c
 }
 
@@ -294,7 +298,7 @@ func chainRound1(d *exp.Result, c exp.Claim, a, b string, round1 int) exp.Claim 
 // is attained only where the path's first segment — its start to its first evaluation — crosses x*.
 func markEnvelope(d *exp.Result, c exp.Claim, m exp.Match) exp.Claim {
 	var first []uint64
-	var evals []float64
+	var evals, bevals []float64
 	for _, seed := range c.SeedIDs {
 		ax, _ := d.CurveOf(m.A, m.X, seed)
 		ay, _ := d.CurveOf(m.A, m.Y, seed)
@@ -302,14 +306,22 @@ func markEnvelope(d *exp.Result, c exp.Claim, m exp.Match) exp.Claim {
 		by, _ := d.CurveOf(m.B, m.BY, seed)
 		x := min(maxOf(ax.Y), maxOf(bx.Y))
 		na, fa := EnvelopeSource(ax.Y, ay.Y, x)
-		_, fb := EnvelopeSource(bx.Y, by.Y, x)
-		evals = append(evals, float64(na))
+		nb, fb := EnvelopeSource(bx.Y, by.Y, x)
+		evals, bevals = append(evals, float64(na)), append(bevals, float64(nb))
 		if fa || fb {
 			first = append(first, seed)
 		}
 	}
 	if len(evals) > 0 {
-		c.Notes = append(c.Notes, fmt.Sprintf("%s's best at reward_2 ≥ x* is taken over a median of %.0f evaluated points (%d seeds)", m.A, stats.Percentile(evals, 0.5), len(evals)))
+		na, nb := stats.Percentile(evals, 0.5), stats.Percentile(bevals, 0.5)
+		c.Notes = append(c.Notes, fmt.Sprintf("matched points rest on evaluated points at reward_2 ≥ x*: %s's best over a median of %.0f, %s's over %.0f (%d seeds)", m.A, na, m.B, nb, len(evals)))
+		if na != nb {
+			more := m.A
+			if nb > na {
+				more = m.B
+			}
+			c.Notes = append(c.Notes, fmt.Sprintf("the best of more noisy points is larger by chance: %s's envelope, over more points, is favoured", more))
+		}
 	}
 	if len(first) > 0 {
 		c.Notes = append(c.Notes, fmt.Sprintf("%d of %d seeds' values are a point between a path's start and its first evaluation (seeds %v)", len(first), len(c.SeedIDs), first))

@@ -131,6 +131,11 @@ func TestHeadlineClaims(t *testing.T) {
 	if two.Headline != "spo-2" || two.Kind != exp.KindMatched || len(two.Parts) != 2 {
 		t.Fatalf("spo-2: %+v", two)
 	}
+	// Mixed-data DPO ends nearer the SFT model than π₁: SPO's chain reaches the common KL inside
+	// round 1, so that reading tests round-1 DPO and is untestable here.
+	if kl := two.Parts[1]; kl.Verdict() != exp.Untestable || !strings.HasPrefix(kl.Unmeasured, "round 1 only") {
+		t.Errorf("spo-2 at matched KL: %q, unmeasured %q", kl.Verdict(), kl.Unmeasured)
+	}
 	var cfg Config
 	_ = json.Unmarshal(res.Config, &cfg)
 	sf, mf := ChooseFront(res, spoFamily(cfg)), ChooseFront(res, mixedFamily(cfg))
