@@ -282,6 +282,11 @@ func TestClaimsOnASyntheticResult(t *testing.T) {
 	if m.Parts[1].Verdict() != exp.DoesNotHold || m.Verdict() != exp.Mixed {
 		t.Errorf("slow CAPO KL: KL reading %s (%v), headline %s", m.Parts[1].Verdict(), m.Parts[1].Stat.Mean, m.VerdictText())
 	}
+	// capo-5: AURC has no curve along training, so no matched reading: untestable here, the
+	// fixed-step AURC beside it as context.
+	if d := exptest.Headline(t, j.Claims, "capo-5"); d.Verdict() != exp.Untestable || !strings.HasPrefix(d.Unmeasured, "no matched reading") || !strings.Contains(d.Context, "fixed step") {
+		t.Errorf("capo-5: %s, unmeasured %q, context %q", d.Verdict(), d.Unmeasured, d.Context)
+	}
 	// GRPO's greedy never moved: the greedy claims are untestable, naming the check.
 	for _, c := range j.Claims {
 		if strings.Contains(c.Text, "greedy") && !strings.HasPrefix(c.Text, "GRPO raises") && !slices.Contains(c.Untestable, roomGRPOGreedy) {

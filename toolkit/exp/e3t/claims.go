@@ -116,11 +116,15 @@ func Claims(res *exp.Result) []exp.Claim {
 		fcp := fcpNote(res, cfg, layouts)
 		matches := check(name+": E3T coordinates as well as or better than FCP", label+"(e3t) − (fcp)", exp.Positive, "e3t", "fcp", key).
 			Comparable(FCPMargin, fmt.Sprintf("half a soup (%d of a delivery's %d) per 400-step episode; fixed from the task's unit, not from the result", FCPMargin, SoupReward)).
-			ByConstruction(fcp).Needs(needs(vsFCP, sets...)...)
+			ByConstruction(fcp).Needs(needs(vsFCP, append(slices.Clone(sets), fcpLevelName)...)...)
 		matches.Context = readingOf(label+"(e3t) / (fcp)", ratio("e3t", "fcp", key), res.Seeds)
-		cost := res.Check(name+": … at a fraction of its training cost", "env steps(e3t) / env steps(fcp)", exp.AtMost(0.5), ratio("e3t", "fcp", "env_steps")).
+		// The environment-step ratio is set by the configuration (costNote); the measured cost is
+		// the wall time, FCP's population included, against the threshold the protocol fixed.
+		cost := res.Check(name+": … at a fraction of its training cost", "wall time(e3t) / wall time(fcp), FCP's population included", exp.AtMost(0.5),
+			ratio("e3t", "fcp", "train_seconds")).
 			ByConstruction(costNote(res, cfg, layouts)).ByConstruction(fcp).Needs(needs(vsFCP)...)
-		cost.Context = readingOf("wall time(e3t) / (fcp), FCP's population included", ratio("e3t", "fcp", "train_seconds"), res.Seeds)
+		cost.Notes = append(cost.Notes, "wall time as each run recorded it (train_seconds) on the machine that ran them: another machine or load can change the ratio")
+		cost.Context = readingOf("env steps(e3t) / (fcp), set by the configuration", ratio("e3t", "fcp", "env_steps"), res.Seeds)
 		helps := check(name+": the partner model helps", label+"(e3t) − (e3t-nopm)", exp.Positive, "e3t", "e3t-nopm", key).
 			Needs(needs(vsNoPM, append(slices.Clone(sets), pmFlat)...)...)
 		if m, ok := methodNamed(cfg, "e3t"); ok {
@@ -211,6 +215,6 @@ func fcpNote(res *exp.Result, cfg Config, layouts []string) string {
 // population's SP runs plus its best response, each at E3T's budget.
 func costNote(res *exp.Result, cfg Config, layouts []string) string {
 	agents, _, _ := fcpPopulation(res, cfg, layouts)
-	return fmt.Sprintf("the ratio is fixed by the configuration: FCP's cost counts its population's %d SP runs and its best response, each at E3T's budget, so E3T's share is 1/%d = %.3f",
+	return fmt.Sprintf("the environment-step ratio is fixed by the configuration: FCP's cost counts its population's %d SP runs and its best response, each at E3T's budget, so E3T's share is 1/%d = %.3f",
 		agents, agents+1, 1/float64(agents+1))
 }

@@ -26,6 +26,9 @@ func TestRoomOnCommittedResult(t *testing.T) {
 	want := 0
 	for _, l := range cfg.Layouts {
 		want += 2 // the two partner sets
+		if f, ok := methodNamed(cfg, "fcp"); ok && f.On(l) {
+			want++ // FCP level with SP
+		}
 		if hasBC(res, l) {
 			want++ // the BC fit, where the layout has human data
 		}
@@ -314,7 +317,8 @@ func TestRoomCommittedAudit(t *testing.T) {
 // TestClaimComparableToFCP: "E3T coordinates as well as or better than FCP" is a non-inferiority
 // claim with margin FCPMargin (half a soup): E3T 5 below FCP holds, 15 below does not, and its
 // context is the ratio; every claim comparing with FCP carries the weak-population note, and the
-// cost claim the note that its ratio is the configuration's 1/6 with the wall-time ratio beside.
+// cost claim reads the measured wall-time ratio, with the note that the environment-step ratio is
+// the configuration's 1/6 and that ratio beside it.
 func TestClaimComparableToFCP(t *testing.T) {
 	settled := func(_ string, s uint64, i int) float64 { return 80*(1-math.Exp(-float64(i)/3)) + float64(s) }
 	for gap, want := range map[float64]string{-5: exp.Holds, -15: exp.DoesNotHold, 3: exp.Holds} {
@@ -336,8 +340,32 @@ func TestClaimComparableToFCP(t *testing.T) {
 			t.Errorf("context %q, notes %v", c.Context, c.Notes)
 		}
 		cost := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, res).Claims, "cramped_room: … at a fraction")
-		if !hasNote(cost, "1/6 = 0.167") || !hasNote(cost, "weak population") || !strings.Contains(cost.Context, "wall time") || cost.Verdict() != exp.Holds {
+		if !hasNote(cost, "1/6 = 0.167") || !hasNote(cost, "weak population") || !strings.Contains(cost.Measure, "wall time") || !strings.Contains(cost.Context, "env steps") || cost.Verdict() != exp.Holds {
 			t.Errorf("cost claim %s: notes %v, context %q", cost.VerdictText(), cost.Notes, cost.Context)
+		}
+	}
+}
+
+// FCP far below SP with the held-out partners fails the FCP-level check, and the claim it gates
+// (E3T against FCP) turns untestable naming it; FCP level with SP passes.
+func TestFCPLevelWithSP(t *testing.T) {
+	settled := func(_ string, s uint64, i int) float64 { return 80*(1-math.Exp(-float64(i)/3)) + float64(s) }
+	e, err := exp.Lookup("e3t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for fcp, ok := range map[float64]bool{40: false, 58: true} {
+		res := synthetic(settled, func(m string, s uint64) float64 {
+			if m == "fcp" {
+				return fcp + 0.5*float64(s%3)
+			}
+			return 60
+		})
+		j := exptest.Judge(t, e, res)
+		r := exptest.RoomCheck(t, j.Room, fcpLevelName("cramped_room"))
+		c := exptest.ClaimWithPrefix(t, j.Claims, "cramped_room: E3T coordinates as well as or better than FCP")
+		if r.OK != ok || r.Stat != exp.StatCILow || slices.Contains(c.Untestable, r.Name) == ok {
+			t.Errorf("FCP at %v against SP's 60: check ok %v (%s), claim %s", fcp, r.OK, r.ValueText(), c.VerdictText())
 		}
 	}
 }
