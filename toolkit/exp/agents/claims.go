@@ -34,6 +34,8 @@ func Claims(res *exp.Result) []exp.Claim {
 		if k > 0 {
 			check(fmt.Sprintf("pretrained + fine-tuning on k = %d demonstrations beats the same transformer trained from scratch on them", k),
 				fmt.Sprintf("success(pretrained) − success(scratch), k = %d", k), "pretrained", m, "scratch", m)
+			// "adapts faster" is about fine-tuning: it needs fine-tuning to have moved the weights
+			out[len(out)-1] = out[len(out)-1].Needs(movedName(k))
 			if k == fewest { // "adapts faster": the fewest demonstrations, on the held-out task types
 				out[len(out)-1] = out[len(out)-1].For("agents-1")
 			}
