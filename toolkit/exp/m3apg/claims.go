@@ -216,5 +216,6 @@ func returnAboveFront(res *exp.Result, hi int) exp.Claim {
 	c := exp.CheckOn(f.CompareSeeds, fmt.Sprintf("M3APG's return is above the MAPG baselines' front (N = %d)", hi),
 		"return(m3apg) − return(best MAPG baseline by mean)", exp.Positive, res.Diff(m3apg.M3APG, "return", f.Chosen, "return"))
 	c.Notes = append(c.Notes, f.Note())
-	return c.For("m3apg-2")
+	return c.Needs(returnSettledName(m3apg.M3APG, hi), returnLearnsName(m3apg.M3APG, hi),
+		returnSettledName(f.Chosen, hi), returnLearnsName(f.Chosen, hi)).For("m3apg-2")
 }

@@ -32,7 +32,52 @@ const (
 	// (state, joint action) pairs has a next reward that tells anything about the effect
 	// (env.Push.RevealedShare). [UNVERIFIED] PaperLab's choice: a quarter.
 	RevealedMax = 0.25
+	// ReturnTail and ReturnTailShare: a learning run's training return has settled when, over its
+	// last ReturnTail of iterations, it still makes (mean over seeds of the signed exp.TailShare)
+	// within ±ReturnTailShare of the run's change. [UNVERIFIED] PaperLab's choice, as in the other
+	// experiments: half the steady-climb value (0.2 over the last 20 %).
+	ReturnTail      = 0.2
+	ReturnTailShare = 0.1
 )
+
+// returnSettledName and returnLearnsName are the learning runs' checks (m3apg-2 needs them for
+// M3APG and the baseline it is compared with).
+func returnSettledName(method string, n int) string {
+	return fmt.Sprintf("%s training return settled (N = %d)", method, n)
+}
+func returnLearnsName(method string, n int) string {
+	return fmt.Sprintf("%s learns: training return above its start (N = %d)", method, n)
+}
+
+// returnChecks are the learning runs' room checks at n agents for each method: its training
+// return (curve n<N>/episodic_return) settled (exp.RoomSettled) and above where it started
+// (exp.RoomAchieves on the mean of its last ReturnTail minus its first point). A return gap read
+// while one method still climbs is a gap in speed at this budget, and one against a method that
+// never learned is against a floor.
+func returnChecks(res *exp.Result, methods []string, n int) []exp.RoomCheck {
+	key := fmt.Sprintf("n%d/episodic_return", n)
+	var out []exp.RoomCheck
+	for _, m := range methods {
+		out = append(out,
+			exp.RoomSettled(res.Seeds, returnSettledName(m, n), ReturnTailShare,
+				fmt.Sprintf("A return comparison at the end of training says which method learns the better policy only once both have stopped improving. "+
+					"Measured per seed: the signed exp.TailShare of %s over the last %.0f %% of iterations (a steady climb makes %g, a plateau ~0); needs the "+
+					"mean over seeds within ±%g. [UNVERIFIED] PaperLab's choice: half the steady-climb value.", key, 100*ReturnTail, ReturnTail, ReturnTailShare),
+				"no "+key+" curve for "+m, res.Plateau(m, key, ReturnTail)),
+			exp.RoomAchieves(res.Seeds, returnLearnsName(m, n), exp.Positive,
+				fmt.Sprintf("A method compared on its return must have learned: the mean of %s over its last %.0f %% of iterations minus its first point "+
+					"(the untrained policy's), per seed; needs the lower end of its 95 %% interval over seeds above 0.", key, 100*ReturnTail),
+				"no "+key+" curve for "+m, res.CurveMeasure(m, key, func(c exp.Curve) float64 {
+					k := max(1, int(math.Round(ReturnTail*float64(len(c.Y)))))
+					sum := 0.0
+					for _, y := range c.Y[len(c.Y)-k:] {
+						sum += y
+					}
+					return sum/float64(k) - c.Y[0]
+				})))
+	}
+	return out
+}
 
 // critics are the methods with a critic evaluated against the exact Q.
 var critics = []string{m3apg.CentralQ, m3apg.M3APG, m3apg.M3APGNoMI}
@@ -150,6 +195,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		}
 		hides(rp, hi)
 	}
+	room = append(room, returnChecks(res, append([]string{m3apg.M3APG}, mapgBaselines...), hi)...)
 	if cfg.Hard {
 		const rp = "hard_"
 		lo := slices.Min(cfg.hardAgents())

@@ -237,6 +237,36 @@ func TestRoomChecksPassAndFail(t *testing.T) {
 	}
 }
 
+// The learning runs' checks: a return that rose and levelled off passes both; one still climbing
+// at its average rate fails the settled check; one that never left its start fails the learns check.
+func TestReturnChecksPassAndFail(t *testing.T) {
+	build := func(y func(i int) float64) *exp.Result {
+		res := &exp.Result{Experiment: "m3apg", Seeds: []uint64{1, 2, 3, 4, 5}}
+		for _, s := range res.Seeds {
+			c := exp.Curve{}
+			for i := range 50 {
+				c.X, c.Y = append(c.X, float64(i)), append(c.Y, y(i)+0.01*float64((int(s)+i)%3-1))
+			}
+			res.Runs = append(res.Runs, exp.Run{Method: m3apg.M3APG, Seed: s, Curves: map[string]exp.Curve{"n6/episodic_return": c}})
+		}
+		return res
+	}
+	for _, tc := range []struct {
+		name            string
+		y               func(int) float64
+		settled, learns bool
+	}{
+		{"levelled", func(i int) float64 { return 3 * (1 - math.Exp(-float64(i)/5)) }, true, true},
+		{"climbing", func(i int) float64 { return 0.06 * float64(i) }, false, true},
+		{"flat at its start", func(int) float64 { return 1 }, true, false},
+	} {
+		rs := returnChecks(build(tc.y), []string{m3apg.M3APG}, 6)
+		if rs[0].OK != tc.settled || rs[0].Stat != exp.StatTailMean || rs[1].OK != tc.learns || rs[1].Stat != exp.StatCILow {
+			t.Errorf("%s: settled %v (%s), learns %v (%s)", tc.name, rs[0].OK, rs[0].ValueText(), rs[1].OK, rs[1].ValueText())
+		}
+	}
+}
+
 // The game checks are properties of the game the configuration names, computed exactly (one
 // value): on the committed result the shaped and sparse games fail them (the reward reveals the
 // effect at once) and the hard game passes them.
