@@ -171,7 +171,8 @@ func Merge(shards []*Result, names []string) (*Result, error) {
 }
 
 // MergeDirs merges the shard directories' metrics.json into out (metrics.json and the figures,
-// drawn again from the merged result).
+// drawn again from the merged result) and moves the artefacts the shards' runs wrote into folders
+// (MoveArtefacts: saved policies, per-seed pairs and traces) into out's.
 func MergeDirs(dirs []string, out string, log io.Writer) (*Result, error) {
 	if log == nil {
 		log = os.Stderr
@@ -196,5 +197,50 @@ func MergeDirs(dirs []string, out string, log io.Writer) (*Result, error) {
 		return nil, err
 	}
 	fmt.Fprintf(log, "merged %d shards of %s (seeds %v) into %s\n", len(dirs), res.Experiment, res.Seeds, repo.ShowPath(filepath.Join(out, MetricsFile)))
-	return res, finish(e, res, Options{Scale: res.Scale, Seeds: len(res.Seeds), Out: out, Log: log}, true)
+	if err := finish(e, res, Options{Scale: res.Scale, Seeds: len(res.Seeds), Out: out, Log: log}, true); err != nil {
+		return nil, err
+	}
+	for _, d := range dirs {
+		if filepath.Clean(d) == filepath.Clean(out) {
+			continue
+		}
+		if err := MoveArtefacts(d, out); err != nil {
+			return nil, fmt.Errorf("merge: moving %s's artefacts: %w", d, err)
+		}
+	}
+	return res, nil
+}
+
+// MoveArtefacts moves what a shard's run wrote into its folders (its saved policies under
+// checkpoints/, spo's preference pairs under pairs/, cos's PRM traces under checkpoints/prm-traces…)
+// into the same folders of out, entry by entry (a file, or a folder such as checkpoints/seed3 moved
+// whole): each run names its per-seed artefacts by seed, so shards never collide, and an entry already in out (an earlier merge) is replaced. The shard's
+// top-level files (metrics.json, figures) are not moved: the merge writes and draws them again.
+func MoveArtefacts(shard, out string) error {
+	dirs, err := os.ReadDir(shard)
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Join(shard, d.Name()))
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(out, d.Name()), 0o755); err != nil {
+			return err
+		}
+		for _, e := range entries {
+			from, to := filepath.Join(shard, d.Name(), e.Name()), filepath.Join(out, d.Name(), e.Name())
+			if err := os.RemoveAll(to); err != nil {
+				return err
+			}
+			if err := os.Rename(from, to); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ package sweep
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -211,9 +210,10 @@ wait:
 	return p.merge(shards, o.Log)
 }
 
-// merge removes what killed runs left behind, merges the shards into p.Out and moves their saved
-// policies into p.Out/checkpoints (exp.Options.CheckpointDir's layout: seed 1's under
-// checkpoints/<method>, another seed's under checkpoints/seed<N>, so shards never collide).
+// merge removes what killed runs left behind, merges the shards into p.Out and moves the artefacts
+// their runs wrote into folders (exp.MergeDirs, exp.MoveArtefacts): saved policies into p.Out/checkpoints
+// (exp.Options.CheckpointDir's layout: seed 1's under checkpoints/<method>, another seed's under
+// checkpoints/seed<N>, so shards never collide), spo's per-seed pairs into p.Out/pairs.
 func (p Plan) merge(shards []Shard, log io.Writer) (*exp.Result, error) {
 	dirs := make([]string, len(shards))
 	for i, s := range shards {
@@ -225,26 +225,6 @@ func (p Plan) merge(shards []Shard, log io.Writer) (*exp.Result, error) {
 	res, err := exp.MergeDirs(dirs, p.Out, log)
 	if err != nil {
 		return nil, err
-	}
-	for _, s := range shards {
-		entries, err := os.ReadDir(filepath.Join(s.Dir, "checkpoints"))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		if err := os.MkdirAll(filepath.Join(p.Out, "checkpoints"), 0o755); err != nil {
-			return nil, err
-		}
-		for _, e := range entries {
-			to := filepath.Join(p.Out, "checkpoints", e.Name())
-			if err := os.RemoveAll(to); err != nil {
-				return nil, err
-			}
-			if err := os.Rename(filepath.Join(s.Dir, "checkpoints", e.Name()), to); err != nil {
-				return nil, err
-			}
-		}
 	}
 	return res, nil
 }

@@ -242,3 +242,38 @@ func TestLocalDevices(t *testing.T) {
 		t.Fatalf("devices used %v", got)
 	}
 }
+
+// A merge moves every folder a shard's run wrote (saved policies, spo's per-seed pairs) into the
+// merged folder, entry by entry, and leaves the shard's top-level files to be written again.
+func TestMoveArtefacts(t *testing.T) {
+	out := t.TempDir()
+	write := func(path string) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(path), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, seed := range []int{1, 2} {
+		shard := filepath.Join(t.TempDir(), fmt.Sprintf("shard-%04d", i))
+		write(filepath.Join(shard, "metrics.json"))
+		write(filepath.Join(shard, "pairs", fmt.Sprintf("helpful_seed%d.jsonl", seed)))
+		ck := filepath.Join(shard, "checkpoints", "grpo", "model.bin")
+		if seed != 1 {
+			ck = filepath.Join(shard, "checkpoints", fmt.Sprintf("seed%d", seed), "grpo", "model.bin")
+		}
+		write(ck)
+		if err := exp.MoveArtefacts(shard, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"pairs/helpful_seed1.jsonl", "pairs/helpful_seed2.jsonl", "checkpoints/grpo/model.bin", "checkpoints/seed2/grpo/model.bin"} {
+		if _, err := os.Stat(filepath.Join(out, p)); err != nil {
+			t.Errorf("%s not moved: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "metrics.json")); err == nil {
+		t.Error("a shard's metrics.json was moved")
+	}
+}
