@@ -208,3 +208,27 @@ func TestNullEnvelope(t *testing.T) {
 	}
 	nullRate(t, "matched envelopes", holds, nullTrials, 0, 0.065)
 }
+
+// A conjunction read as an intersection-union test ("a beats both b and c", AllOf) on three
+// identical methods holds in well under 5 % of trials (each reading must hold), and reads "does not
+// hold" about as often as one of its two readings' one-sided 2.5 % tails is reached (≈ 5 %) — not
+// on most trials, as a per-seed maximum of the rivals (biased toward them) would.
+func TestNullAllOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	holds, against := 0, 0
+	for range nullTrials {
+		res := nullResult([]string{"a", "b", "c"}, 5, func(string, uint64) map[string]float64 {
+			return map[string]float64{"acc": 0.6 + 0.05*rng.NormFloat64()}
+		}, nil)
+		c := AllOf("a beats b and c", "each", res.CheckDiff("", "a − b", Positive, "a", "acc", "b", "acc"),
+			res.CheckDiff("", "a − c", Positive, "a", "acc", "c", "acc"))
+		switch c.Verdict() {
+		case Holds:
+			holds++
+		case DoesNotHold:
+			against++
+		}
+	}
+	nullRate(t, "conjunction holds", holds, nullTrials, 0, 0.025)
+	nullRate(t, "conjunction does not hold", against, nullTrials, 0.025, 0.06)
+}
