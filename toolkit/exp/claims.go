@@ -81,8 +81,8 @@ const (
 	// KindAll is a conjunction read as an intersection-union test ("p = 0.3 beats both p = 0 and
 	// p = 1"): one paired reading per part, on every seed; it holds when every part holds, does not
 	// hold when one part does not, and is otherwise not significant. Each part is a level-5 % test,
-	// so the conjunction is one too, without a per-seed maximum over the parts (which favours the
-	// parts by their number).
+	// so "holds" is one too, without a per-seed maximum over the parts (which favours the parts by
+	// their number); "does not hold" is a union of one-sided 2.5 % tails, up to k × 2.5 % for k parts.
 	KindAll         = "all"
 	KindNonInferior = "non-inferiority"
 )
@@ -153,6 +153,8 @@ func intersect(parts []Claim) string {
 		case Holds:
 		case DoesNotHold:
 			return DoesNotHold
+		case NotMeasured:
+			return NotMeasured
 		case Untestable:
 			v, all = Untestable, false
 		default:
@@ -347,6 +349,9 @@ func (c Claim) Interval() string {
 		return strings.Join(parts, "; ")
 	}
 	s := c.Stat
+	if s.N == 0 {
+		return "—"
+	}
 	if s.N < 2 || math.IsNaN(s.CI95[0]) {
 		return fmt.Sprintf("%+.3f (n=%d)", s.Mean, s.N)
 	}

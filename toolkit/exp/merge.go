@@ -201,8 +201,8 @@ func MergeDirs(dirs []string, out string, log io.Writer) (*Result, error) {
 		return nil, err
 	}
 	for _, d := range dirs {
-		if filepath.Clean(d) == filepath.Clean(out) {
-			continue
+		if rel, err := filepath.Rel(filepath.Clean(d), filepath.Clean(out)); err == nil && !strings.HasPrefix(rel, "..") {
+			continue // out is the shard or lies inside it: nothing to move
 		}
 		if err := MoveArtefacts(d, out); err != nil {
 			return nil, fmt.Errorf("merge: moving %s's artefacts: %w", d, err)

@@ -117,7 +117,7 @@ func run(args []string) error {
 		return compareCmd(rest, os.Stdout)
 	case "merge":
 		fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-		out := fs.String("out", "", "directory for the merged metrics.json and figures")
+		out := fs.String("out", "", "directory for the merged metrics.json and figures; the shards' artefact folders (checkpoints/, pairs/…) are moved into it")
 		if err := fs.Parse(rest); err != nil {
 			return err
 		}

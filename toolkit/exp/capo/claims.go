@@ -162,7 +162,7 @@ func dominates(aurc exp.Claim) exp.Claim {
 	c.Text = "CAPO's precision–coverage trade-off dominates GRPO's (AURC, at matched operating points)"
 	c.Context = fmt.Sprintf("at the last step (a fixed step, where the methods end at different accuracies) %s = %s → %s", aurc.Measure, aurc.Interval(), aurc.Verdict())
 	c.Unmeasured = "no matched reading: AURC is logged at the last step only, with no curve along training to read it at matched accuracy or KL"
-	c.Notes = nil
+	c.Notes, c.Diffs, c.SeedIDs, c.Seeds, c.Stat, c.From = nil, nil, nil, 0, stats.Summary{}, nil
 	return c.For("capo-5")
 }
 

@@ -139,7 +139,9 @@ func Room(res *exp.Result) []exp.RoomCheck {
 				"comparison isolates the step term only when the PRM's answer judgement alone makes pairs about as good as the verifier's, as in the paper (its "+
 				"answer-only PRM pairs are about level with outcome pairs, 53.1 vs 53.5 on MathVista). Otherwise it pits a weak answer judge against an exact one "+
 				"(audit 2026-12-05: the PRM's answer AUC is about 0.67 on cos-vision). Measured per seed: mean@16(dpo-answer) − mean@16(dpo-outcome); needs the "+
-				"lower end of its 95 %% interval over seeds ≥ −%g (AnswerMargin, the middle of the paper's 1–3-point gains). [UNVERIFIED] PaperLab's choice.", AnswerMargin),
+				"lower end of its 95 %% interval over seeds ≥ −%g (AnswerMargin, the middle of the paper's 1–3-point gains). A strict gate: at 5 seeds the lower end lies "+
+				"about 0.03 below the mean, so passing needs answer-only pairs about level with outcome pairs or better; a pass also favours seeds where outcome pairs did "+
+				"poorly, which the step&answer-versus-outcome claims share. [UNVERIFIED] PaperLab's choice.", AnswerMargin),
 			"no dpo-answer or dpo-outcome accuracy_mean16", res.Diff("dpo-answer", "accuracy_mean16", "dpo-outcome", "accuracy_mean16")),
 		traceProperty(res, roomLength, metricOffLength, exp.AtLeast(MinOffLengthShare),
 			fmt.Sprintf("CoS's 'quality over length' (PRM-DPO first shortens chains) needs chains whose length can change while they stay well formed. Here a parsed trace "+

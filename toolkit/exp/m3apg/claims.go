@@ -109,7 +109,8 @@ func shapedClaims(res *exp.Result, lo, hi int) []exp.Claim {
 		// more data makes the comparison one against a broken baseline.
 		returnAboveFront(res, hi),
 		res.Check(fmt.Sprintf("M3APG's return is at least Central-Q's (N = %d)", hi), "return(m3apg) − return(central-q)", exp.AtLeast(0), res.Diff(m, "return", cq, "return")).
-			Needs(learnsName("", hi)).Structural(counterfactualZeroRows),
+			Needs(learnsName("", hi), returnSettledName(m, hi), returnLearnsName(m, hi), returnSettledName(cq, hi), returnLearnsName(cq, hi)).
+			Structural(counterfactualZeroRows),
 		res.Check(fmt.Sprintf("M3APG's critic error on seen joint actions is below Central-Q's (N = %d)", hi),
 			"err_seen(central-q) − err_seen(m3apg)", exp.Positive, res.Diff(cq, "critic_error_seen", m, "critic_error_seen")).
 			Needs(convergedName("", "seen", cq, hi), convergedName("", "seen", m, hi), learnsName("", hi)),

@@ -298,7 +298,7 @@ func coalClaims(res *exp.Result) []exp.Claim {
 // varianceNote says why the variance claims hold by algebra (Theorem 2): measuring them checks the
 // implementation against the theorem, not an effect of training.
 const varianceNote = "the variance grows with p by the estimator's algebra (the paper's Theorem 2): agent i's weight Σ_j A_ij·k_j·A_j adds, for each j ≠ i kept " +
-	"with probability p, a term of zero mean at a fixed state, so the update's variance rises with p whatever the game; the measurement (fixed states, common random " +
+	"with probability p, a term of zero mean at a fixed state, so with independent agents (uncorrelated advantage terms, as here) the update's variance rises with p; the measurement (fixed states, common random " +
 	"numbers) checks that the implementation follows the theorem, not an effect of training"
 
 // beatsBoth is the claim that a beats both b and c on metric, read as an intersection-union test
