@@ -11,7 +11,7 @@
 // gold answer is computed with the hidden value, which the prompt does not reveal, so a model can only
 // guess among the possible values. A calibrated model should be unsure on those; an overconfident one
 // collapses onto one guess. That mixture is what CAPO's overconfidence probe needs
-// (shared/papers/README.md §1.5).
+// (toolkit/exp/capo/README.md).
 package arith
 
 import (
@@ -301,7 +301,7 @@ func (p Problem) Check() error {
 // probability stepNoise, replaced by a uniformly drawn wrong value, and later steps continue from
 // the slipped value (a consistent chain with an error in it, so the answer is wrong). A model
 // trained on such demonstrations learns to slip at that rate — a warm start that is uncertain where
-// it errs, i.e. roughly calibrated (shared/papers §1.5: "SFT on noisy demonstrations"). Hidden
+// it errs, i.e. roughly calibrated (the CAPO reproduction's plan: "SFT on noisy demonstrations"). Hidden
 // operands keep their true value, as in the gold completion. Needs a modulus (to draw wrong values).
 func (p Problem) NoisyCompletion(r *rand.Rand, stepNoise float64) string {
 	if p.Modulus < 2 || stepNoise <= 0 {

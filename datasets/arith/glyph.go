@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 )
 
-// The vision stand-in of the CoS task (shared/papers §3 is about VLMs): a problem statement drawn as
+// The vision stand-in of the CoS task (CoS is about VLMs; toolkit/exp/cos/README.md): a problem statement drawn as
 // a strip of GlyphW×GlyphH pixel glyphs, one per character, each photographed with noise. A patch
 // embedder reads one glyph cell per patch.
 const (

@@ -1,5 +1,5 @@
 // Package prefs is the synthetic multi-dimension preference task of the SPO reproduction
-// (shared/papers §2.3): prompts are short letter strings, responses are 4–8 letters sampled from a
+// (toolkit/exp/spo/README.md): prompts are short letter strings, responses are 4–8 letters sampled from a
 // tiny LM, and two ground-truth rewards partly conflict:
 //
 //   - helpful(x, y) = how many distinct prompt letters the response covers (relevance);

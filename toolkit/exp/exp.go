@@ -173,6 +173,10 @@ type Experiment struct {
 	// Paper is what the paper or its authors' code sets for fields of Config (see Settings): our
 	// default follows it, or the Setting says why not.
 	Paper []Setting
+	// Doc is the experiment's README, relative to the repository root
+	// ("toolkit/exp/capo/README.md"): the paper's citation, the method in our words, and under
+	// "## Sources" the sources its settings cite by key ("[C3]" in a Setting's Ref).
+	Doc string
 	// Parts are the experiment's named parts (each its own methods and budget), in the order a whole
 	// run runs them: `paperlab <name> -part NAME` runs one (Options.Part), and Merge combines part
 	// results into the whole. Nil: the experiment is one part.

@@ -4,16 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/nb"
 )
 
-// Sources of a paper setting: the paper's text, the authors' code, this project's notes on the
-// paper (../shared/papers/README.md, an abstract, a talk), or a PaperLab choice where the paper
-// gives none.
+// Sources of a paper setting: the paper's text, the authors' code (or the framework defaults it
+// trains with), a secondary note on the paper (a paper-note site quoting it, the abstract), or a
+// PaperLab choice where none gives a value. The experiment's README lists each source by key.
 const (
 	SourcePaper = "paper"
 	SourceCode  = "code"
@@ -26,7 +29,8 @@ const (
 // Paper is the value, compared with ours as JSON (numbers within 1e-9 relative; a Range for an
 // interval the paper reports as robust or sweeps). Why is required whenever our default differs:
 // the reason (scale, hardware, a named ablation) — a test fails when a setting that differs has
-// none. Ref points at the source (a section, a file).
+// none. Ref points at the source: a key the experiment's README lists under "## Sources" ("[C3]"),
+// then where in it (a section, a file).
 type Setting struct {
 	Field  string
 	Paper  any
@@ -244,6 +248,9 @@ func ShowSettings(name string) error {
 		return err
 	}
 	head := fmt.Sprintf("**Settings against the paper** (%s scale; `paperlab settings %s` lists every field, `-json` for machines). Deviations first; each says why.", scale, name)
+	if e.Doc != "" {
+		head += fmt.Sprintf(" Each ref cites a source by key ([C3]) from `%s`, section Sources.", e.Doc)
+	}
 	h, r := SettingsTable(rows, false)
 	if len(r) == 0 {
 		head = fmt.Sprintf("**Settings against the paper**: none recorded for %s (the paper gives no settings this experiment follows).", name)
@@ -335,4 +342,58 @@ func ReplaceDeviations(readme, block string) (string, error) {
 		return "", fmt.Errorf("README.md has no deviations block (%q … %q)", DeviationsBegin, DeviationsEnd)
 	}
 	return readme[:i] + block + readme[j+len(DeviationsEnd):], nil
+}
+
+// SourceKeys are the keys an experiment README defines under its "## Sources" heading: each source
+// is a list item that starts with "- **[KEY]**" (e.g. "- **[C3]** a paper note, secondary: URL").
+func SourceKeys(readme string) []string {
+	var keys []string
+	in := false
+	for _, line := range strings.Split(readme, "\n") {
+		if strings.HasPrefix(line, "## ") {
+			in = strings.TrimSpace(line) == "## Sources"
+			continue
+		}
+		if !in || !strings.HasPrefix(line, "- **[") {
+			continue
+		}
+		rest := line[len("- **["):]
+		if i := strings.Index(rest, "]**"); i > 0 {
+			keys = append(keys, rest[:i])
+		}
+	}
+	return keys
+}
+
+// CheckSources checks that every setting e takes from the paper, its authors' code or a note on it
+// cites, in its Ref, a source its README (e.Doc, read under root) lists under "## Sources" by key,
+// so a reader of `paperlab settings` can follow every source inside the repository.
+func CheckSources(e Experiment, root string) error {
+	if len(e.Paper) == 0 {
+		return nil
+	}
+	if e.Doc == "" {
+		return fmt.Errorf("experiment %s has paper settings but no Doc (its README with the sources they cite)", e.Name)
+	}
+	b, err := os.ReadFile(filepath.Join(root, e.Doc))
+	if err != nil {
+		return fmt.Errorf("experiment %s: its Doc: %w", e.Name, err)
+	}
+	keys := SourceKeys(string(b))
+	if len(keys) == 0 {
+		return fmt.Errorf("experiment %s: %s lists no sources (want \"- **[KEY]** …\" items under \"## Sources\")", e.Name, e.Doc)
+	}
+	var errs []string
+	for _, s := range e.Paper {
+		if s.Source == SourceOurs {
+			continue
+		}
+		if !slices.ContainsFunc(keys, func(k string) bool { return strings.Contains(s.Ref, "["+k+"]") }) {
+			errs = append(errs, fmt.Sprintf("%s: ref %q cites none of %s's sources %v", s.Field, s.Ref, e.Doc, keys))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("experiment %s sources: %s", e.Name, strings.Join(errs, "; "))
+	}
+	return nil
 }

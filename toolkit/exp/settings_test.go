@@ -1,6 +1,9 @@
 package exp
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,5 +57,40 @@ func TestSettingsFlagAPaperValueTheDefaultDoesNotFollow(t *testing.T) {
 	dev, err := Deviations(ok)
 	if err != nil || !strings.Contains(dev, "1 of 3") || !strings.Contains(dev, "RL.Tau") {
 		t.Errorf("deviations line %q (%v)", dev, err)
+	}
+}
+
+// A setting whose Ref cites no key of its README's "## Sources" list fails, naming the field; one
+// that cites a listed key passes; a README without a Sources list fails.
+func TestCheckSources(t *testing.T) {
+	root := t.TempDir()
+	readme := "# X\n\n## Sources\n- **[X1]** the paper, arXiv 0000.00000\n- **[X2]** a note, secondary: https://example.org\n\n## Other\n- **[X3]** not a source\n"
+	if err := os.WriteFile(filepath.Join(root, "README.md"), []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := SourceKeys(readme); !slices.Equal(got, []string{"X1", "X2"}) {
+		t.Fatalf("keys %v", got)
+	}
+	e := Experiment{Name: "x", Doc: "README.md", Paper: []Setting{
+		{Field: "A", Source: SourceNote, Ref: "[X2] setup: lr 1e-6"},
+		{Field: "B", Source: SourceOurs},
+	}}
+	if err := CheckSources(e, root); err != nil {
+		t.Fatal(err)
+	}
+	e.Paper = append(e.Paper, Setting{Field: "C", Source: SourceCode, Ref: "[X3] config.yaml"})
+	if err := CheckSources(e, root); err == nil || !strings.Contains(err.Error(), "C: ref") {
+		t.Fatalf("a ref citing an unlisted key passed: %v", err)
+	}
+	e.Doc = ""
+	if err := CheckSources(e, root); err == nil {
+		t.Fatal("paper settings without a Doc passed")
+	}
+	if err := os.WriteFile(filepath.Join(root, "README.md"), []byte("# X\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Doc = "README.md"
+	if err := CheckSources(e, root); err == nil {
+		t.Fatal("a README without sources passed")
 	}
 }

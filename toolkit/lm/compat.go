@@ -5,7 +5,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 )
 
-// Engine workarounds, in one place (see shared/engines.md). Every engine runs the same portable graph
+// Engine workarounds, in one place (environment.md lists the engine facts behind them). Every engine runs the same portable graph
 // — ONNX Runtime, the pure-Go engine and XLA compute the same numbers up to float rounding — so the
 // graph code above calls these functions instead of the ops some engine lacks:
 //

@@ -1,6 +1,6 @@
 // Package pref is preference optimisation for the tiny LM: the DPO sigmoid loss with the reference
 // model's log-probabilities computed once and cached, TRL's metric names, and the SPO loss
-// (shared/papers §2.2), which is DPO with a per-pair offset built from the implicit rewards of
+// (our reconstruction, toolkit/exp/spo/README.md), which is DPO with a per-pair offset built from the implicit rewards of
 // earlier rounds. One round of DPO or SPO is TrainPairs; a sequential run is a loop over dimensions.
 package pref
 

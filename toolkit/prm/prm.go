@@ -1,4 +1,4 @@
-// Package prm is a process reward model for the tiny LM (CoS, shared/papers §3): the transformer
+// Package prm is a process reward model for the tiny LM (CoS, toolkit/exp/cos/README.md): the transformer
 // trunk with a 2-way head read at step-tag positions (p(good) by softmax), trained with binary cross
 // entropy on hard or soft step labels; Monte-Carlo step labels from a policy's completions
 // (Math-Shepherd); trace scores that weigh steps against the answer; and inference-time search with a

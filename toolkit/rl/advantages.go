@@ -30,7 +30,7 @@ type AdvParams struct {
 	// (rescaled so the group's total |advantage| equals GRPO's on the same rewards: CAPO then only
 	// redistributes GRPO's step within the group by the pair ranking, which isolates the shape of the
 	// surrogate but inherits GRPO's per-group std amplification of rare outcomes). [UNVERIFIED]
-	// which normalisation the paper uses (shared/papers §1.2). The default is "group": a constant
+	// which normalisation the paper uses (toolkit/exp/capo/README.md). The default is "group": a constant
 	// factor, which Adam's scale invariance makes equivalent to the paper's plain sums.
 	CAPONorm string `json:"capo_norm"`
 }

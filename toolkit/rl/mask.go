@@ -38,7 +38,7 @@ func NoiseMask(correct []bool, refPPL []float64, th MaskThresholds) []float64 {
 //     *correct* ones (a wrong answer more confident than most right ones is near-correct). This
 //     matches the paper's values being far apart (2.5 ≫ 1.05).
 //   - rule "same": High = the qHigh quantile on correct samples, Low = the qLow quantile on incorrect
-//     ones (the assumption written in shared/papers §1.5).
+//     ones (our assumption: the paper derives 2.5 and 1.05 from its reference model's PPL quantiles).
 func ThresholdsFromQuantiles(rule string, correct []bool, ppl []float64, qHigh, qLow float64) (MaskThresholds, error) {
 	var pc, pi []float64
 	for i, c := range correct {

@@ -1,4 +1,4 @@
-// Package foundation is the foundation-agents demonstration's loop (shared/papers §5; Liu, Lou, Jiao,
+// Package foundation is the foundation-agents demonstration's loop (toolkit/exp/agents/README.md; Liu, Lou, Jiao,
 // Zhang, ICML 2024 — a position paper without experiments): trajectories of the grid-world task
 // family (toolkit/agents/gridworld) as decision-transformer streams (toolkit/agents/dt), evaluation
 // of any policy on tasks and embodiments, few-shot fine-tuning and online fine-tuning. Each is a

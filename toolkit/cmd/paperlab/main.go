@@ -300,7 +300,10 @@ func settings(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "settings of %s at %s scale against the paper (source: paper | code | note | ours)\ndeviations at default scale: %s\n", e.Name, sc, dev)
+	fmt.Fprintf(w, "settings of %s at %s scale against the paper (source: paper | code | note = a secondary note | ours)\ndeviations at default scale: %s\n", e.Name, sc, dev)
+	if e.Doc != "" {
+		fmt.Fprintf(w, "sources ([KEY] in each ref): %s#sources\n", e.Doc)
+	}
 	fmt.Fprint(w, nb.TableText(exp.SettingsTable(rows, *all)))
 	if len(e.Sweeps) > 0 {
 		fmt.Fprintln(w, "sweeps (the settings each method family was run at):")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
 // Every experiment's paper settings name real fields, use a known source, and say why wherever the
@@ -50,6 +51,20 @@ func TestCommittedResultsJudge(t *testing.T) {
 			if len(c.Untestable) > 0 && c.Verdict() != exp.Untestable {
 				t.Errorf("%s: %q fails %v but reads %q", e.Name, c.Text, c.Untestable, c.Verdict())
 			}
+		}
+	}
+}
+
+// Every setting taken from a paper, its code or a note cites a source its experiment's README lists,
+// and that README exists in the repository.
+func TestSettingsCiteTheirREADME(t *testing.T) {
+	root, err := repo.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range exp.List() {
+		if err := exp.CheckSources(e, root); err != nil {
+			t.Error(err)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/nn"
 )
 
-// Mixed is a DOP-style linearly decomposed critic (shared/papers §4.2):
+// Mixed is a DOP-style linearly decomposed critic (TAPE's stochastic tree, built on DOP; toolkit/exp/tape/README.md):
 //
 //	Q_tot(s, a) = Σ_j k_j(s)·Q_j(s, a_j) + b(s)
 //

@@ -1,4 +1,4 @@
-// Package e3t trains Overcooked cooks for zero-shot coordination (shared/papers §7): PPO self-play
+// Package e3t trains Overcooked cooks for zero-shot coordination (toolkit/exp/e3t/README.md): PPO self-play
 // (SP, the first stage of the FCP baseline in toolkit/marl/fcp) and E3T — the ego plays with
 // a partner that mixes ε·uniform with a slowly copied version of the ego, only the ego is trained,
 // and an optional partner model predicts the partner's next action from the last K (observation,

@@ -122,7 +122,7 @@ var (
 
 func penalty(k float64) []float64 { return []float64{10, 0, k, 0, 2, 0, k, 0, 10} }
 
-// Coordination is the N-agent, 3-action coordination game of shared/papers §4.5 (N=5 there): +10
+// Coordination is the N-agent, 3-action coordination game of the TAPE reproduction (N=5 there; toolkit/exp/tape/README.md): +10
 // when at least N−1 agents play action 0, −5 when 1 to N−2 do (miscoordination), +2 when none does
 // (a safe local optimum).
 func Coordination(n int) []float64 {

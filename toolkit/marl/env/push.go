@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Push is the cooperative push game of M3APG's tiny reproduction (shared/papers §6.3): N agents
+// Push is the cooperative push game of M3APG's tiny reproduction (toolkit/exp/m3apg/README.md): N agents
 // push one shared object on a W×H grid toward a fixed goal cell. Each agent picks a direction
 // (PushActions: north, south, west, east); the object moves by the vector sum of the pushes,
 // clipped to MaxMove cells per axis and to the grid. Many joint actions are equivalent in effect —

@@ -1,5 +1,5 @@
 // Package fcp is Fictitious Co-Play (Strouse et al., NeurIPS 2021), the two-stage population
-// baseline of the E3T paper (shared/papers §7): first a population of self-play agents, each kept
+// baseline of the E3T paper (toolkit/exp/e3t/README.md): first a population of self-play agents, each kept
 // at several points of its training so that partners of every skill are in it (the initial
 // weights too); then a best response trained by PPO with partners drawn from that frozen
 // population. The population is data — overcooked.Agent values handed to Train, however they were

@@ -1,4 +1,4 @@
-// Package m3apg is M3APG (shared/papers §6): a Central-Q critic over a learned embedding of the
+// Package m3apg is M3APG (toolkit/exp/m3apg/README.md): a Central-Q critic over a learned embedding of the
 // joint action, the embedding trained to carry information about the state transition (a
 // forward-model loss, the variational bound of the mutual-information term). critic.go is the critic
 // of the three variants the issue compares — central-q (one-hot joint action), m3apg (embedding +

@@ -11,7 +11,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
-// DetConfig configures deterministic TAPE (shared/papers §4.3, the PAC / OW-QMIX tree of TAPE's code)
+// DetConfig configures deterministic TAPE (the PAC / OW-QMIX tree of TAPE's code; toolkit/exp/tape/README.md)
 // on a matrix game, tabular: per-agent utilities Q_j(a_j) mixed by a monotonic QMIX mixer, softmax
 // policies, and agent i's coalition loss Mix(A_i1·u_1, …, A_in·u_n) with
 // u_j = Σ_a π_j(a)·(α·log π_j(a) − Q_j(a)).

@@ -1,4 +1,4 @@
-// Package tape is TAPE — agent-topology policy gradient (shared/papers §4) — on PaperLab's
+// Package tape is TAPE — agent-topology policy gradient (toolkit/exp/tape/README.md) — on PaperLab's
 // multi-agent core: matrix.go trains tabular softmax policies on one-step matrix games (§4.5a, the
 // whole loop in one function), lbf.go trains neural actors with a DOP-style mixed critic on
 // Level-Based Foraging (§4.5b).

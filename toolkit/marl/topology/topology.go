@@ -1,4 +1,4 @@
-// Package topology samples agent topologies for TAPE (shared/papers §4): an adjacency matrix A over
+// Package topology samples agent topologies for TAPE (toolkit/exp/tape/README.md): an adjacency matrix A over
 // N agents with A_ii = 1, where agent i's coalition is {j : A_ij = 1}. A = I gives individual
 // critics (DOP), A = 11ᵀ the centralized critic.
 package topology

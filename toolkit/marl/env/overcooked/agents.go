@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 )
 
-// Scripted agents: the held-out "human proxies" of the E3T experiment (shared/papers §7.3), which no
+// Scripted agents: the held-out "human proxies" of the E3T experiment (toolkit/exp/e3t/README.md), which no
 // method trains with. Each picks an action for player i from the full game state.
 
 // Scripted is a rule-based cook.

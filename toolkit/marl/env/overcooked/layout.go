@@ -47,7 +47,7 @@ type Layout struct {
 	terrain []float32
 }
 
-// Layouts are the five classic kitchens (old names in brackets in shared/papers §7.2).
+// Layouts are the five classic kitchens (overcooked_ai's names; LayoutAliases maps the older HARL names).
 var Layouts = map[string]string{
 	"cramped_room": `XXPXX
 O  2O
