@@ -47,8 +47,12 @@ func PrivatePaths(line string) []string { return privatePath.FindAllString(line,
 func Lines(file, text string, match func(string) []string, what string) []Finding {
 	var out []Finding
 	for i, line := range strings.Split(text, "\n") {
+		seen := map[string]bool{} // a long line (a notebook output) repeats its hits: each once
 		for _, m := range match(line) {
-			out = append(out, Finding{file, i + 1, fmt.Sprintf("%s %q", what, m)})
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, Finding{file, i + 1, fmt.Sprintf("%s %q", what, m)})
+			}
 		}
 	}
 	return out

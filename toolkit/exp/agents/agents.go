@@ -1,4 +1,4 @@
-// Package agents is experiment "agents": the foundation-agents thesis (shared/papers §5; Liu, Lou,
+// Package agents is experiment "agents": the foundation-agents thesis (README.md; Liu, Lou,
 // Jiao, Zhang, ICML 2024 — a position paper without experiments) at work on a 2-core CPU, a
 // demonstration consistent with the paper, not a result from it. A decision transformer
 // (toolkit/agents/dt) is pretrained to early stopping on mixed offline expert trajectories (noisy,
@@ -55,8 +55,8 @@ type Config struct {
 	PerTask   int       `json:"per_task"`
 	Noises    []float64 `json:"noises"`
 	Diversity int       `json:"diversity"`
-	// DiversitySweep are the numbers of task types of the diversity sweep. Since issue 39 (SweepWorlds
-	// > 0) every one pretrains on the same total of SweepWorlds worlds (both embodiments each),
+	// DiversitySweep are the numbers of task types of the diversity sweep. Since the protocol of 2026-12-04
+	// (SweepWorlds > 0) every one pretrains on the same total of SweepWorlds worlds (both embodiments each),
 	// SweepWorlds/d per type, at most SweepSteps steps with the main pretraining's early stopping,
 	// on a systematic subset of the types (sweepTypes: consecutive types from a start that moves
 	// with the seed, so every type is used equally often over seeds) — the same data and steps for
@@ -69,7 +69,7 @@ type Config struct {
 	// early (dt.TrainToBest) once the validation loss has not improved for PretrainPatience
 	// measurements, one every PretrainEvalEvery steps, and keeps the best weights; the validation
 	// split is the last ⌈ValShare·PerTask⌉ worlds of every task type (both embodiments), never
-	// trained on (ValShare 0: no split, the protocol before issue 39). PretrainDecay decays the
+	// trained on (ValShare 0: no split, the protocol before 2026-12-04). PretrainDecay decays the
 	// rate along a cosine to 0 over PretrainSteps. PromptProb is the share of pretraining streams
 	// with a demonstration in context; NoColourProb the share of those whose prefix says
 	// foundation.NoColour instead of the task's colour (the demonstration is then the only thing
@@ -88,7 +88,7 @@ type Config struct {
 	// ⌈AdaptValShare·k⌉ demonstrations of each task, trained on the others; the rate with the lowest
 	// validation loss is kept. BCHidden and BCSteps are the MLP baselines (all k demonstrations);
 	// BCPretrainSteps the MLP's pretraining on the decision transformer's pretraining streams
-	// (bc-pretrained). Before issue 39 (AdaptEvalEvery 0): AdaptSteps fixed steps at Agent.LR on
+	// (bc-pretrained). Before 2026-12-04 (AdaptEvalEvery 0): AdaptSteps fixed steps at Agent.LR on
 	// all k, fine-tuning and scratch alike, and no bc-pretrained.
 	Shots           []int     `json:"shots"`
 	AdaptSteps      int       `json:"adapt_steps"`
@@ -113,7 +113,7 @@ type Config struct {
 
 // ConfigFor returns the configuration at a scale.
 //
-// Issue 39's protocol (PaperLab's choices; probes on seed 1, one core): with the committed run's
+// The protocol of 2026-12-04 (PaperLab's choices; probes on seed 1, one core): with the committed run's
 // 100 episodes per type the validation accuracy peaked by step 900 and then fell as the model
 // memorised its data; 1000 per type, batch 32 and one token per step (dt.StreamSteps: 2.4× faster
 // a step than the paper's triples at the same accuracy per step) train to a plateau in 6000 steps,
@@ -481,7 +481,7 @@ func (r *run) heldOutConfig() foundation.EvalConfig {
 	return foundation.EvalConfig{Episodes: r.cfg.EvalEpisodes, Seed: r.seed*1_000_000 + 900_000, Greedy: true, TargetRTG: r.cfg.TargetRTG}
 }
 
-// rooms records the room checks' measurements (issue 39) on the pretrained run: the reference
+// rooms records the room checks' measurements (since 2026-12-04) on the pretrained run: the reference
 // policies (gw.References) on the very worlds the agent is evaluated on, in distribution (its
 // pretraining types) and held out — ref/<name>/{indist,heldout}/… —, the pretrained agent's own
 // outcomes in distribution by ending, embodiment and task type (indist/…; held out: heldout/…,
@@ -853,5 +853,6 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
+		Doc:         "toolkit/exp/agents/README.md",
 	})
 }

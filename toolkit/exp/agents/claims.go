@@ -11,7 +11,7 @@ import (
 
 var nanV = math.NaN()
 
-// Claims checks the demonstration's claims per seed with paired intervals (issue 39): the
+// Claims checks the demonstration's claims per seed with paired intervals: the
 // pretrained agent above every baseline at every k (the transformer from scratch and the MLP from
 // scratch at k > 0; the MLP pretrained on the same data at every k, zero-shot included); fine-tuning
 // on k demonstrations and online fine-tuning above the zero-shot prior; online fine-tuning from the

@@ -39,7 +39,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			adaptPanels = append(adaptPanels, plot.Panel{Title: fmt.Sprintf("k = %d (validation: the last %d of each task's k)", k, valWorlds(cfg.AdaptValShare, k)), Series: s})
 		}
 	}
-	if len(adaptPanels) > 0 { // since issue 39
+	if len(adaptPanels) > 0 { // results since 2026-12-04 keep adaptation curves
 		f, err := plot.Panels("adaptation: validation action loss of fine-tuning and of training from scratch, each at the rate it chose", "optimizer steps", "cross-entropy", adaptPanels, plot.BandOpts{})
 		if err := figs.Add(f, err, "adaptation"); err != nil {
 			return nil, err
@@ -68,7 +68,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		}
 	}
 	panels := []plot.Panel{{Title: "training batches", Series: exp.CurveSeries(res, "pretrain/action_loss", []string{"pretrained"})}}
-	if runs := res.RunsOf("pretrained"); len(runs) > 0 && len(runs[0].Curves["pretrain/val_action_loss"].Y) > 0 { // since issue 39
+	if runs := res.RunsOf("pretrained"); len(runs) > 0 && len(runs[0].Curves["pretrain/val_action_loss"].Y) > 0 { // a validation split since 2026-12-04
 		panels = append(panels, plot.Panel{Title: "validation worlds (early stopping keeps the lowest)", Series: exp.CurveSeries(res, "pretrain/val_action_loss", []string{"pretrained"})})
 	}
 	f, err = plot.Panels("pretraining: the decision transformer's action loss on the mixed offline data", "optimizer steps", "cross-entropy", panels, plot.BandOpts{})
@@ -96,7 +96,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	return append(figs.Paths, paths...), nil
 }
 
-// roomFigures draws, since issue 39, the pretrained agent's success beside the reference policies on
+// roomFigures draws, for results since 2026-12-04, the pretrained agent's success beside the reference policies on
 // the same worlds (its own task types and the held-out ones) and the held-out success of the
 // prompt variants.
 func roomFigures(res *exp.Result, figs *exp.Figs) error {

@@ -10,7 +10,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
-// Thresholds of the room checks (issue 31). Each is a judgement call explained in its check's Why.
+// Thresholds of the room checks (since 2026-12-02). Each is a judgement call explained in its check's Why.
 const (
 	// PlateauFrac is the tail of the pretraining curve the settled check reads (exp.TailShare).
 	PlateauFrac = 0.2
@@ -23,9 +23,9 @@ const (
 	// accuracy must reach.
 	CeilingShare = 0.9
 	// ColourBlindSuccess is the success rate of a scripted navigator that ignores the goal colour
-	// (breadth-first search to a random goal) measured by the audit of 2026-12-02 on 200 worlds per
-	// task and embodiment (shared/papers §5, "Audit 2026-12-02"; BFS to the nearest goal 0.36,
-	// uniform random 0.05). It is not recomputed here: the stored result holds no such baseline.
+	// (breadth-first search to a random goal) measured by PaperLab's audit of 2026-12-02 on 200
+	// worlds per task and embodiment (BFS to the nearest goal 0.36, uniform random 0.05). It is read
+	// only for results older than 2026-12-04, which hold no such baseline measured on their worlds.
 	ColourBlindSuccess = 0.41
 	// MaxMDE is the largest minimum detectable effect (difference in success rate) the evaluation
 	// may have.
@@ -135,7 +135,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 	_ = json.Unmarshal(res.Config, &cfg)
 	episodes := cfg.EvalEpisodes * len(gw.HeldOut()) * len(embodiments)
 	mde := MDE(episodes, len(res.Seeds), 0.5, MDEPower)
-	// Since issue 39 pretraining has a validation split: the checks read its accuracy.
+	// Since 2026-12-04 pretraining has a validation split: the checks read its accuracy.
 	accKey, valSplit := "pretrain/action_accuracy", false
 	if _, ok := res.Final("pretrained", "pretrain_val_accuracy", firstSeed(res)); ok {
 		accKey, valSplit = "pretrain/val_action_accuracy", true
@@ -152,10 +152,10 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		res.CheckRoom(accCeilingName, exp.AtLeast(CeilingShare),
 			fmt.Sprintf("Final pretraining action accuracy over the noise ceiling of the data: the expert acts at random with probability p (noises %v, cycled over episodes), "+
 				"so a perfect imitator matches a recorded action with probability 1 − p + p/A (A = 4 walker, 8 diagonal actions), averaged over the pretraining data's steps "+
-				"(recorded as pretrain_noise_ceiling; regenerated from the config and the recorded task types for older results, ≈ 0.745). Measured since issue 39 on the validation "+
+				"(recorded as pretrain_noise_ceiling; regenerated from the config and the recorded task types for older results, ≈ 0.745). Measured since 2026-12-04 on the validation "+
 				"split's worlds (the weights kept; on its streams whose prefix names the colour, pretrain_val_accuracy_colour — the ceiling assumes the task is known, "+
 				"and the streams whose demonstration alone names it are measured apart, pretrain_val_accuracy_nocolour), before it on the training batches (the last point of pretrain/action_accuracy, which a model that memorises its data can push past the ceiling). It must reach ≥ %g of it. "+
-				"[UNVERIFIED] PaperLab's choice: before issue 39 the diagonal's 5×5 view hid part of what its expert saw, so that run's reachable ceiling is lower than this one.", cfg.Noises, CeilingShare),
+				"[UNVERIFIED] PaperLab's choice: before 2026-12-04 the diagonal's 5×5 view hid part of what its expert saw, so that run's reachable ceiling is lower than this one.", cfg.Noises, CeilingShare),
 			"no pretrain/action_accuracy curve or pretraining types", func(seed uint64) (float64, bool) {
 				ceil, ok := ceilingOf(res, cfg, seed)
 				if valSplit { // the validation accuracy of the weights kept, on the streams that name the colour where they are told apart
@@ -215,7 +215,7 @@ func movedChecks(res *exp.Result, cfg Config) []exp.RoomCheck {
 // colourCheck is the check that the pretrained agent beats a colour-blind navigator on fresh worlds
 // of its own task types, read on the lower end of the 95 % interval of the paired per-seed
 // differences (exp.RoomAchieves): measured on the same worlds (ref/colour-blind/indist/success,
-// issue 39) where the result has it, against the audit's constant on older results.
+// recorded since 2026-12-04) where the result has it, against the audit's constant on older results.
 func colourCheck(res *exp.Result) exp.RoomCheck {
 	ref := "ref/" + gw.RefColourBlind + "/indist/success"
 	if _, ok := res.Final("pretrained", ref, firstSeed(res)); ok {
@@ -233,7 +233,7 @@ func colourCheck(res *exp.Result) exp.RoomCheck {
 	return res.CheckAchieves(colourName, exp.Positive,
 		fmt.Sprintf("An agent that transfers task knowledge must first use it where it was trained: its success on fresh worlds of its own pretraining types (pretrain_success) "+
 			"minus the %.2f of a scripted BFS to a random goal that ignores the colour (audit 2026-12-02, 200 worlds per task and embodiment; a documented constant: "+
-			"this stored result predates issue 39's references on the same worlds): the LOWER end of its 95 %% t-interval over seeds must be above 0. "+
+			"this stored result predates the references on the same worlds, recorded since 2026-12-04): the LOWER end of its 95 %% t-interval over seeds must be above 0. "+
 			"Below it the pretrained agent has not learned the task token, and adapting it says nothing about pretraining.", ColourBlindSuccess),
 		"no pretrain_success", func(seed uint64) (float64, bool) {
 			a, ok := res.Final("pretrained", "pretrain_success", seed)

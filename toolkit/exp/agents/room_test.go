@@ -226,7 +226,7 @@ func TestRoomNoiseCeiling(t *testing.T) {
 		ceils = append(ceils, c)
 	}
 	r := exptest.RoomCheck(t, exptest.Judge(t, e, res).Room, accCeilingName)
-	for i, s := range r.Seeds { // since issue 39: the validation accuracy on streams that name the colour
+	for i, s := range r.Seeds { // since 2026-12-04: the validation accuracy on streams that name the colour
 		acc, _ := res.Final("pretrained", "pretrain_val_accuracy_colour", s)
 		if want := acc / ceils[i]; math.Abs(r.PerSeed[i]-want) > 1e-12 {
 			t.Errorf("seed %d: %v, want %v", s, r.PerSeed[i], want)

@@ -2,10 +2,10 @@ package agents
 
 import "github.com/paperlab/paperlab/toolkit/exp"
 
-// PaperSettings is empty on purpose: the foundation-agents paper (Liu, Lou, Jiao, Zhang, ICML 2024)
-// is a position paper with no experiments and no code (shared/papers §5), so no source states a
-// value for any field of Config. The numbers in §5.2 (~8 grid-world task types, 5–20
-// demonstrations) are this project's plan for an illustrative demonstration, not the paper's
-// settings, and are not recorded as such. Settings of a fuller protocol, should one be adopted,
-// are issue 39.
+// PaperSettings is empty on purpose: the foundation-agents paper (Liu, Lou, Jiao, Zhang, ICML 2024;
+// sources in README.md, section Sources) is a position paper with no experiments and no code, so no
+// source states a value for any field of Config. The grid-world task types, the number of
+// demonstrations (5–20) and every other value are PaperLab's design for an illustrative
+// demonstration, not the paper's settings, and are not recorded as such. A fuller protocol that
+// took values from a source would list them here, each citing a key of that README.
 var PaperSettings []exp.Setting

@@ -1,4 +1,5 @@
-// Package capo is experiment "capo": CAPO against GRPO on the tiny LM (shared/papers §1).
+// Package capo is experiment "capo": CAPO against GRPO on the tiny LM (the paper, its sources and
+// our deviations: toolkit/exp/capo/README.md).
 //
 // Per seed: SFT warm start on the arithmetic task (30% of prompts hide an operand, so their answer
 // can only be guessed — skewed towards one modal value by default), mask thresholds from the SFT
@@ -66,7 +67,7 @@ type Config struct {
 	Model lm.Config    `json:"model"`
 	Data  arith.Config `json:"data"`
 	// SFT warm start: SFTSize demonstrations in which each step slips to a wrong value with
-	// probability SFTNoise (noisy demonstrations make the warm start uncertain where it errs, §1.5).
+	// probability SFTNoise (noisy demonstrations make the warm start uncertain where it errs).
 	SFTSize  int          `json:"sft_size"`
 	SFTNoise float64      `json:"sft_noise"`
 	SFT      lm.SFTConfig `json:"sft"`
@@ -89,13 +90,15 @@ type Config struct {
 
 // ConfigFor returns the configuration at a scale.
 //
-// The task (issue 14): arith.SkewedHidden — 30 % of prompts hide an operand, and the hidden operand is
-// 7 with probability 0.4, so a policy can learn the modal guess and collapse onto it confidently
-// (the uniform task, arith.Default, is the named variant "uniform": set Data to it).
+// The task (since 2026-12-01; before it the hidden operand was uniform, so no confident wrong guess
+// was possible and the warm start's AUC left GRPO little calibration to lose): arith.SkewedHidden —
+// 30 % of prompts hide an operand, and the hidden operand is 7 with probability 0.4, so a policy can
+// learn the modal guess and collapse onto it confidently (the uniform task, arith.Default, is the
+// named variant "uniform": set Data to it).
 //
-// The warm start (issue 33): SFT on demonstrations with 10 % arithmetic slips per step for 1,000
-// steps. In an 8-seed probe, 550 steps (the first runs') left the seeds mid-way through learning the
-// arithmetic — greedy accuracy 0.31–0.62, AUC 0.76–0.89, two regimes — while from 1,000 to 2,000
+// The warm start (since 2026-12-02; 550 steps before): SFT on demonstrations with 10 % arithmetic
+// slips per step for 1,000 steps. In an 8-seed probe, 550 steps (the first runs') left the seeds
+// mid-way through learning the arithmetic — greedy accuracy 0.31–0.62, AUC 0.76–0.89, two regimes — while from 1,000 to 2,000
 // steps every seed had passed that transition: AUC 0.91–0.96 whatever the length (the task's level,
 // not under-training) and greedy 0.58–0.84 (one seed of eight ahead at every length); 1,000 is the
 // shortest that does it (the sft-auc-below-ceiling room check measures the result, and the
@@ -107,7 +110,7 @@ type Config struct {
 // Adam at 1e-4 and 16 prompts a step are our scale's (see PaperSettings). CAPO's pairwise sums are
 // divided by G: a constant, which Adam's invariance to a constant gradient scale cancels (up to its
 // ε and the clip at norm 1, which acts on the scaled gradient; grad_clipped_share records how often
-// it acted). Probes for the budget (issue 33): 1,500 steps of GRPO and CAPO on seeds 1 and 6 at the
+// it acted). Probes for the budget (2026-12-02): 1,500 steps of GRPO and CAPO on seeds 1 and 6 at the
 // earlier 2 PPO epochs, and 800 steps of GRPO and CAPO at τ 0.2, 0.5 and 1.0 on seed 1 at one epoch,
 // had GRPO's held-out mean@16 accuracy level by step ~300–400 and its greedy accuracy flat from
 // the start, so 600 steps leaves the last third of the run on the plateau (the budget-* room checks
@@ -420,6 +423,7 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
+		Doc:         "toolkit/exp/capo/README.md",
 		// The default run (47 RL runs of 600 steps) needs both cores of a 2-core machine for its
 		// hour: one ONNX Runtime process keeps one core busy (BENCHMARKS.md, bench/parallel.sh).
 		Jobs: 2,

@@ -12,8 +12,8 @@ import (
 // Room-check thresholds (see Room for the reasoning behind each; the Why of each check repeats it).
 const (
 	// SFTAUCCeiling: the SFT warm start's AUC (mean over seeds) must lie below it for CAPO to have
-	// calibration left to win. [UNVERIFIED] PaperLab's choice, made with data (issue 33's SFT probe,
-	// 8 seeds): from 1,000 to 2,000 SFT steps the warm start's AUC stays at 0.91–0.96 while its
+	// calibration left to win. [UNVERIFIED] PaperLab's choice, made with data (the 8-seed SFT probe of
+	// 2026-12-02, SFT lengths 550–2,000 steps): from 1,000 to 2,000 SFT steps the warm start's AUC stays at 0.91–0.96 while its
 	// greedy accuracy keeps rising — the level is the task's (a slip is a low-probability token), not
 	// under-training — and a warm start below 0.9 exists only mid-way through the learning transition
 	// (550 steps: AUC 0.76–0.89, greedy 0.31–0.62 across seeds), where the seeds split into regimes.
@@ -55,7 +55,7 @@ const (
 	// ablation is GRPO. [UNVERIFIED] PaperLab's choice.
 	MinMaskDrop = 0.05
 	// MinAblationSeeds: the fewest seeds an ablation (run on the first seeds only) must share with
-	// capo and grpo (issue 33: ≥ 5 for the ablations).
+	// capo and grpo: ≥ 5, so that their paired 95 % t-intervals use t = 2.8 rather than 4.3 at 3.
 	MinAblationSeeds = 5
 	// MinPairedSeeds: the fewest paired seeds a matched-operating-point claim needs measured (both
 	// paths crossing the common point): with 2 the 95 % t-interval uses t = 12.7 and spans any
@@ -122,7 +122,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 	gain := func(k string) exp.PerSeed { return res.Diff("grpo", k, "sft", k) }
 	room := []exp.RoomCheck{
 		res.CheckRoom(roomSFTCeiling, exp.Test{Op: exp.Below, X: SFTAUCCeiling},
-			fmt.Sprintf("CAPO's AUC must be able to rise above the warm start's for 'CAPO's AUC holds or rises' to mean anything. Chosen with data (issue 33's SFT probe, 8 seeds): from 1,000 to 2,000 SFT steps the warm start's AUC stays at 0.91–0.96 while its greedy accuracy keeps rising, so the level is the task's (a slip is a low-probability token), not under-training; "+
+			fmt.Sprintf("CAPO's AUC must be able to rise above the warm start's for 'CAPO's AUC holds or rises' to mean anything. Chosen with data (an 8-seed probe of SFT lengths 550–2,000 steps, 2026-12-02): from 1,000 to 2,000 SFT steps the warm start's AUC stays at 0.91–0.96 while its greedy accuracy keeps rising, so the level is the task's (a slip is a low-probability token), not under-training; "+
 				"a warm start below 0.9 exists only mid-way through the learning transition (550 steps), where the seeds split into regimes. Below %g leaves ≥ 0.05 of AUC to rise and ≥ 0.45 for GRPO to lose. [UNVERIFIED] PaperLab's choice", SFTAUCCeiling),
 			"no final auc for sft", finalOf("sft", "auc")),
 		res.CheckRoom(roomSFTFloor, exp.Test{Op: exp.Above, X: SFTAUCFloor},
@@ -159,7 +159,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			fmt.Sprintf("no %s curve for %s", accCurve, m), res.TailChangeOf(m, accCurve, TailFrac)))
 	}
 	room = append(room,
-		res.CheckSettled(roomBudgetGreed, MaxTailChange, budgetWhy("grpo", "greedy accuracy ("+greedyCurve+"; issue 33: RL until GRPO's greedy accuracy is flat)"),
+		res.CheckSettled(roomBudgetGreed, MaxTailChange, budgetWhy("grpo", "greedy accuracy ("+greedyCurve+"; the protocol runs RL until GRPO's greedy accuracy is flat)"),
 			fmt.Sprintf("no %s curve for grpo", greedyCurve), res.TailChangeOf("grpo", greedyCurve, TailFrac)),
 		res.CheckRoom(roomMaskDrops, exp.AtLeast(MinMaskDrop),
 			fmt.Sprintf("share of GRPO + mask's rollout samples the mask drops (1 − mask_kept), mean over seeds: 'the mask alone does not improve AUC' tests nothing when the run is GRPO. The thresholds follow the 'cross' rule: a right answer is dropped when its reference PPL lies above the 0.75 quantile of the SFT model's PPL on its wrong answers, a wrong answer when its PPL lies below the 0.25 quantile on its right answers — the overlap of the two distributions' tails, "+
@@ -210,7 +210,7 @@ func ablationSeeds(res *exp.Result) exp.RoomCheck {
 		n = math.Min(n, float64(k))
 	}
 	return exp.Room(roomAblSeeds, n, exp.AtLeast(MinAblationSeeds),
-		fmt.Sprintf("the fewest seeds on which an ablation (%v) ran beside capo and grpo: its claims are paired per seed; issue 33 asks ≥ %d (with 3 the 95 %% t-interval uses t = 4.3, with 5 t = 2.8)", ablations, MinAblationSeeds))
+		fmt.Sprintf("the fewest seeds on which an ablation (%v) ran beside capo and grpo: its claims are paired per seed; the protocol asks ≥ %d (with 3 the 95 %% t-interval uses t = 4.3, with 5 t = 2.8)", ablations, MinAblationSeeds))
 }
 
 func hasRun(res *exp.Result, method string, seed uint64) bool {

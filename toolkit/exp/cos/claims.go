@@ -8,7 +8,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
 
-// Claims checks the paper's claims (§3.2) per seed with paired intervals: step&answer PRM pairs beat
+// Claims checks the paper's claims per seed with paired intervals: step&answer PRM pairs beat
 // outcome pairs and answer-only PRM pairs, on whole-chain correctness and on answer accuracy (one
 // sample, mean@16, after the last round; greedy answer accuracy too); best-of-16 at step weight 0.2
 // beats the sweep's weights away from it, and each of 0 and 1; PRM best-of-N, PRM-weighted vote and
@@ -23,8 +23,9 @@ import (
 // Each claim names the room checks it needs (room.go): the step-aware comparisons need right
 // answers reached through wrong steps; greedy and one-sample gains need SFT below its ceiling;
 // rankings of the same samples need the oracle above them; PRM search above voting needs the oracle
-// above voting and a PRM that ranks steps better than the policy's own step probability (issue 35:
-// "search above majority only if the independent PRM beats the policy's own score"); step&answer
+// above voting and a PRM that ranks steps better than the policy's own step probability (a PRM that
+// knows no more about the steps than the policy cannot make search beat majority voting for the
+// paper's reason); step&answer
 // pairs against the verifier's outcome pairs need a PRM that judges answers about as well as the
 // paper's; the chain-length claims need chains whose length the problem does not fix.
 func Claims(res *exp.Result) []exp.Claim {

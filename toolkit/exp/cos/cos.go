@@ -1,17 +1,18 @@
 // Package cos is experiment "cos": chain-of-step traces, a process reward model, PRM-guided iterative
-// DPO and inference-time search on the tiny LM (shared/papers §3, CoS; a text-only stand-in for the
-// paper's VLMs).
+// DPO and inference-time search on the tiny LM (CoS: Chen et al., NeurIPS 2025; a text-only stand-in
+// for the paper's VLMs). The paper, its sources and our deviations: toolkit/exp/cos/README.md.
 //
-// The task (issue 35) leaves room for steps: the answer is the chain's last sub-result mod 4, so a
-// wrong chain often ends at the right answer (as on CoS's multiple-choice benchmarks), and the SFT
+// The task (since 2026-12-03) leaves room for steps: the answer is the chain's last sub-result
+// mod 4, so a wrong chain often ends at the right answer (as on CoS's multiple-choice benchmarks), and the SFT
 // demonstrations carry systematic carry/borrow slips beside uniform ones, errors the policy learns as
 // a rule and repeats, so a vote does not wash them out. Per seed: a policy is SFT-trained on tagged
 // traces ("7#4#9#;1#": every step closed by a tag, then the answer and a last tag); an independent
-// PRM (a trunk of its own, twice the policy's width, reading no policy features) is trained with BCE
-// on hard step labels of the policy's own traces — half by 16 Monte-Carlo rollouts from each step
-// prefix (Math-Shepherd), half by a step judge (the verifier, standing in for CoS's GPT-4o-judged
-// half); the earlier PRM (a head on the policy's trunk reading its step log-probabilities) is
-// trained on the same labels as the ablation "prm-selfconf". Then
+// PRM (a trunk of its own, of the policy's shape, pretrained on gold chains, reading no policy
+// features) is trained with BCE on step labels of the policy's own traces — half soft labels from
+// 16 Monte-Carlo rollouts from each step prefix (Math-Shepherd), half hard ones from a step judge
+// (the verifier, standing in for CoS's GPT-4o-judged half); the earlier PRM (a head on the policy's
+// trunk reading its step log-probabilities) is trained on the same labels as the ablation
+// "prm-selfconf". Then
 //
 //	dpo-outcome      3 rounds of DPO+RPO, pairs chosen by the verifier's answer check
 //	dpo-answer       … by the PRM's answer score (step weight 0)
@@ -79,7 +80,7 @@ type Config struct {
 	PRM         prm.TrainConfig `json:"prm"`
 	// SelfConf trains the ablation "prm-selfconf" on the same labels: a head on the SFT policy's trunk
 	// that also reads the policy's step log-probability and its running minimum (prm.New with
-	// readPolicy, the PRM of issues 16–34). Steps 0 skips it.
+	// readPolicy, the default PRM until 2026-12-02). Steps 0 skips it.
 	SelfConf prm.TrainConfig `json:"selfconf"`
 	// Iterative DPO (prm.Iterate): Rounds rounds; each samples DPOSamples traces of each of
 	// DPOPrompts prompts from the current policy, takes the best and the worst by the method's score
@@ -119,7 +120,7 @@ var Methods = []struct {
 // vote, width-k beam, width-1 step search, the prm-selfconf ablation's best-of-N, and pass@N.
 var SearchMethods = []string{"majority", "bon", "weighted", "beam", "step-search", "bon-selfconf", "pass"}
 
-// ExactTask is the task of issues 16–34 as a named variant of a configuration: the answer is the
+// ExactTask is the task used until 2026-12-02 as a named variant of a configuration: the answer is the
 // last sub-result itself and the SFT demonstrations slip uniformly (probability 0.2) only, so a right
 // answer almost never follows a wrong step (1.5 % of seed 1's traces) and a vote washes slips out.
 func ExactTask(c Config) Config {
@@ -139,7 +140,7 @@ func ConfigFor(s exp.Scale) Config {
 	// sub-result can never be mended by a later step. With '*' (mod 10) a later ×0 or ×5 often erases
 	// a slip, Monte-Carlo labels then call steps that lead to 0 "good", and the first PRM learned to
 	// prefer zeros: best-of-32 picked "0#0#;0#"-like traces and fell below one random sample.
-	// Answers mod 4 (issue 35): a wrong chain lands on the right answer often enough for step scores
+	// Answers mod 4 (since 2026-12-03): a wrong chain lands on the right answer often enough for step scores
 	// to matter. Mod 2 was probed first (seed 1): the policy learned a parity shortcut (answer 0.69,
 	// whole chains 0.02); mod 4 with carry slips 0.5 and uniform slips 0.1 gave one-sample answer
 	// accuracy 0.40, whole chains 0.23, and a wrong step in 41 % of right-answer traces.
@@ -1018,6 +1019,7 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
+		Doc:         "toolkit/exp/cos/README.md",
 		Jobs:        2,
 	})
 	exp.Register(exp.Experiment{
@@ -1030,6 +1032,7 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
+		Doc:         "toolkit/exp/cos/README.md",
 		Jobs:        2,
 	})
 }

@@ -10,11 +10,12 @@ import (
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
-// Thresholds of the room checks (issue 31); each check's Why says where its number comes from.
+// Thresholds of the room checks (measured preconditions of the claims); each check's Why says where
+// its number comes from.
 const (
 	// MinWrongStepShare is the share of the SFT policy's right-answer traces that must contain a
 	// wrong step for step scores to have something to catch: about one outcome-chosen trace in
-	// seven (issue 35's threshold).
+	// seven (set when the task changed on 2026-12-03).
 	MinWrongStepShare = 0.15
 	// MinAccuracyRoom is how far below 1 the SFT policy's accuracy (greedy, or one sample) must
 	// sit for a DPO variant to gain on it: 10 points, a few times the paper's 1–3-point gains.
@@ -87,7 +88,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		traceProperty(res, roomWrongStep, metricWrongStep, exp.AtLeast(MinWrongStepShare),
 			fmt.Sprintf("A step score changes which trace is chosen (a DPO pair's chosen side, a best-of-N pick) over the answer check only where the two disagree: "+
 				"a right answer reached through a wrong step — CoS's case on multiple-choice benchmarks, where a wrong chain still lands on the right option about 1 time in 4. "+
-				"Share of the SFT policy's right-answer traces (its PRM-labelled samples at T = 1) with a step the verifier rejects; needs ≥ %g (issue 35), so that about one "+
+				"Share of the SFT policy's right-answer traces (its PRM-labelled samples at T = 1) with a step the verifier rejects; needs ≥ %g, so that about one "+
 				"outcome-chosen trace in seven is one a step-aware score would replace. The task's answer (the last sub-result mod 4) is chosen so that this holds. [UNVERIFIED] PaperLab's choice.", MinWrongStepShare)+
 				perSeedNote),
 		res.CheckRoom(roomGreedy, exp.AtLeast(MinAccuracyRoom),
@@ -128,7 +129,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		res.CheckAchieves(roomPRM, exp.Positive,
 			"A PRM adds to search and to pair selection only what the policy does not already know about its own steps: the trained (independent) PRM's step AUC on the SFT "+
 				"policy's held-out traces (against the verifier's step labels) minus the AUC of the policy's own lowest step log-probability so far at each step tag. "+
-				"Needs the lower end of its 95 % interval over seeds > 0. [UNVERIFIED] PaperLab's choice (issue 35).",
+				"Needs the lower end of its 95 % interval over seeds > 0. [UNVERIFIED] PaperLab's choice.",
 			"no prm step_auc and self_step_auc", func(seed uint64) (float64, bool) {
 				a, ok1 := res.Final("prm", "step_auc", seed)
 				b, ok2 := res.Final("prm", "self_step_auc", seed)

@@ -2,49 +2,47 @@ package cos
 
 import "github.com/paperlab/paperlab/toolkit/exp"
 
-// Sources of CoS's settings as this project read them (shared/papers §3.1 and its audit).
-const (
-	refCode  = "baaivision/CoS, DPO trainer and shell configs (shared/papers §3.1)"
-	refNote  = "CoS paper notes (shared/papers §3.1)"
-	refAudit = "audit 2026-12-02 (shared/papers §3.3)"
-)
-
-// PaperSettings are CoS's values for the fields of Config that its paper notes or code state; both
-// experiments (cos and cos-vision) share them. Every difference is the tiny-LM stand-in's scale on
-// 2 CPU cores or a choice this project made where the paper's setting did not work at that scale.
-// Not represented as fields: the 8B policy and 38B PRM backbones (our Model is a 2-layer
-// transformer trained from scratch, the PRM one twice as wide), sampling at T = 1 for the DPO data
-// (hard-coded, as CoS), the BCO weight 0, the gap threshold t, and GPT-4o as the step judge (ours is
-// the verifier's exact step check; not obtained: shared/papers Appendix B item 3).
+// PaperSettings are CoS's values for the fields of Config that its authors' code or a note on the
+// paper states; both experiments (cos and cos-vision) share them. Each Ref starts with a source key
+// from toolkit/exp/cos/README.md, section Sources ([K5] is the authors' DPO shell config, [K2] the
+// paper note), then where in that source the value stands. Every difference is the tiny-LM
+// stand-in's scale on 2 CPU cores or a choice this project made where the paper's setting did not
+// work at that scale. Not represented as fields: the 8B policy and 38B PRM backbones (our Model is a
+// 2-layer transformer trained from scratch, the PRM of the same shape with weights of its own),
+// sampling at T = 1 for the DPO data (hard-coded, as CoS), the BCO weight 0, the gap threshold t
+// (not stated by any source we read: [UNVERIFIED]), and GPT-4o as the step judge (ours is the
+// verifier's exact step check).
 var PaperSettings = []exp.Setting{
-	{Field: "Rounds", Paper: 3, Source: exp.SourceNote, Ref: refNote},
-	{Field: "DPOSamples", Paper: 16, Source: exp.SourceCode, Ref: refCode + "; " + refAudit},
-	{Field: "DPOPrompts", Paper: "≈20k pairs per round (pairs, not prompts)", Source: exp.SourceNote, Ref: refNote + " (about 20k pairs per round; ~19k + 8.8k in the v3 config)",
+	{Field: "Rounds", Paper: 3, Source: exp.SourceNote, Ref: "[K2] method: 3 rounds of iterative DPO"},
+	{Field: "DPOSamples", Paper: 16, Source: exp.SourceCode, Ref: "[K10] eval_scripts/generate_dpo_data.sh: --return-seqs 16 --temperature 1.0"},
+	{Field: "DPOPrompts", Paper: "≈20k pairs per round (pairs, not prompts)", Source: exp.SourceNote,
+		Ref: "[K2] method: about 20k pairs per round; [K6] shell/data/dpo_v3.json: 19,151 + 8,789 pairs in the v3 DPO data",
 		Why: "400 prompts a round (at most 400 pairs): sampling 16 traces of each, scoring them with the PRM and three DPO variants × 3 rounds × 5 seeds fit PaperLab's 2-core CPU budget."},
-	{Field: "Ref", Paper: "sft", Source: exp.SourceCode, Ref: refCode + " (policy and reference initialised from the SFT model)"},
-	{Field: "Round.Beta", Paper: 0.1, Source: exp.SourceNote, Ref: refNote},
-	{Field: "Round.RPOAlpha", Paper: 1.0, Source: exp.SourceCode, Ref: refCode + " (rpo_alpha = 1)"},
-	{Field: "Round.Opt.LR", Paper: 5e-6, Source: exp.SourceCode, Ref: refCode,
+	{Field: "Ref", Paper: "sft", Source: exp.SourceCode, Ref: "[K7] internvl/train/internvl_chat_dpo.py: the reference model is loaded from the SFT checkpoint; [K5] the policy starts from it"},
+	{Field: "Round.Beta", Paper: 0.1, Source: exp.SourceCode, Ref: "[K5] 8b_dpo.sh sets no beta, so TRL's default applies: [K12] DPOConfig beta = 0.1; [K2] gives β = 0.1 too"},
+	{Field: "Round.RPOAlpha", Paper: 1.0, Source: exp.SourceCode, Ref: "[K5] 8b_dpo.sh: --rpo_alpha 1; [K7] trainer_dpo.py adds rpo_alpha × NLL(chosen)"},
+	{Field: "Round.Opt.LR", Paper: 5e-6, Source: exp.SourceCode, Ref: "[K5] 8b_dpo.sh: --learning_rate 5e-6",
 		Why: "2e-4 for a 2-layer policy trained from scratch (its SFT ran at 1e-3): 5e-6 is a fine-tuning rate for an 8B pretrained VLM and would hardly move this model in a round's 25 steps. [UNVERIFIED] PaperLab's choice."},
-	{Field: "Round.Opt.TotalSteps", Paper: "cosine decay over the round", Source: exp.SourceCode, Ref: refCode,
+	{Field: "Round.Opt.TotalSteps", Paper: "cosine decay over the round", Source: exp.SourceCode, Ref: "[K5] 8b_dpo.sh: --lr_scheduler_type cosine, --warmup_ratio 0.03",
 		Why: "A constant rate (TotalSteps 0) over a round's 25 steps: too few for a schedule to matter."},
-	{Field: "Round.Steps", Paper: "1 epoch of the round's pairs", Source: exp.SourceCode, Ref: refCode,
+	{Field: "Round.Steps", Paper: "1 epoch of the round's pairs", Source: exp.SourceCode, Ref: "[K5] 8b_dpo.sh: --num_train_epochs 1",
 		Why: "25 steps of 32 pairs, about two epochs of round 1's ~400 pairs; at 120 steps (ten epochs) outcome DPO overfit its pairs (seed 1 greedy 0.973 → 0.517, ConfigFor)."},
-	{Field: "MCRollouts", Paper: 16, Source: exp.SourceNote, Ref: refNote + " (Math-Shepherd, 16 completions per step prefix); " + refAudit},
-	{Field: "Labels", Paper: "hard", Source: exp.SourceCode, Ref: refAudit + " (hard good/bad step labels, BCE per tag)",
+	{Field: "MCRollouts", Paper: 16, Source: exp.SourceNote, Ref: "[K2] PRM data: Monte-Carlo labels as in Math-Shepherd, 16 completions per step prefix"},
+	{Field: "Labels", Paper: "hard", Source: exp.SourceCode, Ref: "[K8] modeling_internvl_prm.py: each tag's target is the good or the bad token (a 0/1 label), BCE per tag",
 		Why: "Soft Monte-Carlo labels (the share of the 16 rollouts that reach the answer) for the Monte-Carlo half; the judged half stays hard. On the mod-4 task a rollout from a wrong prefix reaches the right answer by luck, so \"good when any rollout does\" calls most wrong steps good. Seed-1 probe (PRM trained on 80 % of the labelled traces, scored on the other 20 % against gold step labels): hard labels gave step AUC 0.846 and answer AUC 0.665 (0.860 / 0.830 at a 3× lower rate, 0.811 / 0.660 at 3× the steps), soft labels 0.924 / 0.886, judge labels alone 0.936 / 0.853; the policy's own lowest step probability scored 0.872. Labels \"hard\" is the ablation. [UNVERIFIED] PaperLab's choice."},
-	{Field: "PRMPrompts", Paper: "≈200k labelled traces (100k Monte-Carlo + 100k GPT-4o-judged)", Source: exp.SourceNote, Ref: refNote,
-		Why: "10,000 prompts × 1 sample ≈ 10,000 labelled traces per seed (5× issue 34's 2,000 prompts), half by 16 Monte-Carlo rollouts per step: PaperLab's CPU budget."},
-	{Field: "JudgeShare", Paper: 0.5, Source: exp.SourceNote, Ref: refNote + " (≈100k Monte-Carlo-labelled + ≈100k GPT-4o-judged traces)"},
+	{Field: "PRMPrompts", Paper: "≈200k labelled traces (100k Monte-Carlo + 100k GPT-4o-judged)", Source: exp.SourceNote,
+		Ref: "[K2] PRM data: about 100k Monte-Carlo-labelled and 100k GPT-4o-judged traces; [K9] shell/data/prm-100K-train.json lists one file of 96,792 traces",
+		Why: "10,000 prompts × 1 sample ≈ 10,000 labelled traces per seed (5× the 2,000 prompts of the protocol used until 2026-12-02), half by 16 Monte-Carlo rollouts per step: PaperLab's CPU budget."},
+	{Field: "JudgeShare", Paper: 0.5, Source: exp.SourceNote, Ref: "[K2] PRM data: ≈100k Monte-Carlo-labelled + ≈100k GPT-4o-judged traces"},
 	{Field: "PRMModel.Dim", Paper: "a separate PRM larger than the policy (38B for an 8B policy)", Source: exp.SourceCode,
-		Ref: refCode + " (modeling_internvl_prm.py); " + refAudit,
-		Why: "An independent PRM with a trunk of its own and no policy features, of the policy's width (64) but pretrained on the gold chains (PRMPretrain) as CoS's PRM starts from a pretrained backbone. A first seed-1 run trained a trunk twice as wide from scratch (2,000 BCE steps, 2.8× the step time): step AUC 0.81 against 0.87 for the policy's own lowest step probability. The PRM of issues 16–34 (a head on the policy's trunk reading its step log-probabilities) is the ablation prm-selfconf, trained beside it on the same labels. [UNVERIFIED] PaperLab's choice."},
-	{Field: "PRM.Steps", Paper: "2 epochs", Source: exp.SourceNote, Ref: refNote + " (InternVL2.5-MPO-38B PRM, 2 epochs)",
+		Ref: "[K9] finetune_38b_prm.sh: the PRM fine-tunes a 38B SFT model; [K5] 8b_dpo.sh: the policy is the 8B model; [K8] modeling_internvl_prm.py: the PRM head",
+		Why: "An independent PRM with a trunk of its own and no policy features, of the policy's width (64) but pretrained on the gold chains (PRMPretrain) as CoS's PRM starts from a pretrained backbone. A first seed-1 run trained a trunk twice as wide from scratch (2,000 BCE steps, 2.8× the step time): step AUC 0.81 against 0.87 for the policy's own lowest step probability. The PRM used from 2026-12-01 to 2026-12-02 (a head on the policy's trunk reading its step log-probabilities) is the ablation prm-selfconf, trained beside it on the same labels. [UNVERIFIED] PaperLab's choice."},
+	{Field: "PRM.Steps", Paper: "2 epochs", Source: exp.SourceCode, Ref: "[K9] finetune_38b_prm.sh: --num_train_epochs 2 (lr 1e-6); [K2] also gives 2 epochs",
 		Why: "1,000 steps of 64 traces, about 6 epochs of ~10,000 traces, after next-token pretraining of its trunk: a 2-layer model needs more passes over its labels than a pretrained 38B VLM. [UNVERIFIED] PaperLab's choice."},
-	{Field: "StepWeight", Paper: 0.2, Source: exp.SourceCode, Ref: refCode + " (DPO data files an8st2: answer 0.8, steps 0.2); " + refNote},
-	{Field: "Aggregation", Paper: "mean", Source: exp.SourceNote, Ref: refNote + " (score = 0.2·mean(step scores) + 0.8·answer score)"},
-	{Field: "SearchN", Paper: "N up to 64", Source: exp.SourceNote, Ref: refNote + " (PRM beam search > 5 points above self-consistency at N = 64)",
+	{Field: "StepWeight", Paper: 0.2, Source: exp.SourceCode, Ref: "[K6] shell/data/dpo_v3.json: DPO data files v3_internvl_an8st2*.jsonl (answer 0.8, steps 0.2); [K2] trace score 0.2·step + 0.8·answer"},
+	{Field: "Aggregation", Paper: "mean", Source: exp.SourceNote, Ref: "[K2] trace score = 0.2·mean(step scores) + 0.8·answer score; [K11] score_with_prm.py records step and answer scores apart"},
+	{Field: "SearchN", Paper: "N up to 64", Source: exp.SourceNote, Ref: "[K2] inference-time scaling: PRM beam search > 5 points above self-consistency at N = 64",
 		Why: "N up to 32 on 150 questions: two step searches per N (width k and width 1) cost N × steps PRM calls each on 2 CPU cores."},
-	{Field: "BeamExpand", Paper: "not stated (search-and-learn: 4)", Source: exp.SourceNote, Ref: refNote + "; huggingface/search-and-learn beam search (beam_width 4)",
+	{Field: "BeamExpand", Paper: "not stated (search-and-learn: 4)", Source: exp.SourceNote, Ref: "[K2] inference-time scaling: step-level beam search, shape not given; [K13] src/sal/config.py: beam_width 4",
 		Why: "4 expansions per kept beam, N/4 beams (width ≥ 4 from N = 16), as search-and-learn's beam search; CoS does not state its beam's shape. [UNVERIFIED]"},
 }

@@ -16,8 +16,9 @@ import (
 // over layouts are reported beside it.
 const HeadlineLayout = "cramped_room"
 
-// Claims checks the paper's claims (§7), paired per seed, on every layout and averaged over the
-// layouts (with Config.SharedPool, issue 36: on pool_return, every method facing the same partners):
+// Claims checks the paper's claims (the abstract's, README.md's Headline claims), paired per seed, on
+// every layout and averaged over the layouts (with Config.SharedPool, the default since 2026-12-04: on
+// pool_return, every method facing the same partners):
 // E3T against SP with the held-out pool (and each kind of partner); E3T as good as FCP (a
 // non-inferiority claim with margin FCPMargin) at a fraction of FCP's environment steps; and the
 // partner model's contribution. Each claim needs the room checks (Room) of every layout in view:
@@ -86,7 +87,7 @@ func Claims(res *exp.Result) []exp.Claim {
 		vsSP, vsFCP, vsNoPM := []string{"e3t", "sp"}, []string{"e3t", "fcp"}, []string{"e3t", "e3t-nopm"}
 		// The return every method is compared on, and the held-out sets it reads.
 		key, label, sets := "heldout_return", "return", []func(string) string{fixedSetName, bcName}
-		if cfg.SharedPool { // issue 36: one pool for every method; the BC partner gated into pool_return
+		if cfg.SharedPool { // one pool for every method; the BC partner gated into pool_return
 			key, label, sets = "pool_return", "pool return", []func(string) string{learnedSetName, fixedSetName}
 		}
 		headline := func(c exp.Claim, id string) exp.Claim {

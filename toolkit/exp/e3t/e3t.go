@@ -1,12 +1,14 @@
-// Package e3t is experiment "e3t": zero-shot human-AI coordination in Overcooked (shared/papers §7).
+// Package e3t is experiment "e3t": zero-shot human-AI coordination in Overcooked (E3T, Yan et al.,
+// NeurIPS 2023; sources and protocol history in this package's README.md).
 // Methods per layout and seed: PPO self-play (sp); FCP (a best response to a population of SP
 // agents at init/early/mid/final checkpoints); E3T (the ego with an ε-mixture partner and a partner
 // model); E3T without the partner model. Every method is judged by one fixed pool of held-out
 // partners that no method trained with, in both seats (ZSC-Eval style): scripted cooks over role ×
 // noise × route preference; a behaviour-cloned partner per layout fitted to real 2019 human–human
 // games (datasets/overcooked_human); and learned agents of every family (SP, E3T, FCP) from seeds
-// outside the training seeds (3 seeds per family since issue 36), every method scored with every partner
-// (Config.SharedPool; before issue 36 each method was kept from its own family's agents).
+// outside the training seeds (3 seeds per family since 2026-12-04), every method scored with every
+// partner (Config.SharedPool; before 2026-12-04 each method was kept from its own family's agents, so
+// methods were judged by different partners).
 // The paper's claim: E3T beats SP with unseen partners and matches the population baseline at a
 // fraction of its training cost.
 package e3t
@@ -73,10 +75,10 @@ type Config struct {
 	// HeldOutSeeds train the held-out learned partners: one SP, one E3T and one FCP agent per seed
 	// (the FCP agent's population is the held-out SP agent's checkpoints).
 	HeldOutSeeds []uint64 `json:"held_out_seeds"`
-	// SharedPool (issue 36): every method is scored with every partner of the pool, its own
+	// SharedPool (the default since 2026-12-04): every method is scored with every partner of the pool, its own
 	// family's held-out agents included, and pool_return averages the scripted cooks, the learned
 	// agents and — only when it passes the BC gate (BCMargin) — the human-data BC partner. False
-	// (the runs before issue 36): each method is kept from its own family's held-out agents.
+	// (the runs before 2026-12-04): each method is kept from its own family's held-out agents.
 	SharedPool bool `json:"shared_pool,omitempty"`
 	// EvalEpisodes per partner and seat.
 	EvalEpisodes int `json:"eval_episodes"`
@@ -118,21 +120,22 @@ func BCGate(fit map[string]float64) bool {
 
 // ConfigFor returns the configuration at a scale.
 //
-// Default (issue 36): the authors' settings (marl/e3t.Authors: ε 0.7, 30 games × 400 steps per
+// Default (since 2026-12-04): the authors' settings (marl/e3t.Authors: ε 0.7, 30 games × 400 steps per
 // update, 400 updates = 4.8 M environment steps per run, PPO 8 epochs × 6 mini-batches, entropy 0.1,
 // clip 0.05, gradient-norm clip 0.1, λ 0.98, the partner model trained 8 passes per update, the
 // shaping annealed over 2.5 M steps) on cramped_room and coordination_ring — kitchens where the cooks
 // must interact (in coordination_ring they share a ring around one counter and block each other) —
 // and one shared pool: 3 held-out seeds of every learned family, the scripted cooks and the human-data BC
 // partner (gated). SP is trained on one seat's samples like E3T and FCP (matched gradient samples).
-// E3T at ε 0.25 and 0.5 (issue 36's named methods e3t-eps0.25, e3t-eps0.5) run on cramped_room only,
+// E3T at ε 0.25 and 0.5 (the named methods e3t-eps0.25, e3t-eps0.5) run on cramped_room only,
 // the layout of the authors' ε 0.7 script, to keep the run within a few hours on 2 cores.
 //
 // Layouts: forced_coordination (the preset of commit 209773b) left the preset because no method
 // learned to cook there at this budget (final training returns 0–1.3 over 5 seeds × 4 methods) and the
 // scripted cooks cannot pass items over its counter (every scripted pair scores 0), so every claim
-// there was untestable; coordination_ring is issue 36's alternative, where one seed of SP and E3T
-// reached training returns 55 and 36 in a probe at these settings.
+// there was untestable; coordination_ring, the other kitchen where the cooks must interact, replaced
+// it (2026-12-04): one seed of SP and E3T reached training returns 55 and 36 in a probe at these
+// settings.
 func ConfigFor(s exp.Scale) Config {
 	c := Config{
 		Layouts: []string{"cramped_room", "coordination_ring"}, Horizon: 400, CookTime: 20,
@@ -537,7 +540,7 @@ func crossPlay(cfg Config, layout string, methods []string, agents map[string][]
 // human partner), learned_return (the held-out learned agents the method meets) and
 // learned_<family>_return per family, and heldout_return = the mean of scripted_return and
 // human_bc_return (scripted_return alone without human data). With SharedPool every method meets
-// every partner, and pool_return (issue 36's headline) is the mean of scripted_return,
+// every partner, and pool_return (the headline metric since 2026-12-04) is the mean of scripted_return,
 // learned_return and — only where the BC gate passed — human_bc_return; without it a method is kept
 // from its own family's agents. extraSteps and extraSeconds are training the method needed before
 // its own run (FCP's population).
@@ -582,8 +585,8 @@ func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Metho
 	return nil
 }
 
-// Judged is the part of the pool a method is scored with: every partner with a shared pool (issue
-// 36), otherwise every partner but the learned agents of the method's own family.
+// Judged is the part of the pool a method is scored with: every partner with a shared pool (the
+// default since 2026-12-04), otherwise every partner but the learned agents of the method's own family.
 func Judged(pool []Partner, m Method, shared bool) []Partner {
 	var out []Partner
 	for _, pt := range pool {
@@ -663,6 +666,7 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
+		Doc:         "toolkit/exp/e3t/README.md",
 		Worker:      Worker,
 		Workers:     2,
 	})

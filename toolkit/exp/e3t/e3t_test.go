@@ -13,8 +13,8 @@ import (
 )
 
 // TestSmokeRunMetricsComplete runs experiment "e3t" at smoke scale and checks the summary keys the
-// issue names, FCP's cost accounting, the per-partner numbers, the efficiency curves and the episode
-// animation.
+// experiment records (those its figures, claims and README read), FCP's cost accounting, the
+// per-partner numbers, the efficiency curves and the episode animation.
 func TestSmokeRunMetricsComplete(t *testing.T) {
 	_, back, dir := exptest.Smoke(t, "e3t")
 	cfg := ConfigFor("smoke")
@@ -32,7 +32,7 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 		if err := back.GetExtra("partners_"+layout, &partners); err != nil {
 			t.Fatal(err)
 		}
-		// The shared pool (issue 36): every method that ran on the layout, every seed, every partner —
+		// The shared pool: every method that ran on the layout, every seed, every partner —
 		// its own family's held-out agents included.
 		kinds := map[string]int{}
 		for _, p := range partners {
@@ -83,7 +83,7 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 }
 
 // TestJudgedSharedPool: with a shared pool every method meets every partner; without it (the runs
-// before issue 36) a method is kept from its own family's learned agents only.
+// before 2026-12-04) a method is kept from its own family's learned agents only.
 func TestJudgedSharedPool(t *testing.T) {
 	pool := []Partner{{Name: "onion-0", Kind: "scripted"}, {Name: "human-bc", Kind: "human_bc"},
 		{Name: "sp-h101", Kind: "learned", Family: "sp"}, {Name: "e3t-h101", Kind: "learned", Family: "e3t"}, {Name: "fcp-h101", Kind: "learned", Family: "fcp"}}

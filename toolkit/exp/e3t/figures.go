@@ -311,7 +311,7 @@ func Animation(ep Episode, dir string) ([]string, error) {
 }
 
 // headline is the metric the figures lead with and its title: pool_return with a shared pool
-// (issue 36), heldout_return (scripted + human BC) before it.
+// (since 2026-12-04), heldout_return (scripted + human BC) before it.
 func headline(cfg Config) (key, title string) {
 	if cfg.SharedPool {
 		return "pool_return", "return with the shared held-out pool (scripted, learned, gated human BC)"

@@ -10,7 +10,8 @@ import (
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 )
 
-// Thresholds of the room checks (issue 31). Each is a judgement call explained in its check's Why.
+// Thresholds of the room checks (the measured preconditions a claim needs to be testable, since
+// 2026-12-02). Each is a judgement call explained in its check's Why.
 const (
 	// PlateauFrac is the tail of a training curve a settled check reads: the last 20 % of its
 	// points (exp.TailShare); the learned-to-cook check averages the same tail.
@@ -39,7 +40,8 @@ const (
 	// [UNVERIFIED] PaperLab's choice (the paper gives no margin).
 	FCPMargin = SoupReward / 2
 	// AuthorsEnvSteps is the authors' budget per run (yanxue7/E3T-Overcooked, cramped_room: 4.8 M
-	// environment steps; shared/papers §7.1); ZSC-Eval trains 1e7.
+	// environment steps: PPO_RUN_TOT_TIMESTEPS in its run script, README.md source [E4]); ZSC-Eval
+	// trains 1e7 ([E5]).
 	AuthorsEnvSteps = 4.8e6
 )
 
@@ -98,7 +100,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 				res.CheckAchieves(cookName(l, m.Name), exp.AtLeast(MinCookReturn),
 					fmt.Sprintf("A comparison of methods that never learned to cook compares near-zero returns (a floor): the training return (sparse, with the training partner, curve %s/episodic_return) "+
 						"averaged over the last %.0f %% of iterations must reach %g, one soup per 400-step episode, on the lower end of its 95 %% interval over seeds. "+
-						"[UNVERIFIED] PaperLab's choice (issue 36's forced_coordination run, where no method learned at the authors' cramped_room settings).", l, 100*PlateauFrac, float64(MinCookReturn)),
+						"[UNVERIFIED] PaperLab's choice (added 2026-12-04 after the forced_coordination run, where no method learned at the authors' cramped_room settings).", l, 100*PlateauFrac, float64(MinCookReturn)),
 					"no "+l+"/episodic_return curve", res.CurveMeasure(m.Name, l+"/episodic_return", func(c exp.Curve) float64 { return tailMean(c, PlateauFrac) })))
 		}
 		for _, m := range cfg.Methods {
@@ -113,7 +115,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		out = append(out,
 			partnerShare(res, cfg, l, learnedSetName(l), func(p Partner) bool { return p.Kind == "learned" },
 				"A method's learned_return is its mean with the pool's learned agents; a difference between methods compares like with like only when every method meets the same agents. "+
-					"Share of the learned held-out partners every method and seed is scored with; needs 1 (issue 36's shared pool: every method meets every agent; the runs before it kept each method from its own family's agents and read 0)."),
+					"Share of the learned held-out partners every method and seed is scored with; needs 1 (the shared pool, since 2026-12-04: every method meets every agent; the runs before it kept each method from its own family's agents and read 0)."),
 			partnerShare(res, cfg, l, fixedSetName(l), func(p Partner) bool { return p.Kind == "scripted" || p.Kind == "human_bc" },
 				"heldout_return (the mean of the scripted cooks' and the human-BC partner's returns) compares methods only when every method meets the same partners. "+
 					"Share of the scripted and human-BC partners every method and seed is scored with; needs 1."),

@@ -119,7 +119,7 @@ func TestRoomPartnerSetsRecomputed(t *testing.T) {
 		if got, want := fixedSet.Value, float64(commonFixed)/float64(fixed); got != want {
 			t.Errorf("%s: scripted + BC share %v, recomputed %v", l, got, want)
 		}
-		// With a shared pool (issue 36) every method meets every partner; before it each method was
+		// With a shared pool (since 2026-12-04) every method meets every partner; before it each method was
 		// kept from its own family's learned agents.
 		if learnedSet.OK != cfg.SharedPool || !fixedSet.OK {
 			t.Errorf("%s: learned set ok %v (shared pool %v), fixed set ok %v", l, learnedSet.OK, cfg.SharedPool, fixedSet.OK)

@@ -142,13 +142,13 @@ func sparseClaims(res *exp.Result, hi int) []exp.Claim {
 	}
 }
 
-// hardClaims are issue 38's claims on the hard game (Config.Hard; whole effect classes held out),
-// the informative comparisons first: M3APG's error on unseen effects below the COMA-style critic's
-// (per-agent one-hots: the headline m3apg-1), the V(s) floor's and Central-Q's (structural: its
-// one-hot rows of a held-out class are never trained) at the largest N; the gap over COMA's critic
-// and over Central-Q growing with N; the MI term lowering the unseen error over the budgets
-// (budget_auc: the headline m3apg-3) and at each budget, and raising the embedding's share of the
-// effect (η²) at each budget.
+// hardClaims are the claims on the hard game (Config.Hard, in the protocol since 2026-12-04; whole
+// effect classes held out), the informative comparisons first: M3APG's error on unseen effects
+// below the COMA-style critic's (per-agent one-hots: the headline m3apg-1), the V(s) floor's and
+// Central-Q's (structural: its one-hot rows of a held-out class are never trained) at the largest
+// N; the gap over COMA's critic and over Central-Q growing with N; the MI term lowering the unseen
+// error over the budgets (budget_auc: the headline m3apg-3) and at each budget, and raising the
+// embedding's share of the effect (η²) at each budget.
 func hardClaims(res *exp.Result, cfg Config, lo, hi int) []exp.Claim {
 	const rp = "hard_"
 	cq, coma, vOnly, m, nomi := m3apg.CentralQ, m3apg.ComaQ, m3apg.VOnly, m3apg.M3APG, m3apg.M3APGNoMI

@@ -1,4 +1,4 @@
-// Package m3apg is experiment "m3apg" (shared/papers §6; Lou et al., IEEE ToG 2024, no public code):
+// Package m3apg is experiment "m3apg" (Lou et al., IEEE ToG 2024, no public code; sources in README.md):
 // does a critic over a learned joint-action embedding, trained to predict the state transition (the
 // mutual-information term), evaluate joint actions — including ones it never saw — more accurately
 // than a critic over one-hot joint actions, and so learn faster? On the cooperative push game
@@ -14,7 +14,7 @@
 // also runs as policy evaluation (m3apg.Config.FreezeActor: the same fixed, near-uniform policy for
 // every kind), and its RMS error against that policy's exact Q (env.Push.ExactQ) on seen and on unseen
 // joint actions is critic_error_seen / critic_error_unseen; the learning runs' errors against their
-// own (different) policies are own_critic_error_*. Reconstructed choices ([UNVERIFIED], §6.2) are fields of m3apg.CriticConfig.
+// own (different) policies are own_critic_error_*. Reconstructed choices ([UNVERIFIED]: the paper's text past its abstract was not read) are fields of m3apg.CriticConfig.
 //
 // The shaped reward (distance gained) already tells the value loss what a joint action does, which
 // leaves the MI term little to add; with SparseEval the policy evaluation is repeated on the sparse
@@ -77,9 +77,10 @@ type Config struct {
 	SparseEval bool `json:"sparse_eval"`
 	// PictureN is the team size whose joint-action embeddings are projected for the figure.
 	PictureN int `json:"picture_n"`
-	// Hard adds issue 38's game, where the reward hides a joint action's effect until the episode
-	// ends (env.Push.Final: paid only at the step limit, by the final distance to the goal; MaxMove
-	// 1 on a HardGrid² grid, HardLimit steps, γ = HardGamma), evaluated for every critic kind
+	// Hard adds the hard game (part of the default since 2026-12-04), where the reward hides a joint
+	// action's effect until the episode ends (env.Push.Final: paid only at the step limit, by the
+	// final distance to the goal; MaxMove 1 on a HardGrid² grid, HardLimit steps, γ = HardGamma),
+	// evaluated for every critic kind
 	// (hardCritics) with HardHoldOutClasses whole effect classes held out of the critics' data
 	// (m3apg.Config.HoldOutClasses: "unseen" is a new effect) — metrics hard_… — and the critic's
 	// error at each of Budgets environment steps: b<K>k/critic_error_{seen,unseen} (and the
@@ -128,11 +129,12 @@ func ConfigFor(s exp.Scale) Config {
 	p := ppo.Default("", "central")
 	p.Steps, p.ObsScale = 10, 1
 	c := Config{Agents: []int{3, 4, 5, 6}, Grid: 5, Limit: 8, Learner: l, PPO: p, FinalWindow: 10, EvalEnvs: 64, EvalIters: 500, SparseEval: true, PictureN: 4}
-	// [UNVERIFIED] the hard game (issue 38 offers a larger grid, MaxMove 1, a longer limit, γ ≥ 0.97
-	// or a reward on the final position; we take all of them): 11×11, 12 steps, paid at the end; two
-	// of the eight moving effect classes held out. Its policy evaluation runs 4000 × 64 × 10 = 2.56M
-	// transitions at N = 3 and 6 only, with budgets 10k–2.56M (×4 apart): at 320k (the shaped game's
-	// length, issue 38's first protocol) the embedding critics' unseen errors still fell by ~30 % per
+	// [UNVERIFIED] the hard game (a game whose reward hides the joint action's effect for many steps
+	// could use a larger grid, MaxMove 1, a longer limit, γ ≥ 0.97 or a reward on the final position;
+	// we take all of them): 11×11, 12 steps, paid at the end; two of the eight moving effect classes
+	// held out. Its policy evaluation runs 4000 × 64 × 10 = 2.56M transitions at N = 3 and 6 only,
+	// with budgets 10k–2.56M (×4 apart): at 320k (the shaped game's length, which the hard game's
+	// first run of 2026-12-04 also used) the embedding critics' unseen errors still fell by ~30 % per
 	// doubling; probes to 5.12M (seeds 1–2, N = 6) put their floor near 2.56M (coma-q 0.015–0.016,
 	// m3apg 0.014–0.020 unseen). Every N at that length would not fit the 30-minute default.
 	c.Hard, c.HardGrid, c.HardLimit, c.HardGamma, c.HardHoldOutClasses = true, 11, 12, 0.97, 2
@@ -509,7 +511,8 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
-		// Issue 38's protocol (two more critic kinds, the hard game's 2.56M-transition evaluations)
+		Doc:         "toolkit/exp/m3apg/README.md",
+		// The protocol of 2026-12-04 (two more critic kinds, the hard game's 2.56M-transition evaluations)
 		// needs both cores of a 2-core machine for its 30 minutes: one ONNX Runtime process keeps one
 		// core busy, and three one-seed shards at once keep both busy to the end of five seeds (two
 		// would leave the fifth seed alone on one core: 3 rounds instead of 2.5).

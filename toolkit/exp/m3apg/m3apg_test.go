@@ -8,13 +8,13 @@ import (
 )
 
 // TestSmokeRun runs experiment "m3apg" at smoke scale (seconds): every method with the metrics the
-// issue names, per N and unprefixed at the largest N; the curves the figures need; every claim
+// claims and figures read, per N and unprefixed at the largest N; the curves the figures need; every claim
 // evaluable.
 func TestSmokeRun(t *testing.T) {
 	_, back, _ := exptest.Smoke(t, "m3apg")
 	cfg := ConfigFor(exp.Smoke)
 	exptest.RequireMetrics(t, back, Methods[:4], []string{"return", "n3/return", "n4/return"}, 1)
-	// The hard game (issue 38): every critic kind, per N and at the largest N, at each budget.
+	// The hard game (default since 2026-12-04): every critic kind, per N and at the largest N, at each budget.
 	exptest.RequireMetrics(t, back, hardCritics, []string{"hard_critic_error_unseen", "n3/hard_critic_error_seen", "hard_q_total_spread",
 		"b1k/critic_error_unseen", "b1k/critic_error_seen", "budget_auc/critic_error_unseen"}, 1)
 	exptest.RequireMetrics(t, back, Methods[1:3], []string{"b1k/embed_effect_share", "hard_embed_effect_share"}, 1)

@@ -161,7 +161,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 	}
 	reveals := func(rp string, n int) {
 		scenario, _ := cfg.game(rp, n)
-		why := fmt.Sprintf("Issue 38: the MI term has something to add only in a game whose next reward does not already show what a "+
+		why := fmt.Sprintf("The MI term has something to add only in a game whose next reward does not already show what a "+
 			"joint action did. Measured from the game the configuration names (%s, every step and cell ≠ goal, every joint action): "+
 			"the share of (state, joint action) pairs whose next reward differs from another joint action's there — the reward "+
 			"carries something about the effect (env.Push.RevealedShare). Needs: at most %.2f ([UNVERIFIED] PaperLab's choice). "+

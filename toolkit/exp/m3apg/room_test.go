@@ -35,9 +35,10 @@ func TestRoomOnCommittedResult(t *testing.T) {
 	}
 	// Every check reads its kind's statistic, with per-seed values where it is measured per seed.
 	exptest.Stats(t, j.Room)
-	// Issue 38: the audit found Central-Q at a constant's error at N = 6 (1.215 vs 1.205); initialised
-	// with zero joint-action rows it learns (committed: 0.65 / 1.21, about half the constant's error
-	// removed), and every hard-game critic is checked the same way.
+	// Before 2026-12-04 Central-Q, with its first layer at the fan-in scale, scored a constant's error
+	// at N = 6 (1.215 vs 1.205) even on seen joint actions; initialised with zero joint-action rows
+	// it learns (committed: 0.65 / 1.21, about half the constant's error removed), and every
+	// hard-game critic is checked the same way.
 	if r := exptest.RoomCheck(t, j.Room, "central-q-learns-n6"); !r.OK || r.Stat != exp.StatCILow || r.Value < 0.3 {
 		t.Errorf("central-q-learns-n6 = %v %s (ok %v), want a working baseline (> 0.3 of the constant's error removed)", r.Value, r.Stat, r.OK)
 	}

@@ -3,12 +3,12 @@ package m3apg
 import "github.com/paperlab/paperlab/toolkit/exp"
 
 // PaperSettings are the values a source states for fields of Config. M3APG has no public code and
-// we have only its abstract (shared/papers §6: SMAC maps, Central-Q policy gradient with an
-// MI-trained joint-action embedding, no numbers), so no field has a source value: the team sizes
-// (N = 3–6) extend the project's own plan for the tiny reproduction (§6.3: 4–6, a plan rather than
-// the paper's setting), and the embedding sizes, the MI weight,
-// the forward loss and the embedding schedule are reconstructions ([UNVERIFIED], §6.2) with no
-// source value, listed by `paperlab settings m3apg` as PaperLab's choices — as are issue 38's
-// protocol pieces (Central-Q's JointInit, the hard game's grid, limit, γ and held-out classes, the
-// budgets), none of which the paper fixes.
+// its full text could not be read: only the abstract ([M1] in README.md's Sources: SMAC maps, a
+// Central-Q policy gradient whose critic sees an MI-trained joint-action embedding, no numbers)
+// and its bibliographic record ([M2]). So no field has a source value: the team sizes (N = 3–6)
+// are PaperLab's own plan for a tiny reproduction, not the paper's setting; the embedding sizes,
+// the MI weight, the forward loss and the embedding schedule are reconstructions ([UNVERIFIED])
+// with no source value; and the hard-game protocol of 2026-12-04 (Central-Q's JointInit, the hard
+// game's grid, limit, γ and held-out classes, the budgets) is ours as well. `paperlab settings
+// m3apg` lists all of them as PaperLab's choices.
 var PaperSettings []exp.Setting

@@ -62,8 +62,8 @@ func pathPrefix(m string) string {
 	return "round2/"
 }
 
-// Claims checks the paper's qualitative claims (§2.3) on a result, seed by seed (paired 95 %
-// t-intervals of the per-seed differences):
+// Claims checks the paper's qualitative claims (README.md "Headline claims") on a result, seed by
+// seed (paired 95 % t-intervals of the per-seed differences):
 //
 //   - round 1 raises dimension 1, beyond what a prompt-blind policy with its responses would get;
 //   - naive sequential DPO loses dimension 1 (and its safe part); SPO gains dimension 2;

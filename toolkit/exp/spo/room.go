@@ -8,7 +8,8 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
 
-// Thresholds of the room checks (issue 31); each check's Why says where its number comes from.
+// Thresholds of the room checks (measured preconditions of the claims, added 2026-12-02); each
+// check's Why says where its number comes from.
 const (
 	// MinGain is the smallest change of a mean reward (letters per response) a check counts as
 	// real: about two standard errors of the difference of two evaluations of 800 responses each

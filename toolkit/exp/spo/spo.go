@@ -1,5 +1,5 @@
 // Package spo is experiment "spo": sequential multi-dimension preference optimisation (SPO) against
-// DPO baselines on the tiny LM (shared/papers §2).
+// DPO baselines on the tiny LM (the paper, its sources and our reading of it: README.md).
 //
 // Per seed: SFT on random responses (a policy with no preference), preference pairs from the SFT
 // model's own samples (two per prompt) labelled by Bradley–Terry on the true rewards — on the default
@@ -22,7 +22,8 @@
 // "weight_ordinary"), so that methods are compared at matched harmlessness as well as at the end.
 //
 // The paper's claim: naive sequential DPO loses dimension 1 while SPO keeps it and gains dimension 2;
-// larger λ trades dimension 2 for dimension 1. Its mechanism (our reconstruction, §2.2): the
+// larger λ trades dimension 2 for dimension 1. Its mechanism (our reconstruction from the stated
+// constrained problem, README.md "Method in our words"): the
 // Lagrangian optimum π₂ ∝ π₁·(π₁/π_SFT)^{λβ₁/β}·e^{R₂/β}; a pair's gradient weight is
 // σ(λΔr̂₁ − βΔθ), so pairs whose preferred response is worse on dimension 1 (refusals, Δr̂₁ < 0) are
 // weighed down. The sign of the offset and the base model of r̂₁ stay [UNVERIFIED] (spo-flip).
@@ -105,10 +106,10 @@ type Config struct {
 // decay the round's end is flat by construction, so "round 1 converged" is a note on the claims,
 // not a room check, and the constant-rate probe is the evidence. Round 2 runs RoundTwoSteps:
 // harmlessness reached its ceiling by step ~100 on four probe seeds; the first 8-seed run with 200
-// steps went over the 30-minute budget, with nearly all of the time in ONNX Runtime's
-// execution of the training and sampling graphs (a CPU profile), so round 2 was shortened. λ = 0.5 is the middle of
-// the sweep {0.1, 0.25, 0.5, 1, 2}, chosen before any run ([UNVERIFIED]: the paper's λ was not
-// obtained).
+// steps went over the experiment's 30-minute budget, with nearly all of the time in ONNX Runtime's
+// execution of the training and sampling graphs (a CPU profile), so round 2 was shortened
+// (2026-12-03). λ = 0.5 is the middle of the sweep {0.1, 0.25, 0.5, 1, 2} fixed on 2026-12-03, chosen
+// before any run ([UNVERIFIED]: the paper's λ was not obtained).
 func ConfigFor(s exp.Scale) Config {
 	sftOpt := lm.DefaultOpt(3e-3)
 	sftOpt.WarmupSteps, sftOpt.TotalSteps, sftOpt.MinLRFrac, sftOpt.ClipNorm = 20, 400, 0.1, 1
@@ -735,6 +736,7 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
+		Doc:         "toolkit/exp/spo/README.md",
 		Sweeps:      Sweeps(ConfigFor(exp.Default)),
 	})
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
 
-// Claims checks the paper's claims seed by seed. The inverted U (§4.5): intermediate p against both
+// Claims checks the paper's claims seed by seed. The inverted U (PaperLab's reading of the
+// abstract's compromise between cooperation and the CDM issue): intermediate p against both
 // extremes — on the 2-agent LBF's final return and the coordination game (stochastic TAPE, its own
 // seeds); with deterministic TAPE on the coordination game; and on LBF with partial coalitions,
 // greedy success and learning speed. The mechanism (Theorem 2): the update variance grows with p, ∝ p²,
@@ -155,7 +156,7 @@ func Claims(res *exp.Result) []exp.Claim {
 	return claims
 }
 
-// adamDetClaims are deterministic TAPE's claims under the code's Adam (issue 37), per rate: the
+// adamDetClaims are deterministic TAPE's claims under the code's Adam (since 2026-12-04), per rate: the
 // inverted U on the optimum rate (with the note that the topology only rescales an agent's step
 // here, detDirectionNote), and what Adam makes of the step-size effect the SGD variant showed — p = 1 reaching the optimum as often as p = 0 (equivalence within AdamEquivalence), and
 // taking steps of the same length (step_norm, within 10 %).
@@ -193,7 +194,7 @@ func adamDetClaims(res *exp.Result) []exp.Claim {
 	return out
 }
 
-// sharedClaims are the shared-parameter regime's claims (issue 37), from the estimator's theory: at
+// sharedClaims are the shared-parameter regime's claims (since 2026-12-04), from the estimator's theory: at
 // fixed states the mean update does not depend on p (equivalence) while its variance grows with p,
 // by the same amount per unit p·(N − 1) at every N; in training, per rate, p = 0 learns faster than
 // p = 1 (mean normalised value over training) where there is room, and the inverted U tested as a
@@ -266,7 +267,7 @@ func SharedBestLR(res *exp.Result, cfg Config, p float64) float64 {
 	return best
 }
 
-// coalClaims are the coalition-reward variant's claims (issue 37; PaperLab's reinterpretation, not
+// coalClaims are the coalition-reward variant's claims (since 2026-12-04; PaperLab's reinterpretation, not
 // the paper's method): an intermediate density against both extremes — own rewards (p = 0) and the
 // team reward (p = 1) — on greedy success and learning speed, and the extremes against each other.
 // They need room: the team reward's (p = 1) value of the claim's metric off the floor and below the

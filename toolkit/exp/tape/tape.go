@@ -1,15 +1,17 @@
-// Package tape is experiment "tape": TAPE's agent-topology policy gradient (shared/papers §4) against
-// the individual (p = 0, DOP) and the centralized (p = 1) extremes, graph models at matched density,
-// and IPPO / MAPPO baselines. The paper's claim: an inverted U in p — intermediate p beats both
-// extremes. Five parts:
+// Package tape is experiment "tape": TAPE's agent-topology policy gradient (README.md in this
+// directory: the paper, its code and the sources of every setting) against the individual (p = 0,
+// DOP) and the centralized (p = 1) extremes, graph models at matched density, and IPPO / MAPPO
+// baselines. The paper's claim: an inverted U in p — intermediate p beats both extremes. Five parts
+// (and, since the default run of 2026-12-04, deterministic TAPE with Adam, shared actors and the
+// coalition reward):
 //
-//   - stochastic TAPE on the 5-agent coordination game of §4.5 (tabular, methods "p=…", "ba(m=1)",
+//   - stochastic TAPE on PaperLab's 5-agent coordination game (tabular, methods "p=…", "ba(m=1)",
 //     "ws(k=2)");
 //   - the variance mechanism on that game: at fixed states, the per-agent update variance against p
 //     for batch 1 and 4, and how often runs started inside the +2 basin escape it (methods
 //     "var-bB-pP", and "var-bB" for the fitted exponent of the variance's growth in p);
-//   - deterministic TAPE (§4.3: masked utilities through a monotonic mixer) on the same game
-//     (methods "det-…");
+//   - deterministic TAPE (the code's PAC-based tree: masked utilities through a monotonic mixer) on
+//     the same game (methods "det-…");
 //   - cooperative LBF with 2 agents, the paper's DOP estimator (methods "p=…", "ippo", "mappo");
 //   - LBF with partial coalitions: 3 level-1 agents and one food each of level 1, 2 and 3, a learner
 //     made competitive with IPPO / MAPPO first (methods "lbf3-…"), evaluated in separate episodes.
@@ -92,17 +94,20 @@ type Config struct {
 	LBF3TAPE     tp.Config  `json:"lbf3_tape"`
 	LBF3PPO      ppo.Config `json:"lbf3_ppo"`
 	EvalEpisodes int        `json:"eval_episodes"`
-	// Deterministic TAPE with the code's policy optimiser (issue 37): Adam at every rate of DetAdamLRs
+	// Deterministic TAPE with the code's policy optimiser (added 2026-12-04, after reading the
+	// authors' max_q_learner.py showed Adam where ours took SGD steps): Adam at every rate of DetAdamLRs
 	// × density of DetAdamPs (methods AdamDetName: "adam-det-lr<lr>-p<p>"), DetSeeds seeds each, on the
 	// Det configuration (Det.Optimizer "adam").
 	DetAdamLRs []float64 `json:"det_adam_lrs,omitempty"`
 	DetAdamPs  []float64 `json:"det_adam_ps,omitempty"`
-	// The shared-parameter regime (issue 37, tape.SharedConfig): trainings at every rate of SharedLRs
+	// The shared-parameter regime (added 2026-12-04: N ≥ 8 agents, where the topology's extra
+	// variance, which grows with p·(N − 1), should matter; tape.SharedConfig): trainings at every rate
+	// of SharedLRs
 	// × density of SharedPs (methods SharedName: "shared-lr<lr>-p<p>"), SharedSeeds seeds each; and the
 	// update's mean and variance at fixed states (tape.SharedVariance with SharedVariance's densities,
 	// snapshots and draws) for every agent count of SharedVarAgents (methods SharedVarName:
 	// "sharedvar-n<N>-p<p>", and "sharedvar-n<N>" for the variance's growth per unit p), SharedSeeds seeds.
-	// The coalition-reward variant (issue 37; PaperLab's reinterpretation of TAPE's topology, not the
+	// The coalition-reward variant (added 2026-12-04; PaperLab's reinterpretation of TAPE's topology, not the
 	// paper's method): IPPO where agent i is paid the individual rewards of its coalition
 	// (ppo.Config.Reward "coalition:er:<p>", A drawn per iteration), one method per density of CoalPs
 	// (CoalName: "coal-p<p>"), on CoalScenario, evaluated as the LBF3 part (greedy and sampled episodes).
@@ -179,7 +184,7 @@ func ConfigFor(s exp.Scale) Config {
 		c.DetMethods[i].Optimizer, c.DetMethods[i].LR = sgd.Optimizer, sgd.LRActor
 	}
 	c.DetSeeds = 100
-	// The code's optimiser, Adam, at its rate 1e-3 and at 10× and 100× (issue 37: no verdict on one
+	// The code's optimiser, Adam, at its rate 1e-3 and at 10× and 100× (so that no verdict rests on one
 	// step size; a tabular one-step game may need larger steps than the code's neural SMAC actors).
 	c.DetAdamLRs, c.DetAdamPs = []float64{1e-3, 1e-2, 1e-1}, []float64{0, 0.3, 0.5, 1}
 	c.Shared, c.SharedLRs, c.SharedPs, c.SharedSeeds = tp.DefaultShared(), []float64{0.003, 0.01, 0.03}, []float64{0, 0.1, 0.3, 0.5, 1}, 50
@@ -591,6 +596,7 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
+		Doc:         "toolkit/exp/tape/README.md",
 		Parts:       RunParts,
 	})
 }

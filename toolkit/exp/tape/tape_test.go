@@ -40,7 +40,7 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 			}
 		}
 	}
-	// Issue 37: deterministic TAPE under Adam per rate and density; the shared-parameter regime.
+	// Deterministic TAPE under the code's Adam per rate and density; the shared-parameter regime.
 	var adam, shared, sharedVar []string
 	for _, lr := range c.DetAdamLRs {
 		for _, p := range c.DetAdamPs {
@@ -58,7 +58,7 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 		}
 	}
 	if len(adam) < 9 || len(shared) < 9 || len(sharedVar) < 10 {
-		t.Fatalf("issue 37's sweeps are too small: %d Adam, %d shared, %d shared-variance methods", len(adam), len(shared), len(sharedVar))
+		t.Fatalf("the Adam and shared-actor sweeps are too small: %d Adam, %d shared, %d shared-variance methods", len(adam), len(shared), len(sharedVar))
 	}
 	exptest.RequireMetrics(t, back, adam, []string{"optimal_rate", "p_optimal_auc", "step_norm", "mix_weight"}, c.DetSeeds)
 	exptest.RequireMetrics(t, back, shared, []string{"value", "value_auc"}, c.SharedSeeds)
