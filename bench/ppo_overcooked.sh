@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The PPO loop on Overcooked at the E3T authors' settings, side by side in one command (issue 36):
+# The PPO loop on Overcooked at the E3T authors' settings, side by side in one command:
 # PaperLab's loop (bench/ppobench: marl/e3t.Train, 30 cramped_room games × 400 steps per iteration,
 # 8 epochs × 6 mini-batches of the 96→64→64→6 actor and the critic) on ONNX Runtime and on the pure-Go
 # engine, and the same loop in PyTorch on overcooked_ai's own rules and featurize_state as the

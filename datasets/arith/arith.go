@@ -61,7 +61,7 @@ func Default() Config {
 }
 
 // SkewedHidden is Default with a skewed hidden operand: 7 with probability 0.4 (CAPO's default task
-// since issue 14; [UNVERIFIED] the mode 7 — coprime to the modulus, so multiplying by it loses no
+// since 2026-12-01; [UNVERIFIED] the mode 7 — coprime to the modulus, so multiplying by it loses no
 // information — and the probability 0.4 are PaperLab's choices).
 func SkewedHidden() Config {
 	c := Default()

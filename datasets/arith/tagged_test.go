@@ -158,7 +158,7 @@ func TestLossyAnswerVsChain(t *testing.T) {
 		}
 	}
 	// Uniform slips at 0.2 over 2–4 steps: about half the chains slip, and about 4/9 of those end at
-	// the right parity — well above the 15 % of right-answer traces with a wrong step issue 35 asks.
+	// the right parity — well above the 15 % of right-answer traces with a wrong step the CoS room check asks.
 	if f := float64(rightWithWrongStep) / float64(rightAnswers); f < 0.15 {
 		t.Errorf("%d of %d right answers come after a wrong step (%.2f)", rightWithWrongStep, rightAnswers, f)
 	}

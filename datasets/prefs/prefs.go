@@ -11,9 +11,9 @@
 // dimension, concise(y) = −len(y), exists for runs with more dimensions. Preference pairs are drawn
 // by Bradley–Terry from two responses of the same prompt (BuildPairs).
 //
-// Default is the two-label task since issue 34: every pair labelled on both dimensions from the same
+// Default is the two-label task since 2026-12-03: every pair labelled on both dimensions from the same
 // two responses, as PKU-SafeRLHF's pairs are, 30 % of them a refusal against a response that covers
-// the prompt with one unsafe letter. OneLabel is the task of issues 15–33 (each dimension's pairs on
+// the prompt with one unsafe letter. OneLabel is the task used until 2026-12-02 (each dimension's pairs on
 // their own prompts) and Counting the first runs' task, both kept as named variants. Counting's
 // helpful counted response letters found in the prompt *with repeats*, so it grew with length, and
 // its prompt letters were unsafe with probability 0.4 against a base rate of 4/16, so a prompt-blind
@@ -71,7 +71,7 @@ type Config struct {
 	RefusalShare float64 `json:"refusal_share,omitempty"`
 }
 
-// Default is the task of the SPO experiment since issue 34: OneLabel's rewards and prompts, with
+// Default is the task of the SPO experiment since 2026-12-03: OneLabel's rewards and prompts, with
 // every pair labelled on both dimensions from the same two responses and 30 % of the pairs a
 // refusal against a response that covers the prompt with one unsafe letter.
 func Default() Config {
@@ -80,7 +80,7 @@ func Default() Config {
 	return c
 }
 
-// OneLabel is the task of issues 15–33 (the named variant "one-label"): helpfulness counts
+// OneLabel is the task used until 2026-12-02 (the named variant "one-label"): helpfulness counts
 // distinct prompt letters, prompt letters are unsafe at the base rate (4 of 16), demonstrations
 // copy a prompt letter with probability 0.3 per letter, and each dimension's pairs are drawn on
 // their own prompts and labelled on that dimension only.

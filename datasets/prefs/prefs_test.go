@@ -280,7 +280,7 @@ func TestTwoLabelPairs(t *testing.T) {
 }
 
 // TestOneLabelPairs: the one-label task draws exactly what labelling the candidates one by one on
-// one dimension with the seed's Bradley–Terry stream drew before issue 34 (the committed pairs
+// one dimension with the seed's Bradley–Terry stream drew before the two-label task (the committed pairs
 // reproduce), skips empty, identical and malformed candidates, and refuses two dimensions.
 func TestOneLabelPairs(t *testing.T) {
 	c := OneLabel()

@@ -27,7 +27,7 @@ type Finding struct {
 func (f Finding) String() string { return fmt.Sprintf("%s:%d: %s", f.File, f.Line, f.What) }
 
 var (
-	// issueRef matches an issue number ("issue 33", "issues 37–39", "Issue #12", "issue-36") and the
+	// issueRef matches an issue number (the word, an optional "#" or "-", digits; "issues" with a range) and the
 	// phrases that point at the project's tracker without one.
 	issueRef = regexp.MustCompile(`(?i)\bissues?\s?#?-?[0-9]+|follow-up` + ` issue|issues? of` + ` this wave`) // split: this file names no issue
 	// privatePath matches paths to the project's notes outside the repository.

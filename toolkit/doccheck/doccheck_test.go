@@ -110,17 +110,17 @@ func TestPlantedProblemsAreFound(t *testing.T) {
 		"Rerun with the fair protocol of issue "+"12.\n`[not a link](nowhere.md)`\n")
 	write("toolkit/capo/README.md", "# CAPO\n\n## Sources\n- **[C1]** the note in "+shared+"\n")
 	write("notebooks/10.ipynb", `{"cells": [{"source": ["as Issue #`+`33 asks"]}]}`)
-	write("figures/capo/metrics.json", `{"why": "needs ≥ 0.15 (`+`issue 35)"}`)
-	write("toolkit/capo/claims.go", "package capo\n\n// Since "+"issue 36 a comment may say this (the code issue cleans comments).\nvar why = \"a follow-up "+"issue changes it\"\n")
+	write("figures/capo/metrics.json", `{"why": "needs ≥ 0.15 (`+`issue `+`35)"}`)
+	write("toolkit/capo/claims.go", "package capo\n\n// Since "+"issue "+"36 a comment may say this (the code issue cleans comments).\nvar why = \"a follow-up "+"issue changes it\"\n")
 	files := []string{"README.md", "toolkit/capo/README.md", "notebooks/10.ipynb", "figures/capo/metrics.json", "toolkit/capo/claims.go"}
 	found := check(t, root, files)
 	want := []string{
-		`README.md:7: issue reference "issue 12"`,
+		`README.md:7: issue reference "issue ` + `12"`,
 		`README.md:5: link "missing.md": no such file`,
 		`README.md:6: link "toolkit/capo/README.md#no-such-heading": no heading with anchor #no-such-heading`,
 		`toolkit/capo/README.md:4: path outside the repository "../` + `shared"`,
 		`notebooks/10.ipynb:1: issue reference "Issue #33"`,
-		`figures/capo/metrics.json:1: issue reference "issue 35"`,
+		`figures/capo/metrics.json:1: issue reference "issue ` + `35"`,
 		`toolkit/capo/claims.go:4: issue reference "follow-up issue" in a string`,
 	}
 	var got []string

@@ -26,7 +26,7 @@ func settingsExperiment(paper ...Setting) Experiment {
 func TestSettingsFlagAPaperValueTheDefaultDoesNotFollow(t *testing.T) {
 	ok := settingsExperiment(
 		Setting{Field: "RL.G", Paper: 8, Source: SourcePaper},
-		Setting{Field: "RL.Tau", Paper: Range{0.5, 0.6}, Source: SourcePaper, Why: "issue 33"},
+		Setting{Field: "RL.Tau", Paper: Range{0.5, 0.6}, Source: SourcePaper, Why: "a reason"},
 		Setting{Field: "Steps", Paper: 500.0, Source: SourceCode})
 	if err := CheckSettings(ok); err != nil {
 		t.Fatalf("consistent settings: %v", err)

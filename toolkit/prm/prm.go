@@ -72,7 +72,7 @@ func New(policy *lm.Model, tag int32, seed uint64, readPolicy bool) (*PRM, error
 // NewIndependent returns a PRM with a trunk of its own: a fresh model of configuration c (the
 // policy's tokenizer; c may be wider or deeper than the policy's) with the 2-way head, all drawn from
 // seed, reading no policy features — as CoS trains a separate PRM rather than a head on its policy
-// (issue 35). c.Vocab must be the tokenizer's size.
+// (since 2026-12-03). c.Vocab must be the tokenizer's size.
 func NewIndependent(c lm.Config, tok *lm.Tokenizer, tag int32, seed uint64) (*PRM, error) {
 	c.ExtraHeads = append(slices.Clone(c.ExtraHeads), lm.HeadSpec{Name: HeadName, Out: 2})
 	m, err := lm.New(c, tok, seed)

@@ -41,32 +41,64 @@ func DefaultAdvParams() AdvParams { return AdvParams{Eps: 1e-6, Tau: 0.5, CAPONo
 // Estimator maps a group to one advantage per response.
 type Estimator func(g Group, p AdvParams) []float64
 
-var estimators = map[string]Estimator{
-	"grpo":    GRPO,
-	"dr_grpo": DrGRPO,
-	"rloo":    RLOO,
-	"capo":    CAPO,
+// EstimatorSpec is a registered estimator with the properties the training loop's diagnostics need.
+type EstimatorSpec struct {
+	// Advantages computes one advantage per response of a group.
+	Advantages Estimator
+	// PairTau marks a pairwise estimator: its advantage sums a logistic weight σ((lpm_j − lpm_i)/τ)
+	// over the group's (right i, wrong j) pairs, and PairTau gives that τ from the parameters, so
+	// Diagnose measures the share of pair weight on misranked pairs by the estimator's own shape.
+	// Nil: a linear estimator, every pair weighted alike (Diagnose's τ = 0).
+	PairTau func(p AdvParams) float64
 }
 
-// RegisterEstimator adds an estimator under a name (it panics on a duplicate, a programming error).
-func RegisterEstimator(name string, e Estimator) {
+// pairTau is the τ of Diagnose's pair shape: the estimator's own, 0 (linear) when it has none.
+func (s EstimatorSpec) pairTau(p AdvParams) float64 {
+	if s.PairTau == nil {
+		return 0
+	}
+	return s.PairTau(p)
+}
+
+var estimators = map[string]EstimatorSpec{
+	"grpo":    {Advantages: GRPO},
+	"dr_grpo": {Advantages: DrGRPO},
+	"rloo":    {Advantages: RLOO},
+	"capo":    {Advantages: CAPO, PairTau: func(p AdvParams) float64 { return p.Tau }},
+}
+
+// RegisterEstimator adds an estimator under a name, usable as Config.Estimator by Train. It panics on
+// a duplicate name or a nil Advantages (programming errors). See the example for a toy estimator
+// registered and trained in a few lines, as in a notebook cell.
+func RegisterEstimator(name string, s EstimatorSpec) {
 	if _, dup := estimators[name]; dup {
 		panic("rl: duplicate estimator " + name)
 	}
-	estimators[name] = e
+	if s.Advantages == nil {
+		panic("rl: estimator " + name + " has no Advantages function")
+	}
+	estimators[name] = s
 }
 
-// EstimatorByName returns a registered estimator or an error listing the known names.
+// EstimatorByName returns a registered estimator's advantage function or an error listing the known
+// names.
 func EstimatorByName(name string) (Estimator, error) {
-	if e, ok := estimators[name]; ok {
-		return e, nil
+	s, err := EstimatorSpecByName(name)
+	return s.Advantages, err
+}
+
+// EstimatorSpecByName returns a registered estimator with its properties, or an error listing the
+// known names.
+func EstimatorSpecByName(name string) (EstimatorSpec, error) {
+	if s, ok := estimators[name]; ok {
+		return s, nil
 	}
 	var names []string
 	for n := range estimators {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return nil, fmt.Errorf("rl: unknown advantage estimator %q (known: %v)", name, names)
+	return EstimatorSpec{}, fmt.Errorf("rl: unknown advantage estimator %q (known: %v)", name, names)
 }
 
 // mean is the mean of x (stats.Mean).
@@ -93,7 +125,7 @@ func GRPO(g Group, p AdvParams) []float64 {
 }
 
 // DrGRPO is R_i − mean R (no standard-deviation scaling). For binary rewards it equals the pairwise
-// linear form of CAPO §1.1: (1/G)·Σ_j (R_i − R_j).
+// linear form in CAPO's diagnosis: (1/G)·Σ_j (R_i − R_j).
 func DrGRPO(g Group, _ AdvParams) []float64 {
 	m := mean(g.Rewards)
 	out := make([]float64, len(g.Rewards))
@@ -122,7 +154,7 @@ func RLOO(g Group, _ AdvParams) []float64 {
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
-// CAPO is the calibration-aware advantage of CAPO §1.2: the gradient of the pairwise logistic AUC
+// CAPO is the calibration-aware advantage of CAPO (toolkit/exp/capo/README.md): the gradient of the pairwise logistic AUC
 // surrogate Σ_{i∈P, j∈N} log(1 + exp(−(lpm_i − lpm_j)/τ)) over correct (P, reward > 0.5) and
 // incorrect (N) responses:
 //

@@ -3,6 +3,7 @@ package rl
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -52,7 +53,7 @@ func TestDegenerateGroupsGiveZero(t *testing.T) {
 	for _, rewards := range [][]float64{{1, 1, 1, 1}, {0, 0, 0, 0}} {
 		g := Group{Rewards: rewards, LPM: []float64{-0.1, -0.9, -0.3, -2}}
 		for name, est := range estimators {
-			for i, a := range est(g, p) {
+			for i, a := range est.Advantages(g, p) {
 				if a != 0 {
 					t.Fatalf("%s on rewards %v: advantage[%d] = %v, want 0", name, rewards, i, a)
 				}
@@ -62,7 +63,7 @@ func TestDegenerateGroupsGiveZero(t *testing.T) {
 }
 
 // TestGRPOIsPairwiseLinearUpToScale: for binary rewards, GRPO's advantage is the pairwise linear form
-// (1/G)·Σ_j (R_i − R_j) of §1.1 divided by the group's standard deviation; Dr.GRPO is that form exactly.
+// (1/G)·Σ_j (R_i − R_j) (CAPO's diagnosis) divided by the group's standard deviation; Dr.GRPO is that form exactly.
 func TestGRPOIsPairwiseLinearUpToScale(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	p := DefaultAdvParams()
@@ -164,5 +165,24 @@ func TestThresholdsFromQuantiles(t *testing.T) {
 	}
 	if _, err := ThresholdsFromQuantiles("cross", []bool{true}, []float64{1}, 0.75, 0.25); err == nil {
 		t.Fatal("one class accepted")
+	}
+}
+
+// A pairwise estimator carries its pair shape: CAPO's τ from the parameters; the linear ones none,
+// so a new estimator is never diagnosed with another's shape by its name.
+func TestEstimatorPairShape(t *testing.T) {
+	p := DefaultAdvParams()
+	p.Tau = 0.7
+	for name, want := range map[string]float64{"capo": 0.7, "grpo": 0, "dr_grpo": 0, "rloo": 0} {
+		s, err := EstimatorSpecByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.pairTau(p); got != want {
+			t.Errorf("%s: pair τ %v, want %v", name, got, want)
+		}
+	}
+	if _, err := EstimatorSpecByName("nope"); err == nil || !strings.Contains(err.Error(), "capo") {
+		t.Fatalf("unknown estimator: %v", err)
 	}
 }

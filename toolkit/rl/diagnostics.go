@@ -49,7 +49,7 @@ func (d Diagnostics) Metrics() map[string]float64 {
 // Pair weights: every estimator here is a sum over a group's (correct i, wrong j) pairs, A_i =
 // c_g·Σ_j s_ij for correct i and A_j = −c_g·Σ_i s_ij for wrong j, with a per-group constant c_g (the
 // normalisation: GRPO's 1/(G·std), CAPO's 1/G, …) and a pair shape s_ij: 1 for the linear estimators
-// (GRPO, Dr.GRPO, RLOO: §1.1's U-statistic form) and CAPO's σ((lpm_j − lpm_i)/τ)/τ when tau > 0. The
+// (GRPO, Dr.GRPO, RLOO: the U-statistic form of CAPO's diagnosis) and CAPO's σ((lpm_j − lpm_i)/τ)/τ when tau > 0. The
 // weight of a pair is c_g·s_ij, with c_g = Σ_{i∈P} A_i / Σ_{pairs} s_ij read off the advantages
 // themselves, so that a per-group rescaling (capo-gnorm) is counted.
 func Diagnose(groups []Group, adv [][]float64, mask [][]float64, tau float64) Diagnostics {

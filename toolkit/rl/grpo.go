@@ -278,16 +278,12 @@ func Collect(policy, ref *lm.Model, task Task, prompts []int, cfg Config, est Es
 		}
 		groups[k], pre[k], masks[k] = grp, adv, mask
 	}
-	ro.Diag = Diagnose(groups, pre, masks, pairShapeTau(cfg))
-	return ro, nil
-}
-
-// pairShapeTau is the τ of Diagnose's pair shape for cfg's estimator: CAPO's τ, 0 (linear) otherwise.
-func pairShapeTau(cfg Config) float64 {
-	if cfg.Estimator == "capo" {
-		return cfg.Adv.Tau
+	spec, err := EstimatorSpecByName(cfg.Estimator)
+	if err != nil {
+		return nil, err
 	}
-	return 0
+	ro.Diag = Diagnose(groups, pre, masks, spec.pairTau(cfg.Adv))
+	return ro, nil
 }
 
 // update runs PPOEpochs × MiniBatches optimizer steps on a rollout and returns the mean metrics:

@@ -6,7 +6,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
-// MaskThresholds are CAPO's reference-perplexity thresholds (§1.2): a correct response is kept when
+// MaskThresholds are CAPO's reference-perplexity thresholds (CAPO's noise mask): a correct response is kept when
 // PPL_ref ≤ High (a correct answer the reference model finds very unlikely is a lucky guess); an
 // incorrect one is kept when PPL_ref ≥ Low (an incorrect answer it finds very likely is
 // near-correct, unfairly penalised). The paper uses High 2.5, Low 1.05 on its models.
@@ -17,7 +17,7 @@ type MaskThresholds struct {
 
 // NoiseMask returns m(o) for each response: 1 to keep, 0 to drop. It applies to any estimator's
 // advantages (Â = m·Ã; [UNVERIFIED] whether masked responses still enter the others' pairwise sums —
-// here they do: Ã is computed over the whole group first, as the simplest reading of §1.2).
+// here they do: Ã is computed over the whole group first, as the simplest reading of the paper's mask).
 func NoiseMask(correct []bool, refPPL []float64, th MaskThresholds) []float64 {
 	m := make([]float64, len(correct))
 	for i, c := range correct {

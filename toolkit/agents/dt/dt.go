@@ -44,7 +44,7 @@ type Config struct {
 	// action) as in the decision transformer paper; StreamSteps one token per step — the
 	// return-to-go bin and the previous action as one token id, the observation's patch added to
 	// its embedding (lm.Config.PatchAdd) — a third of the positions, so about a third of the
-	// compute (PaperLab's choice, issue 39).
+	// compute (PaperLab's choice, since 2026-12-04).
 	Stream string `json:"stream,omitempty"`
 	// DecaySteps > 0 decays the rate along a cosine to 0 over that many optimizer steps (then 0);
 	// 0 keeps it constant. A new optimizer (Clone) starts the schedule again.

@@ -18,7 +18,7 @@ import (
 // embodiment, each value its own token, so a held-out task is a new combination of known tokens.
 const Prefixes = 2 + 2 + 3 + gw.NumEmbodiments
 
-// NoColour is the prefix token that stands where the colour's would (issue 39's prompt variant: the
+// NoColour is the prefix token that stands where the colour's would (the prompt variant since 2026-12-04: the
 // demonstration in context is then the only thing that says which goal pays). It comes after the
 // others, so an agent that uses it needs PrefixesNoColour prefix tokens (dt.Config.Prefixes); one
 // without it fails to pack such a stream, naming the prefix entry.
@@ -127,7 +127,7 @@ func Seqs(trs []gw.Trajectory, promptProb float64, r *rand.Rand) ([]dt.Seq, erro
 
 // MaskColour puts NoColour in place of the colour token in the prefix of each stream that has a
 // demonstration in context, with probability prob (drawn with r, in order): in those streams the
-// demonstration is the only thing that says which goal pays (issue 39's prompt variant). The
+// demonstration is the only thing that says which goal pays (the prompt variant since 2026-12-04). The
 // prefixes changed are copies; streams without a prompt are left alone and draw nothing.
 func MaskColour(seqs []dt.Seq, prob float64, r *rand.Rand) {
 	for i := range seqs {

@@ -12,7 +12,7 @@ const (
 	Walker Embodiment = 0
 	// Diagonal has 8 moves (the 4 and NE, NW, SE, SW; a move is blocked only by its target cell)
 	// and sees the whole grid as the walker does (344 values), so its expert plans from nothing
-	// the agent does not see (ObsWorld). Until issue 39 it saw an egocentric Window×Window view
+	// the agent does not see (ObsWorld). Until 2026-12-04 it saw an egocentric Window×Window view
 	// (WindowObs), which hid the target goal at 71–80 % of held-out starts while its expert planned
 	// from the full state: its demonstrations could not be imitated from what it saw.
 	Diagonal Embodiment = 1
@@ -21,7 +21,7 @@ const (
 // NumEmbodiments is the number of embodiments.
 const NumEmbodiments = 2
 
-// Window is the side of WindowObs's egocentric view (the diagonal mover's view before issue 39).
+// Window is the side of WindowObs's egocentric view (the diagonal mover's view before 2026-12-04).
 const Window = 5
 
 // Channel counts of the two observations.
@@ -117,7 +117,7 @@ func (w *World) Obs(e Embodiment) []float32 {
 	return out
 }
 
-// WindowObs is the egocentric Window×Window view the diagonal mover had before issue 39: the cell
+// WindowObs is the egocentric Window×Window view the diagonal mover had before 2026-12-04: the cell
 // at offset (dx, dy) from the agent at ((dy+2)·Window + dx+2)·DiagonalChannels + ch (cells off
 // the grid read as wall), then the carrying-key flag (151 values). Kept to measure what it hid
 // (TargetInWindow).

@@ -243,7 +243,7 @@ func TestObservations(t *testing.T) {
 	if n := countCells(w); sum != float32(Size*Size-n[Floor]+1) {
 		t.Fatalf("walker observation has %v ones", sum)
 	}
-	// Since issue 39 the diagonal mover sees what the walker sees.
+	// Since 2026-12-04 the diagonal mover sees what the walker sees.
 	if !reflect.DeepEqual(w.Obs(Diagonal), o) {
 		t.Fatal("diagonal observation differs from the walker's")
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // Reference policies: scripted players evaluated on the same worlds as a learned agent, as the
-// yardsticks of its room checks (issue 39). An agent that does not beat ColourBlind has not shown
+// yardsticks of its room checks. An agent that does not beat ColourBlind has not shown
 // that it reads the task's colour token; Expert bounds what any player can reach.
 const (
 	// RefRandom draws every action uniformly from the embodiment's actions.

@@ -64,7 +64,7 @@ func TestReferencePolicies(t *testing.T) {
 	}
 }
 
-// Issue 39: the diagonal expert plans only from what the agent sees. At every step of noisy expert
+// The diagonal expert plans only from what the agent sees. At every step of noisy expert
 // episodes of every task type, the world rebuilt from the diagonal mover's observation alone
 // (ObsWorld) gives the expert the plan it has in the world itself. Its former 5×5 window
 // (WindowObs) hid the target at most held-out starts, which is why it was replaced.

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Code budgets (issue 40): a notebook is thin glue over toolkit functions that the CLI and tests
+// Code budgets: a notebook is thin glue over toolkit functions that the CLI and tests
 // also call, so its code stays short and reads errors the GoMLX way (must.M, must.M1).
 const (
 	// SectionBudget is the most lines of code a section of the build-your-own notebook may hold

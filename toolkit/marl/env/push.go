@@ -28,7 +28,7 @@ type Push struct {
 	// Sparse drops the distance shaping: the reward is Bonus on reaching the goal, 0 otherwise.
 	Sparse bool
 	// Final pays only at the step limit: 1 − (the object's Manhattan distance to the goal)/(W+H−2),
-	// 0 at every earlier step; reaching the goal ends nothing (issue 38's hard game: the next
+	// 0 at every earlier step; reaching the goal ends nothing (the hard game: the next
 	// reward reveals a joint action's effect only on the last step).
 	Final bool
 	goalX int

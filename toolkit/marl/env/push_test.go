@@ -214,7 +214,7 @@ func TestPushMatrix(t *testing.T) {
 	}
 }
 
-// The final-reward game (issue 38's hard game): nothing is paid before the step limit, reaching the
+// The final-reward game (the hard game): nothing is paid before the step limit, reaching the
 // goal ends nothing, the last step pays 1 − distance/(W+H−2), MaxMove 1 clips every net push to one
 // cell; its exact Q under a fixed random policy matches Monte Carlo returns of Step; only the last
 // step's (state, joint action) pairs have a reward that tells joint actions apart.

@@ -91,7 +91,7 @@ func (p *Push) ExactQ(policy PushPolicy, gamma float64) (*PushQ, error) {
 // RevealedShare is the share of (step, cell ≠ goal, joint action) pairs whose next reward tells
 // something about the joint action's effect: another joint action from the same state earns a
 // different reward. Near 1 for the shaped game (the distance gained shows each move at once); on the
-// Final game only the last step's pairs (1/Limit of them) — issue 38's room check of a game where the
+// Final game only the last step's pairs (1/Limit of them) — the room check of a game where the
 // reward hides the joint action's effect.
 func (p *Push) RevealedShare() float64 {
 	n, cells, T := p.agents, p.Cells(), p.limit

@@ -120,7 +120,7 @@ func (cfg CriticConfig) schedule() string {
 // DefaultCritic is a small critic of a kind.
 //
 // Central-q's first layer starts with its state rows at the scale of the inputs active at once and
-// its joint-action rows at zero (JointInitZeroRows). Issue 38's diagnosis (scratch probes, one seed,
+// its joint-action rows at zero (JointInitZeroRows). The 2026-12-04 diagnosis (scratch probes, one seed,
 // not stored; policy evaluation at N = 6, error on seen joint actions after 320k transitions against
 // the constant's 1.205 and the 0.732 of a critic that knows V(s) exactly): the fan-in scale of
 // PaperLab's first runs stayed at 1.20 at Adam's rate 1e-3 and at 1e-4, and with Monte Carlo targets

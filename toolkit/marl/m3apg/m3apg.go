@@ -42,7 +42,7 @@ type Config struct {
 	// HoldOutClasses > 0 (push games) holds out whole effect classes instead (PushEffects: the net
 	// push clipped to the game's MaxMove): that many classes other than "no move", drawn once per
 	// run, and every joint action of them — "unseen" then means a new effect, not a new name for
-	// a seen one (issue 38). HoldOut is then unused.
+	// a seen one. HoldOut is then unused.
 	HoldOutClasses int `json:"hold_out_classes,omitempty"`
 	// EvalEvery iterations (push games only) the critic is compared with the exact Q of the current
 	// policy on up to EvalRows (step, cell, joint action) triples of each set, seen and unseen.

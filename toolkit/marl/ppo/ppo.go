@@ -48,7 +48,7 @@ type Config struct {
 	// iteration as TAPE draws it. "coalition:er:0" pays each agent its own reward (a helper whose
 	// partner loads is paid nothing for it), "coalition:er:1" the sum — the team reward where the
 	// individual rewards sum to it (LBF). [UNVERIFIED] PaperLab's reinterpretation of TAPE's topology
-	// as reward sharing (issue 37), not the paper's method, which mixes advantages.
+	// as reward sharing (our reinterpretation), not the paper's method, which mixes advantages.
 	Reward string `json:"reward,omitempty"`
 }
 

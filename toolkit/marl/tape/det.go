@@ -33,7 +33,7 @@ type DetConfig struct {
 	// Optimizer of the policies: "adam" (the code's policy_optimiser: Adam, PyTorch's defaults, no
 	// gradient clipping) or "sgd" (plain steps of the clipped gradient, PaperLab's first version,
 	// kept as a named variant: there the topology acts as a step size, which Adam normalises away).
-	// "" reads as "sgd", the runs committed before issue 37.
+	// "" reads as "sgd", the runs committed before 2026-12-04.
 	Optimizer string `json:"optimizer,omitempty"`
 	// LRActor is the policies' rate (the code: 1e-3 with Adam); LRCritic the critic's SGD step size.
 	LRActor  float64 `json:"lr_actor"`

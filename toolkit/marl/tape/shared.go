@@ -11,7 +11,7 @@ import (
 )
 
 // SharedConfig configures stochastic TAPE's estimator in the regime where the topology's variance can
-// matter (issue 37): many agents sharing one policy, finite batches, a learned centralised critic.
+// matter: many agents sharing one policy, finite batches, a learned centralised critic.
 //
 // The game (PaperLab's, [UNVERIFIED] as a stand-in for the paper's SMAC/LBF tasks): every episode
 // each of the N agents sees its own context o_i ∈ {0, …, C−1} (uniform, independent) and plays
@@ -46,7 +46,7 @@ type SharedConfig struct {
 
 // DefaultShared is the configuration of the experiment's shared-parameter part: 8 agents, 8
 // contexts, 5 actions, batches of 4 episodes, Adam at 0.01 for the policy. [UNVERIFIED] sizes chosen
-// so that p = 0 neither stalls nor reaches the optimum early in 600 updates (issue 37's room).
+// so that p = 0 neither stalls nor reaches the optimum early in 600 updates (the room its claims need).
 func DefaultShared() SharedConfig {
 	return SharedConfig{Agents: 8, Contexts: 8, Actions: 5, Topology: "er:0", Iters: 600, Batch: 4, Optimizer: "adam",
 		LRActor: 0.01, LRCritic: 0.05, Noise: 0.5, EvalEvery: 20}
