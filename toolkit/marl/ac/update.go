@@ -57,7 +57,7 @@ func ValueBatch(x []float32, dim int, y []float64, idx []int) nn.Inputs {
 // shared buffers (ONNX Runtime on the CPU, the pure-Go engine) the rows are gathered straight into
 // the engine's memory, once. A fresh tensor per mini-batch cost its allocation, zeroing, page faults
 // and the engine's own copy of it: with E3T's partner model (48 mini-batches of 2,000 × 606 values
-// per iteration) a quarter of an iteration's CPU (issue 36's profile; BENCHMARKS.md). The values are
+// per iteration) a quarter of an iteration's CPU (a profile of 2026-12-04; BENCHMARKS.md). The values are
 // those of fresh tensors, so results do not change. A nil *Batch makes fresh tensors. Close it when
 // the phase ends; a tensor it returned is valid until the next call with the same name.
 type Batch struct {

@@ -72,8 +72,8 @@ func Default(game overcooked.Config, mode string) Config {
 		MaxGradNorm: 0.5, ShapingSteps: 600_000, SnapshotAt: []float64{0, 0.25, 0.5, 1}}
 }
 
-// Authors is the authors' configuration of a layout (yanxue7/E3T-Overcooked, the cramped_room run
-// script and encoder_ppo.py; issue 36's audit): ε 0.7, 30 games × 400 steps = 12,000 environment
+// Authors is the authors' configuration of a layout (yanxue7/E3T-Overcooked, as read in the
+// cramped_room run script and encoder_ppo.py): ε 0.7, 30 games × 400 steps = 12,000 environment
 // steps per update, 400 updates (4.8 M steps), PPO 8 epochs × 6 mini-batches, entropy 0.1, clip 0.05,
 // gradient-norm clip 0.1, GAE λ 0.98, γ 0.99, Adam 1e-3, the partner model trained 8 passes per
 // update with its own optimiser, the reward shaping annealed to 0 over 2.5 M steps. What differs is
@@ -137,7 +137,9 @@ type Result struct {
 	RolloutSeconds, UpdateSeconds float64
 }
 
-// Train runs one training.
+// Train runs one training, cleanrl-style: each iteration plays Envs games to the horizon
+// (overcooked.Collector), fits the critic and the actor by PPO on the ego's samples, trains the
+// partner model on the partner's actions, and moves the E3T partner toward the ego (softCopy).
 func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -152,7 +154,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 	const na = overcooked.NumActions
 	obsDim := overcooked.VectorSize
 	if cfg.PartnerModel {
-		obsDim += na
+		obsDim += na // the partner model's predicted distribution of the partner's next action
 	}
 	actor, err := ac.NewNet(be, []int{obsDim, cfg.Hidden, cfg.Hidden, na}, 0.01, seed)
 	if err != nil {
@@ -190,181 +192,79 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		return nil, err
 	}
 	defer trC.Close()
-	// The E3T partner: a soft copy of the ego actor, ε-mixed, its partner-model slot fed noise.
+	// The other seat: E3T's partner; in SP the ego itself, or none when the ego learns from both seats.
+	var partner overcooked.Agent
 	var mate *Policy
-	if cfg.Mode == "e3t" {
-		m, err := actor.CloneWeights()
-		if err != nil {
+	switch {
+	case cfg.Mode == "e3t":
+		if mate, err = newPartner(ego, cfg); err != nil {
 			return nil, err
 		}
-		pa := &ac.Net{Sizes: actor.Sizes, Model: m}
-		defer pa.Close()
-		mate = &Policy{Actor: pa, K: cfg.K, Epsilon: cfg.Epsilon}
-		if cfg.PartnerModel {
-			mate.PM, mate.NoisePM = ego.PM, true
-		}
+		defer mate.Actor.Close() // the partner model is the ego's
+		partner = mate
+	case !cfg.LearnBothSeats:
+		partner = ego // the same policy, not trained on
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x65337433))
-	// One kitchen; every iteration plays cfg.Envs fresh episodes of it through its Step.
+	// One kitchen; every iteration plays cfg.Envs fresh episodes of it.
 	world, err := overcooked.New(cfg.Game)
 	if err != nil {
 		return nil, err
 	}
 	world.ReuseObs = true // the policies copy the observations they read (observe)
+	col, learner := overcooked.NewCollector(world), &egoLearner{Policy: ego}
+	var labels, preds []int32 // the partner's actions and the ego's predictions of them (reused)
 	res := &Result{Policy: ego, Curves: track.Curves{}}
-	snapshot := func(done int) error { // keep the weights at each requested fraction of training, once
-		for _, f := range cfg.SnapshotAt {
-			if int(math.Round(f*float64(cfg.Iters))) == done {
-				w, err := actor.Weights()
-				if err != nil {
-					return fmt.Errorf("snapshot at iteration %d: %w", done, err)
-				}
-				res.Snapshots = append(res.Snapshots, w)
-				return nil
-			}
-		}
-		return nil
-	}
-	if err := snapshot(0); err != nil {
+	if res.Snapshots, err = keepSnapshot(res.Snapshots, actor, cfg.SnapshotAt, cfg.Iters, 0); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	H := cfg.Game.Horizon
-	// Rollout buffers, sized once for every iteration (growing them by append copied ~30 MB per
-	// iteration, and fresh ones each iteration cost their zeroing and page faults).
-	maxS := 2 * cfg.Envs
-	obsBuf, actsBuf, logpBuf := make([]float32, 0, H*maxS*obsDim), make([]int, 0, H*maxS), make([]float32, 0, H*maxS)
-	rew := make([]float64, H*maxS)
-	var pmRowsBuf []float32
-	var pmLabelsBuf, pmPredBuf []int32 // the partner's actions and the ego's predictions of them
-	if cfg.PartnerModel {
-		pmRowsBuf, pmLabelsBuf, pmPredBuf = make([]float32, 0, H*cfg.Envs*pmIn), make([]int32, 0, H*cfg.Envs), make([]int32, 0, H*cfg.Envs)
-	}
 	for it := 1; it <= cfg.Iters; it++ {
 		factor := max(0, 1-float64(res.EnvSteps)/float64(cfg.ShapingSteps))
-		games, egoIdx, mateIdx := overcooked.NewGames(world, cfg.Envs, factor, rng)
-		// Learning streams: the ego in every game, and in SP also the other player; then the
-		// partner in the other seat (none when the learner fills both seats).
-		seats := [][]int{egoIdx}
-		if cfg.Mode == "sp" && cfg.LearnBothSeats {
-			seats = append(seats, mateIdx)
-		}
-		learners := len(seats)
-		if learners == 1 {
-			seats = append(seats, mateIdx)
-		}
-		ego.Reset(cfg.Envs)
-		if mate != nil {
-			mate.Reset(cfg.Envs)
-		}
-		S := learners * cfg.Envs                                                // streams
-		obs, acts, logp, rew := obsBuf[:0], actsBuf[:0], logpBuf[:0], rew[:H*S] // every rew entry is written below
-		pmRows, pmLabels, pmPred := pmRowsBuf[:0], pmLabelsBuf[:0], pmPredBuf[:0]
-		sparse, shaped := 0.0, 0.0
-		act := func(i int, games []*overcooked.Episode, idx []int) ([]int, error) {
-			if i < learners { // a learning stream: sample and record what the ego acted on
-				in, pin, err := ego.Inputs(games, idx, rng)
-				if err != nil {
-					return nil, err
-				}
-				a, lp, err := ego.ActFrom(in, cfg.Envs, rng)
-				if err != nil {
-					return nil, err
-				}
-				obs, acts, logp = append(obs, in...), append(acts, a...), append(logp, lp...)
-				pmRows = append(pmRows, pin...)
-				if cfg.PartnerModel { // the prediction the actor read: the last na values of each row
-					for k := 0; k < cfg.Envs; k++ {
-						pmPred = append(pmPred, int32(dist.Greedy(in[(k+1)*obsDim-na:(k+1)*obsDim], nil)))
-					}
-				}
-				return a, nil
-			}
-			var a []int
-			var err error
-			if cfg.Mode == "sp" { // the same policy, not trained on
-				a, err = ego.Act(games, idx, rng)
-			} else {
-				a, err = mate.Act(games, idx, rng)
-			}
-			if cfg.PartnerModel {
-				for _, x := range a {
-					pmLabels = append(pmLabels, int32(x))
-				}
-			}
-			return a, err
-		}
-		after := func(t int, _ [][2]int, stepActs [][]int) error {
-			for k, g := range games {
-				out := g.Last
-				sp := out.Sparse[0] + out.Sparse[1]
-				sparse += sp
-				for s, idx := range seats[:learners] {
-					rew[t*S+s*cfg.Envs+k] = sp + factor*out.Shaped[idx[k]]
-					shaped += out.Shaped[idx[k]]
-				}
-			}
-			ego.Saw(stepActs[len(stepActs)-1]) // the other player's actions
-			if mate != nil {
-				mate.Saw(stepActs[0])
-			}
-			return nil
-		}
+		games, seat, _ := overcooked.NewGames(world, cfg.Envs, factor, rng)
 		t0 := time.Now()
-		if err := overcooked.RunEpisodes(world, games, seats, act, after); err != nil {
+		ro, err := col.Collect(games, seat, learner, partner, rng)
+		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
 		t1 := time.Now()
 		res.RolloutSeconds += t1.Sub(t0).Seconds()
-		res.EnvSteps += H * cfg.Envs
+		res.EnvSteps += ro.T * cfg.Envs
 		// GAE per stream; every episode ends at the horizon (no bootstrap).
-		vals, err := critic.Apply(obs, H*S)
+		vals, err := critic.Apply(ro.Obs, ro.T*ro.E)
 		if err != nil {
 			return nil, err
 		}
-		adv, ret := ac.HorizonGAE(rew, vals, H, S, cfg.Gamma, cfg.Lambda)
-		adv = ac.Normalize(adv)
-		ro := &ac.Rollout{N: 1, NA: na, ObsDim: obsDim, Obs: obs, Act: acts, LogP: logp, Avail: ac.AllAvailable(H * S * na)}
-		am, cm, err := ac.PPOEpochs(trA, trC, ro, adv, ret, cfg.Epochs, cfg.MiniBatches, rng)
+		adv, ret := ac.HorizonGAE(ro.Rew, vals, ro.T, ro.E, cfg.Gamma, cfg.Lambda)
+		am, cm, err := ac.PPOEpochs(trA, trC, &ro.Rollout, ac.Normalize(adv), ret, cfg.Epochs, cfg.MiniBatches, rng)
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d %w", it, err)
 		}
 		x := float64(res.EnvSteps)
 		if cfg.PartnerModel {
-			b := ac.NewBatch(be)
-			pm, err := ac.Minibatches(len(pmLabels), max(1, cfg.PMEpochs), cfg.MiniBatches, rng, func(idx []int) (nn.StepStats, error) {
-				ys := make([]int32, len(idx))
-				for k, i := range idx {
-					ys[k] = pmLabels[i]
-				}
-				return trPM.Update(ac.ClassifierBatch(b.Rows("x", pmRows, pmIn, idx), ys))
-			})
-			b.Close()
+			labels = appendInt32(labels[:0], ro.Partner)
+			pm, err := trainPartnerModel(trPM, learner.pmRows, pmIn, labels, cfg.PMEpochs, cfg.MiniBatches, rng)
 			if err != nil {
 				return nil, fmt.Errorf("iteration %d partner model: %w", it, err)
 			}
 			res.Curves.Add("pm_loss", x, pm["loss"])
 			res.Curves.Add("pm_train_accuracy", x, pm["accuracy"])
-			res.Curves.Add("pm_accuracy", x, Accuracy(pmPred, pmLabels))
+			preds = appendPredictions(preds[:0], ro.Obs, obsDim) // what the ego read, before the model trained
+			res.Curves.Add("pm_accuracy", x, Accuracy(preds, labels))
 		}
 		if mate != nil {
-			we, _ := actor.Weights()
-			wp, _ := mate.Actor.Weights()
-			for i := range wp {
-				wp[i] = float32((1-cfg.CopyRate)*float64(wp[i]) + cfg.CopyRate*float64(we[i]))
-			}
-			if err := mate.Actor.SetWeights(wp); err != nil {
-				return nil, err
+			if err := softCopy(mate.Actor, actor, cfg.CopyRate); err != nil {
+				return nil, fmt.Errorf("iteration %d partner copy: %w", it, err)
 			}
 		}
 		upd := time.Since(t1).Seconds()
 		res.UpdateSeconds += upd
 		res.Curves.Add("rollout_seconds", x, t1.Sub(t0).Seconds())
 		res.Curves.Add("update_seconds", x, upd)
-		if err := snapshot(it); err != nil {
+		if res.Snapshots, err = keepSnapshot(res.Snapshots, actor, cfg.SnapshotAt, cfg.Iters, it); err != nil {
 			return nil, err
 		}
-		status := ac.AddShapedIteration(res.Curves, x, sparse/float64(cfg.Envs), shaped/float64(S), factor, am, cm, start)
+		status := ac.AddShapedIteration(res.Curves, x, ro.Sparse/float64(cfg.Envs), ro.Shaped/float64(ro.E), factor, am, cm, start)
 		if opt.Monitor != nil {
 			m, err := ac.Monitor(res.Curves, x, it, cfg.Iters, opt.MonitorEvery, func() (float64, error) {
 				return overcooked.Evaluate(cfg.Game, ego, opt.Monitor, 4, seed*7919+uint64(it))
@@ -377,6 +277,109 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		opt.Progress.Update(it, status)
 	}
 	return res, nil
+}
+
+// egoLearner is the ego as the collector's overcooked.Learner: it also keeps the partner-model inputs it
+// read at every step of the rollout (the partner model's training inputs; none without one).
+type egoLearner struct {
+	*Policy
+	pmRows []float32
+}
+
+// Reset starts n games and empties the kept partner-model inputs.
+func (l *egoLearner) Reset(n int) {
+	l.Policy.Reset(n)
+	l.pmRows = l.pmRows[:0]
+}
+
+// Sample implements overcooked.Learner.
+func (l *egoLearner) Sample(games []*overcooked.Episode, idx []int, rng *rand.Rand) ([]float32, []int, []float32, error) {
+	in, pin, err := l.Inputs(games, idx, rng)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	acts, logp, err := l.ActFrom(in, len(games), rng)
+	l.pmRows = append(l.pmRows, pin...)
+	return in, acts, logp, err
+}
+
+// newPartner is E3T's training partner: a copy of the ego's actor (moved toward the ego after every
+// update, softCopy) whose actions mix ε·uniform, its partner-model slot fed noise (the authors' code).
+func newPartner(ego *Policy, cfg Config) (*Policy, error) {
+	m, err := ego.Actor.CloneWeights()
+	if err != nil {
+		return nil, err
+	}
+	mate := &Policy{Actor: &ac.Net{Sizes: ego.Actor.Sizes, Model: m}, K: cfg.K, Epsilon: cfg.Epsilon}
+	if cfg.PartnerModel {
+		mate.PM, mate.NoisePM = ego.PM, true
+	}
+	return mate, nil
+}
+
+// softCopy moves the partner's actor toward the ego's: each weight becomes (1−c)·partner + c·ego,
+// computed in float64.
+func softCopy(partner, ego *ac.Net, c float64) error {
+	we, err := ego.Weights()
+	if err != nil {
+		return err
+	}
+	wp, err := partner.Weights()
+	if err != nil {
+		return err
+	}
+	for i := range wp {
+		wp[i] = float32((1-c)*float64(wp[i]) + c*float64(we[i]))
+	}
+	return partner.SetWeights(wp)
+}
+
+// trainPartnerModel fits the partner model to one iteration's pairs — the inputs rows (dim values
+// each) and the partner's actions labels — in epochs passes (at least one) of mb shuffled
+// mini-batches with its own optimiser, and returns the mean loss and accuracy.
+func trainPartnerModel(tr *nn.Trainer, rows []float32, dim int, labels []int32, epochs, mb int, rng *rand.Rand) (map[string]float64, error) {
+	b := ac.NewBatch(tr.Net.Backend())
+	defer b.Close()
+	return ac.Minibatches(len(labels), max(1, epochs), mb, rng, func(idx []int) (nn.StepStats, error) {
+		ys := make([]int32, len(idx))
+		for k, i := range idx {
+			ys[k] = labels[i]
+		}
+		return tr.Update(ac.ClassifierBatch(b.Rows("x", rows, dim, idx), ys))
+	})
+}
+
+// appendPredictions appends, for each actor-input row of obs (dim values), the partner model's
+// prediction the ego read in it: the most likely action of the distribution in its last NumActions
+// values.
+func appendPredictions(dst []int32, obs []float32, dim int) []int32 {
+	for r := dim; r <= len(obs); r += dim {
+		dst = append(dst, int32(dist.Greedy(obs[r-overcooked.NumActions:r], nil)))
+	}
+	return dst
+}
+
+// appendInt32 appends the actions a as int32 (the partner model's labels).
+func appendInt32(dst []int32, a []int) []int32 {
+	for _, x := range a {
+		dst = append(dst, int32(x))
+	}
+	return dst
+}
+
+// keepSnapshot appends the actor's weights to snaps when done of iters iterations is one of the
+// fractions at of training (once, however many fractions round to it).
+func keepSnapshot(snaps [][]float32, actor *ac.Net, at []float64, iters, done int) ([][]float32, error) {
+	for _, f := range at {
+		if int(math.Round(f*float64(iters))) == done {
+			w, err := actor.Weights()
+			if err != nil {
+				return snaps, fmt.Errorf("snapshot at iteration %d: %w", done, err)
+			}
+			return append(snaps, w), nil
+		}
+	}
+	return snaps, nil
 }
 
 // Accuracy is the share of predictions equal to their labels (0 when there are none).

@@ -123,85 +123,40 @@ func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) 
 	defer trC.Close()
 	ego := &Policy{Actor: actor, ObsScale: cfg.ObsScale}
 	rng := rand.New(rand.NewPCG(seed, 0x65337433))
-	// One kitchen; every iteration plays cfg.Envs fresh episodes of it through its Step.
+	// One kitchen; every iteration plays cfg.Envs fresh episodes of it.
 	world, err := overcooked.New(cfg.Game)
 	if err != nil {
 		return nil, err
 	}
 	world.ReuseObs = true // the policies copy the observations they read (Policy.inputs)
+	col := overcooked.NewCollector(world)
 	res := &Result{Actor: actor, Curves: track.Curves{}}
 	start := time.Now()
-	H := cfg.Game.Horizon
 	blocks := Blocks(cfg.Envs, cfg.Partners)
-	// Rollout buffers, sized once for every iteration (as in marl/e3t: appends and fresh buffers
-	// cost copies, zeroing and page faults).
-	obsBuf, actsBuf, logpBuf := make([]float32, 0, H*cfg.Envs*obsDim), make([]int, 0, H*cfg.Envs), make([]float32, 0, H*cfg.Envs)
-	rew := make([]float64, H*cfg.Envs) // every entry is written by each iteration's rollout
 	for it := 1; it <= cfg.Iters; it++ {
 		factor := max(0, 1-float64(res.EnvSteps)/float64(cfg.ShapingSteps))
-		games, egoIdx, mateIdx := overcooked.NewGames(world, cfg.Envs, factor, rng)
-		partners := make([]overcooked.Agent, len(blocks))
-		for b := range partners {
-			partners[b] = population[rng.IntN(len(population))]
-			partners[b].Reset(cfg.Envs) // room for any block
+		games, seat, _ := overcooked.NewGames(world, cfg.Envs, factor, rng)
+		partner := team{members: make([]overcooked.Agent, len(blocks)), blocks: blocks}
+		for b := range partner.members {
+			partner.members[b] = population[rng.IntN(len(population))]
 		}
-		obs, acts, logp := obsBuf[:0], actsBuf[:0], logpBuf[:0]
-		sparse, shaped := 0.0, 0.0
-		act := func(i int, games []*overcooked.Episode, idx []int) ([]int, error) {
-			if i == 0 { // the best response: sample and record what it acted on
-				in := ego.inputs(games, idx)
-				a, lp, err := ego.sample(in, cfg.Envs, rng)
-				if err != nil {
-					return nil, err
-				}
-				obs, acts, logp = append(obs, in...), append(acts, a...), append(logp, lp...)
-				return a, nil
-			}
-			mate := make([]int, cfg.Envs) // each partner plays its block of games
-			for b, p := range partners {
-				bg, bi := make([]*overcooked.Episode, len(blocks[b])), make([]int, len(blocks[b]))
-				for j, k := range blocks[b] {
-					bg[j], bi[j] = games[k], idx[k]
-				}
-				pa, err := p.Act(bg, bi, rng)
-				if err != nil {
-					return nil, err
-				}
-				for j, k := range blocks[b] {
-					mate[k] = pa[j]
-				}
-			}
-			return mate, nil
-		}
-		after := func(t int, _ [][2]int, _ [][]int) error {
-			for k, g := range games {
-				out := g.Last
-				sp := out.Sparse[0] + out.Sparse[1]
-				sparse += sp
-				rew[t*cfg.Envs+k] = sp + factor*out.Shaped[egoIdx[k]]
-				shaped += out.Shaped[egoIdx[k]]
-			}
-			return nil
-		}
-		if err := overcooked.RunEpisodes(world, games, [][]int{egoIdx, mateIdx}, act, after); err != nil {
+		ro, err := col.Collect(games, seat, ego, partner, rng)
+		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
-		res.EnvSteps += H * cfg.Envs
+		res.EnvSteps += ro.T * cfg.Envs
 		// GAE per game; every episode ends at the horizon (no bootstrap).
-		vals, err := critic.Apply(obs, H*cfg.Envs)
+		vals, err := critic.Apply(ro.Obs, ro.T*ro.E)
 		if err != nil {
 			return nil, err
 		}
-		adv, ret := ac.HorizonGAE(rew, vals, H, cfg.Envs, cfg.Gamma, cfg.Lambda)
-		adv = ac.Normalize(adv)
-		n := H * cfg.Envs
-		ro := &ac.Rollout{N: 1, NA: na, ObsDim: obsDim, Obs: obs, Act: acts, LogP: logp, Avail: ac.AllAvailable(n * na)}
-		am, cm, err := ac.PPOEpochs(trA, trC, ro, adv, ret, cfg.Epochs, cfg.MiniBatches, rng)
+		adv, ret := ac.HorizonGAE(ro.Rew, vals, ro.T, ro.E, cfg.Gamma, cfg.Lambda)
+		am, cm, err := ac.PPOEpochs(trA, trC, &ro.Rollout, ac.Normalize(adv), ret, cfg.Epochs, cfg.MiniBatches, rng)
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d %w", it, err)
 		}
 		x := float64(res.EnvSteps)
-		status := ac.AddShapedIteration(res.Curves, x, sparse/float64(cfg.Envs), shaped/float64(cfg.Envs), factor, am, cm, start)
+		status := ac.AddShapedIteration(res.Curves, x, ro.Sparse/float64(cfg.Envs), ro.Shaped/float64(ro.E), factor, am, cm, start)
 		if opt.Monitor != nil {
 			m, err := ac.Monitor(res.Curves, x, it, cfg.Iters, opt.MonitorEvery, func() (float64, error) {
 				return overcooked.Evaluate(cfg.Game, ego, opt.Monitor, 4, seed*7919+uint64(it))
@@ -214,6 +169,42 @@ func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) 
 		opt.Progress.Update(it, status)
 	}
 	return res, nil
+}
+
+// team is the best response's partner in one iteration: members[b] plays the games of blocks[b],
+// in one call per block. It passes on only Reset and Act (the members keep no history).
+type team struct {
+	members []overcooked.Agent
+	blocks  [][]int
+}
+
+// Reset implements overcooked.Agent: every member gets room for any block.
+func (t team) Reset(n int) {
+	for _, m := range t.members {
+		m.Reset(n)
+	}
+}
+
+// Saw implements overcooked.Agent (the members see nothing).
+func (t team) Saw([]int) {}
+
+// Act implements overcooked.Agent: each member acts in its block of games.
+func (t team) Act(games []*overcooked.Episode, idx []int, rng *rand.Rand) ([]int, error) {
+	out := make([]int, len(games))
+	for b, m := range t.members {
+		bg, bi := make([]*overcooked.Episode, len(t.blocks[b])), make([]int, len(t.blocks[b]))
+		for j, k := range t.blocks[b] {
+			bg[j], bi[j] = games[k], idx[k]
+		}
+		a, err := m.Act(bg, bi, rng)
+		if err != nil {
+			return nil, err
+		}
+		for j, k := range t.blocks[b] {
+			out[k] = a[j]
+		}
+	}
+	return out, nil
 }
 
 // Policy is a memoryless MLP cook: it samples from the actor's softmax over its scaled observation.
@@ -232,6 +223,14 @@ func (p *Policy) Saw([]int) {}
 func (p *Policy) Act(games []*overcooked.Episode, idx []int, rng *rand.Rand) ([]int, error) {
 	a, _, err := p.sample(p.inputs(games, idx), len(games), rng)
 	return a, err
+}
+
+// Sample implements overcooked.Learner: Act, with the scaled observations acted on and the
+// actions' log-probabilities.
+func (p *Policy) Sample(games []*overcooked.Episode, idx []int, rng *rand.Rand) ([]float32, []int, []float32, error) {
+	in := p.inputs(games, idx)
+	a, logp, err := p.sample(in, len(games), rng)
+	return in, a, logp, err
 }
 
 // inputs are the scaled featurize_state vectors of player idx[k] in each game (the ones the env's

@@ -3,7 +3,6 @@ package overcooked
 import (
 	"errors"
 	"math/rand/v2"
-	"reflect"
 )
 
 // Agent acts for one player in a batch of Overcooked games, each an Episode (its Game, its rules
@@ -80,7 +79,7 @@ func EvaluateEpisodes(cfg Config, a, b Agent, episodes int, seed uint64) ([]floa
 // in seat ib[k] of game k, their randomness drawn from rng — and calls step with each game's joint
 // action and outcome. It resets both agents for len(games) games first.
 func playGames(games []*Episode, a, b Agent, ia, ib []int, rng *rand.Rand, step func(k int, joint [2]int, out Outcome)) error {
-	if s, ok := a.(Stateful); ok && s.Stateful() && reflect.TypeOf(a).Comparable() && a == b {
+	if sameStateful(a, b) {
 		return errors.New("overcooked: one stateful agent in both seats would mix the two players' steps in its per-game history: play it with a copy of itself (load it twice)")
 	}
 	a.Reset(len(games))

@@ -19,13 +19,13 @@ func NewGames(world *Env, n int, factor float64, rng *rand.Rand) (games []*Episo
 	return games, seat, other
 }
 
-// RunEpisodes is the one episode loop of Overcooked: training (e3t.Train, fcp.Train) and evaluation
-// (Evaluate, Play) step their games through it. At each step, to the horizon, the actors act in
-// order — actor i plays seat seats[i][k] of game k and act(i, games, seats[i]) returns its actions
-// (an actor that fills a seat an earlier one filled overrides it) — then every game steps through
-// world.Step (each game's outcome is then games[k].Last), then after(t, joint, acts) sees the
-// step: the joint action of each game and each actor's actions (for rewards and for agents that
-// watch their partner, Agent.Saw).
+// RunEpisodes is the episode loop of evaluation (Evaluate, Play); training collects its samples
+// with Collector.Collect instead. At each step, to the horizon, the actors act in order — actor i
+// plays seat seats[i][k] of game k and act(i, games, seats[i]) returns its actions (an actor that
+// fills a seat an earlier one filled overrides it) — then every game steps through world.Step (each
+// game's outcome is then games[k].Last), then after(t, joint, acts) sees the step: the joint action
+// of each game and each actor's actions (for rewards and for agents that watch their partner,
+// Agent.Saw).
 func RunEpisodes(world *Env, games []*Episode, seats [][]int,
 	act func(i int, games []*Episode, seats []int) ([]int, error),
 	after func(t int, joint [][2]int, acts [][]int) error) error {
