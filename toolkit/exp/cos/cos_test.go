@@ -15,7 +15,7 @@ import (
 )
 
 // TestSmokeRun runs experiment "cos" at smoke scale (seconds) and checks that metrics.json has every
-// method with the metrics the issue names, the curves the figures need, readable PRM traces with
+// method with the metrics the claims and room checks read, the curves the figures need, readable PRM traces with
 // labels aligned to their tags, and that every claim can be evaluated.
 func TestSmokeRun(t *testing.T) {
 	_, back, dir := exptest.Smoke(t, "cos")

@@ -1,0 +1,306 @@
+package cos
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+
+	"github.com/paperlab/paperlab/datasets/arith"
+	"github.com/paperlab/paperlab/toolkit/calib"
+	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/lm"
+	"github.com/paperlab/paperlab/toolkit/lmtask"
+	"github.com/paperlab/paperlab/toolkit/prm"
+)
+
+// prmData is the PRM's training data: the SFT policy's complete, parsed traces on the PRM prompts,
+// which of them the step judge labels, and the label of every tag.
+type prmData struct {
+	prompts, comps [][]int32       // each trace's prompt and completion body (prm.Body)
+	probs          []arith.Problem // its problem
+	gold           [][]bool        // the verifier's verdict on each step tag, then on the answer tag
+	judged         []bool          // labelled by the step judge; the others by Monte Carlo
+	soft           [][]float64     // the label of every tag in [0, 1]
+}
+
+// mcStats is what Monte-Carlo labelling reports: how many traces it labelled, the share of rollouts
+// cut off before an answer, and how many labelled tags agree, as hard labels, with the verifier.
+type mcStats struct {
+	traces      int
+	cutOff      float64
+	agree, tags float64
+}
+
+// trainPRM samples the SFT policy's traces on the PRM prompts, labels a JudgeShare of them by the
+// step judge and the rest by Monte Carlo, writes the labelled traces as JSONL where the options save
+// policies (TracesFile: seed 1's by default, carried by a sweep's merge like a policy), trains
+// the independent PRM (and the prm-selfconf ablation on the same labels) and returns their runs
+// (curves so far; "prm" first), with what the room checks read from those traces on every seed:
+// right_answer_wrong_step and off_length_share (room.go).
+func (s *setup) trainPRM(set *lmtask.Set) ([]exp.Run, error) {
+	c := s.cfg
+	d, err := s.prmTraces(set)
+	if err != nil {
+		return nil, err
+	}
+	d.judged = judgedTraces(s.seed, len(d.comps), c.JudgeShare)
+	mc, err := s.labelSteps(&d)
+	if err != nil {
+		return nil, err
+	}
+	labels := d.soft
+	if c.Labels == "hard" {
+		labels = prm.Hard(d.soft)
+	}
+	examples := make([]prm.Example, len(d.comps))
+	for i := range d.comps {
+		examples[i] = prm.Example{Prompt: d.prompts[i], Completion: d.comps[i], Labels: labels[i]}
+	}
+	if err := s.writeTraces(d); err != nil {
+		return nil, err
+	}
+	final := labelMetrics(d, mc)
+	if s.prm, err = prm.NewIndependent(c.PRMModel, s.tok, s.tag, s.seed+700); err != nil {
+		return nil, err
+	}
+	if err := s.pretrainPRM(); err != nil {
+		return nil, err
+	}
+	run, err := s.fitPRM(s.prm, "prm", c.PRM, examples, final)
+	if err != nil {
+		return nil, err
+	}
+	runs := []exp.Run{run}
+	if c.SelfConf.Steps > 0 {
+		if s.selfconf, err = prm.New(s.sft, s.tag, s.seed+700, true); err != nil {
+			return nil, err
+		}
+		if run, err = s.fitPRM(s.selfconf, "prm-selfconf", c.SelfConf, examples, final); err != nil {
+			return nil, err
+		}
+		runs = append(runs, run)
+	}
+	return runs, nil
+}
+
+// prmTraces samples PRMSamples traces of every PRM prompt from the SFT policy and keeps the complete,
+// parsed ones with the verifier's gold tag labels.
+func (s *setup) prmTraces(set *lmtask.Set) (prmData, error) {
+	gens, vs, err := s.traces(s.sft, set, s.cfg.PRMSamples, s.seed+500)
+	if err != nil {
+		return prmData{}, err
+	}
+	n := len(set.Problems)
+	var d prmData
+	for i, g := range gens {
+		if !s.complete(g) || !vs[i].Parsed {
+			continue
+		}
+		d.prompts = append(d.prompts, set.Prompts[i%n])
+		d.comps = append(d.comps, prm.Body(g))
+		d.probs = append(d.probs, set.Problems[i%n])
+		d.gold = append(d.gold, append(slices.Clone(vs[i].StepCorrect), vs[i].Correct))
+	}
+	if len(d.comps) == 0 {
+		return prmData{}, fmt.Errorf("no complete traces to label")
+	}
+	return d, nil
+}
+
+// judgedTraces picks which of n traces the step judge labels: a seeded share of them (rounded), the
+// rest go to Monte Carlo.
+func judgedTraces(seed uint64, n int, share float64) []bool {
+	judged := make([]bool, n)
+	for _, i := range rand.New(rand.NewPCG(seed, judgeStream)).Perm(n)[:int(math.Round(share*float64(n)))] {
+		judged[i] = true
+	}
+	return judged
+}
+
+// labelSteps fills d.soft: a judged trace's labels are its gold verdicts (0 or 1); the others get
+// the fraction of MCRollouts rollouts from each step prefix that reach the right answer
+// (prm.MCLabels, Math-Shepherd).
+func (s *setup) labelSteps(d *prmData) (mcStats, error) {
+	c := s.cfg
+	var mcIdx []int
+	var mcPrompts, mcComps [][]int32
+	for i := range d.comps {
+		if !d.judged[i] {
+			mcIdx, mcPrompts, mcComps = append(mcIdx, i), append(mcPrompts, d.prompts[i]), append(mcComps, d.comps[i])
+		}
+	}
+	d.soft = make([][]float64, len(d.comps))
+	for i := range d.comps {
+		if d.judged[i] {
+			d.soft[i] = goldLabels(d.gold[i])
+		}
+	}
+	st := mcStats{traces: len(mcIdx)}
+	if len(mcIdx) == 0 {
+		return st, nil
+	}
+	correct := func(k int, text string) bool { return arith.VerifyTagged(d.probs[mcIdx[k]], text).Correct }
+	mc, co, err := prm.MCLabels(s.sft, s.tag, mcPrompts, mcComps, correct, c.MCRollouts,
+		lm.SampleConfig{MaxNew: c.MaxNew, Temperature: 1, Seed: s.seed + 600})
+	if err != nil {
+		return mcStats{}, err
+	}
+	st.cutOff = co
+	hard := prm.Hard(mc)
+	for k, i := range mcIdx {
+		d.soft[i] = mc[k]
+		for j, ok := range d.gold[i] {
+			st.tags++
+			st.agree += float64(boolInt((hard[k][j] == 1) == ok))
+		}
+	}
+	return st, nil
+}
+
+// goldLabels are a trace's gold verdicts as labels: 1 for a right tag, 0 for a wrong one.
+func goldLabels(gold []bool) []float64 {
+	out := make([]float64, len(gold))
+	for j, ok := range gold {
+		out[j] = float64(boolInt(ok))
+	}
+	return out
+}
+
+// writeTraces writes the labelled traces (soft labels, gold verdicts and label source) as JSONL where
+// the options save policies.
+func (s *setup) writeTraces(d prmData) error {
+	dir := s.opt.CheckpointDir(tracesMethod, s.seed)
+	if dir == "" {
+		return nil
+	}
+	recs := make([]prm.Record, len(d.comps))
+	for i := range d.comps {
+		recs[i] = prm.Record{Prompt: d.probs[i].Prompt, Completion: s.tok.Decode(d.comps[i]), Labels: d.soft[i], Gold: d.gold[i], Source: prm.SourceMC}
+		if d.judged[i] {
+			recs[i].Source = prm.SourceJudge
+		}
+	}
+	return prm.WriteRecords(filepath.Join(dir, TracesFile), recs)
+}
+
+// labelMetrics are the PRM runs' data metrics: traces labelled, judged, the Monte-Carlo rollouts'
+// cut-off rate and agreement with the verifier, and what the room checks read (room.go): how often
+// a right answer follows a wrong step, and how often a trace's step count differs from its problem's.
+func labelMetrics(d prmData, mc mcStats) map[string]float64 {
+	final := map[string]float64{"label_traces": float64(len(d.comps)), "judge_traces": float64(len(d.comps) - mc.traces), "mc_cutoff_rate": mc.cutOff}
+	if mc.tags > 0 {
+		final["mc_label_gold_agreement"] = mc.agree / mc.tags
+	}
+	if v, ok := WrongStepShare(d.gold); ok {
+		final[metricWrongStep] = v
+	}
+	steps, want := make([]int, len(d.gold)), make([]int, len(d.gold))
+	for i := range d.gold {
+		steps[i], want[i] = len(d.gold[i])-1, len(d.probs[i].Steps)
+	}
+	if v, ok := OffLengthShare(steps, want); ok {
+		final[metricOffLength] = v
+	}
+	return final
+}
+
+// pretrainPRM teaches the independent PRM's trunk the task's language first: next-token prediction
+// on the SFT prompts' gold (unslipped) tagged chains, PRMPretrain steps (none when 0).
+func (s *setup) pretrainPRM() error {
+	pc := s.cfg.PRMPretrain
+	if pc.Steps <= 0 {
+		return nil
+	}
+	demos, err := s.train.TextExamples(arith.Problem.TaggedCompletion)
+	if err != nil {
+		return err
+	}
+	pc.Seed = s.seed + 700
+	tr, _, err := lm.TrainSFT(s.prm.LM, pc, demos, nil, lm.SFTHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: PRM pretraining", s.seed), pc.Steps)})
+	if tr != nil {
+		tr.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("pretraining: %w", err)
+	}
+	return nil
+}
+
+// fitPRM trains a PRM by BCE on the labelled examples and returns its run: the data metrics and the
+// training curves.
+func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []prm.Example, final map[string]float64) (exp.Run, error) {
+	tc.Seed = s.seed
+	curves, err := p.Train(examples, tc, s.opt.Progress(fmt.Sprintf("cos seed %d: %s", s.seed, name), tc.Steps))
+	if err != nil {
+		return exp.Run{}, err
+	}
+	return exp.Run{Method: name, Seed: s.seed, Final: maps.Clone(final),
+		Curves: map[string]exp.Curve{"train/loss": curves["loss"], "train/tag_accuracy": curves["tag_accuracy"]}}, nil
+}
+
+// judgePRM scores the SFT policy's held-out traces with a PRM and compares with the verifier's
+// gold step labels: step_accuracy (p > ½ agrees), step_auc, answer_auc, the reliability of p, and,
+// beside them, self_step_auc: the AUC of the policy's own lowest step log-probability so far (the
+// running minimum at each step tag), the score the PRM must beat to add anything to the policy.
+func (s *setup) judgePRM(pr *prm.PRM, run *exp.Run) error {
+	gens, vs, err := s.traces(s.sft, s.eval, 1, s.seed+800)
+	if err != nil {
+		return err
+	}
+	var prompts, comps [][]int32
+	var gold [][]bool
+	for i, g := range gens {
+		if s.complete(g) && vs[i].Parsed {
+			prompts, comps = append(prompts, s.eval.Prompts[i]), append(comps, prm.Body(g))
+			gold = append(gold, append(slices.Clone(vs[i].StepCorrect), vs[i].Correct))
+		}
+	}
+	scores, err := pr.Score(prompts, comps)
+	if err != nil {
+		return err
+	}
+	feats, err := prm.StepFeatures(s.sft, s.tag, prompts, comps)
+	if err != nil {
+		return err
+	}
+	var p, self, ansP []float64
+	var ok, ansOK []bool
+	for i, sc := range scores {
+		if len(sc) != len(gold[i]) || len(feats[i]) != len(gold[i]) {
+			return fmt.Errorf("trace %d: %d scores and %d features for %d tags", i, len(sc), len(feats[i]), len(gold[i]))
+		}
+		for j := range sc {
+			if j == len(sc)-1 {
+				ansP, ansOK = append(ansP, sc[j]), append(ansOK, gold[i][j])
+				continue
+			}
+			p, ok, self = append(p, sc[j]), append(ok, gold[i][j]), append(self, float64(feats[i][j][1]))
+		}
+	}
+	var agree float64
+	for i := range p {
+		if (p[i] > 0.5) == ok[i] {
+			agree++
+		}
+	}
+	run.Final["step_accuracy"] = agree / float64(len(p))
+	if a, err := calib.AUC(p, ok); err == nil {
+		run.Final["step_auc"] = a
+	}
+	if a, err := calib.AUC(self, ok); err == nil {
+		run.Final["self_step_auc"] = a
+	}
+	if a, err := calib.AUC(ansP, ansOK); err == nil {
+		run.Final["answer_auc"] = a
+	}
+	final, curves, err := exp.CalibrationMetrics(p, ok, s.cfg.Bins)
+	if err != nil {
+		return err
+	}
+	run.Final["step_ece"], run.Final["gold_step_rate"] = final["ece"], final["accuracy"]
+	run.Curves["reliability"], run.Curves["reliability_count"] = curves["reliability"], curves["reliability_count"]
+	return nil
+}
