@@ -1,18 +1,9 @@
 // Command paperlab runs PaperLab's experiments headless, the same functions the notebooks call.
 //
-//	paperlab list
-//	paperlab <experiment> [-scale smoke|default] [-seeds N|A-B|a,b] [-out DIR] [-overwrite]
-//	paperlab merge -out DIR SHARD…
-//	paperlab all [-scale …] [-overwrite]    every registered experiment into figures/<name>
-//	paperlab data arith [-n N] [-seed S] [-out FILE]
-//	paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
-//	paperlab trace lbf:<task> [-seed S] [-steps N] [-actions FILE] [-state FILE]
-//	paperlab redraw [-out DIR] <experiment>…|all   figures again from figures/<name>/metrics.json
-//	paperlab claims [-in DIR] [-json] <experiment>  room checks and the paper's claims on a stored result
-//	paperlab settings [-json] [-scale S] <experiment>  every configuration field against the paper's value
-//	paperlab probe -checkpoint DIR [-k 16] [-n N] [-temperature 1] [-scores lpm,rpc,…] [-prompts FILE.jsonl] [-out DIR]
-//	                                        calibration of a saved policy: probe.json and figures
-//	paperlab engine                         print the engine that would run
+// `paperlab help` lists its commands, each with its arguments and what it does, and
+// `paperlab <command> -h` a command's flags with their defaults. Both come from the code: the list
+// from the command table (commands), which the dispatcher (run) also runs from, the flags from each
+// command's flag set.
 package main
 
 import (
@@ -26,10 +17,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
-	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/paperlab/paperlab/datasets/arith"
 	"github.com/paperlab/paperlab/toolkit/backend"
@@ -41,55 +33,116 @@ import (
 	"github.com/paperlab/paperlab/toolkit/repo"
 )
 
-func usage() {
-	fmt.Fprint(os.Stderr, `usage:
-  paperlab list                                   list experiments
-  paperlab <experiment> [-scale smoke|default] [-seeds N|A-B|a,b] [-out DIR] [-overwrite] [-save first|all|none]
-                 [-jobs N] [-atomic]
-                                                  (a run whose seeds or configuration differ from the
-                                                  committed figures/<name> goes to runs/<name>/…;
-                                                  LLM experiments save policies in <out>/checkpoints)
-  paperlab all [-scale smoke|default] [-overwrite] run every experiment into figures/<name> (a changed
-                                                  configuration goes to runs/<name>/… unless -overwrite)
-  paperlab data arith [-n N] [-seed S] [-out FILE]
-  paperlab trace overcooked:<layout> [-seed S] [-steps N] [-actions FILE] [-grid FILE]
-                                                  one JSON line per step of an Overcooked episode
-  paperlab trace lbf:<task> [-seed S] [-steps N] [-actions FILE] [-state FILE]
-                                                  one JSON line per step of a Level-Based Foraging episode
-                                                  (actions by name: NONE,NORTH,SOUTH,WEST,EAST,LOAD)
-  paperlab redraw [-in DIR] [-out DIR] <experiment>…|all
-                                                  draw the figures again from a stored metrics.json
-                                                  (default figures/<name>; no training)
-  paperlab claims [-in DIR] [-json] <experiment>  room checks (the preconditions a claim needs) and the
-                                                  paper's claims checked on figures/<name>/metrics.json
-                                                  (a claim whose room check fails: untestable here)
-  paperlab verdicts [-json] [-readme]             one row per headline claim of the seven papers
-                                                  (toolkit/exp/headlines.tsv): our verdict on the committed
-                                                  results, its effect, the check that decides it, the figure;
-                                                  -readme rewrites README.md's table
-  paperlab settings [-json] [-scale S] [-all=false] <experiment> | -readme
-                                                  every field of the configuration: ours, the paper's or
-                                                  the authors' code's value, source, differs, why
-  paperlab probe -checkpoint DIR [-k 16] [-n N] [-temperature 1] [-scores lpm,rpc,…] [-prompts FILE.jsonl]
-                 [-bins 15] [-boot 1000] [-seed S] [-out DIR]
-                                                  sample a saved policy k times per question (its own
-                                                  held-out set, or the prompts file) and measure each
-                                                  confidence score: probe.json and figures in -out
-  paperlab sweep <experiment> -out DIR [-seeds 1-20] [-scale …] [-shard-size 1] [-runner local|slurm]
-                 [-jobs N | -devices 0,1,…] [-retries 2] [-save none] [-partition P] [-time T] [-mem M] [-gpus G] [-cpus C]
-                 [-submit=false]
-                                                  run the seeds as shards and merge them into DIR (local: a pool
-                                                  of child processes; slurm: an sbatch job array, followed with
-                                                  squeue, failed tasks resubmitted); run again, it resumes
-  paperlab compare [-strict] A B                  two results of one experiment (metrics.json or its folder)
-                                                  side by side: means, Welch 95 % interval of the difference,
-                                                  agree/differ, bit-identical seeds when engine and CPU match
-  paperlab merge -out DIR SHARD…                  merge shard runs (paperlab <exp> -seeds A-B -out SHARD) into one
-                                                  metrics.json with its summary, claims and figures
-  paperlab engine                                 print the compute engine that would run
-  paperlab -reference <command> …                 run any command on the reference engine (pure Go, SIMD
-                                                  kernels off: the same bits on every x86-64 CPU; slower)
-`)
+// command is one row of paperlab's command table: the dispatcher runs it by name, usage prints it.
+type command struct {
+	name     string                    // the word after paperlab; anyExperiment stands for an experiment's name
+	synopsis string                    // its arguments and flags, as usage prints them ([…] optional, a|b one of)
+	about    string                    // what it does, one line
+	run      func(args []string) error // runs it on the arguments after the name; nil for anyExperiment
+}
+
+// anyExperiment is the table's name for `paperlab <experiment> …`: a name that is none of the other
+// commands is run as an experiment (runExperiment).
+const anyExperiment = "<experiment>"
+
+// helpAliases are other names of the help command.
+var helpAliases = []string{"-h", "--help"}
+
+// commands is paperlab's command table, in the order usage prints it. Each synopsis names every flag
+// of its command (a test checks them against the flag sets).
+func commands() []command {
+	return []command{
+		{"list", "",
+			"list the experiments: name, description, seeds at smoke and default scale", listCmd},
+		{anyExperiment, "[-scale smoke|default] [-seeds N|A-B|a,b] [-out DIR] [-overwrite] [-save first|all|none] [-jobs N] [-atomic] [-part NAME] [-cache auto|none|DIR]",
+			"train and evaluate one experiment: summary and claims here; metrics.json, figures in -out", nil},
+		{"all", "[-scale smoke|default] [-seeds N|A-B|a,b] [-overwrite] [-save first|all|none] [-jobs N] [-atomic] [-cache auto|none|DIR]",
+			"run every experiment in turn, each into its default folder", runAll},
+		{"merge", "-out DIR SHARD…",
+			"merge shard or part runs of one experiment: one metrics.json, its summary, claims, figures", mergeCmd},
+		{"sweep", "<experiment> -out DIR [-seeds N|A-B|a,b] [-scale smoke|default] [-shard-size 1] [-runner local|slurm] [-jobs N | -devices 0,1,…] [-retries 2] [-save none|first|all] [-progress 30s] [-poll 10s] [-partition P] [-time T] [-mem M] [-gpus G] [-cpus C] [-submit=false]",
+			"the seeds as shards (child processes or a Slurm job array) merged into DIR; a rerun resumes", sweepCmd},
+		{"compare", "[-strict] A B",
+			"two results of one experiment side by side: means, Welch 95 % interval of the difference",
+			func(args []string) error { return compareCmd(args, os.Stdout) }},
+		{"redraw", "[-in DIR] [-out DIR] <experiment>…|all",
+			"draw the figures again from a stored metrics.json (default figures/<name>; no training)", redraw},
+		{"claims", "[-in DIR] [-json] <experiment>",
+			"room checks and the paper's claims checked on a stored result (default figures/<name>)",
+			func(args []string) error { return claims(args, os.Stdout) }},
+		{"verdicts", "[-json] [-readme]",
+			"our verdict on each headline claim from the committed results (-readme: README.md's table)",
+			func(args []string) error { return verdicts(args, os.Stdout) }},
+		{"settings", "[-json] [-scale smoke|default] [-all=false] <experiment> | -readme",
+			"every configuration field: ours, the paper's or the authors' code's, source, differs, why",
+			func(args []string) error { return settings(args, os.Stdout) }},
+		{"probe", "-checkpoint DIR [-k 16] [-n N] [-temperature 1] [-scores lpm,rpc,…] [-prompts FILE.jsonl] [-bins 15] [-boot 1000] [-seed S] [-max-new N] [-out DIR]",
+			"calibration of a saved policy: k samples per question, each confidence score measured",
+			func(args []string) error { return probeCmd(args, os.Stdout) }},
+		{"trace", "overcooked:<layout>|lbf:<task> [-seed S] [-steps N] [-actions FILE] [-grid FILE] [-state FILE]",
+			"one JSON line per step of an Overcooked (-grid) or Level-Based Foraging (-state) episode",
+			func(args []string) error { return trace(args, os.Stdout) }},
+		{"data", "arith [-n N] [-seed S] [-out FILE]",
+			"generate the arithmetic problems (default datasets/arith/sample.jsonl)", data},
+		{"engine", "",
+			"print the compute engine that would run", engineCmd},
+		{"-reference", "<command> …",
+			"run a command on the reference engine (pure Go, no SIMD: the same bits on every x86-64)", reexecReference},
+		{"help", "",
+			"print this list (also -h, --help)", helpCmd},
+		{"worker", "<experiment> JOB",
+			"internal: one training job of a run whose experiment trains in worker processes", workerCmd},
+	}
+}
+
+// usage prints the command table: each command with its synopsis, then what it does.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: paperlab <command> [arguments]   (paperlab <command> -h: its flags with their defaults)")
+	fmt.Fprintln(w)
+	for _, c := range commands() {
+		fmt.Fprint(w, synopsisLines(c, 100))
+		fmt.Fprintf(w, "      %s\n", c.about)
+	}
+}
+
+// synopsisLines is "  paperlab NAME SYNOPSIS\n", wrapped before width characters at the spaces
+// outside brackets, continuation lines indented under the synopsis.
+func synopsisLines(c command, width int) string {
+	line := "  paperlab " + c.name
+	indent := strings.Repeat(" ", len(line))
+	var b strings.Builder
+	for _, g := range synopsisGroups(c.synopsis) {
+		if n := utf8.RuneCountInString(line + " " + g); n > width && strings.TrimSpace(line) != "" {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		line += " " + g
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
+// synopsisGroups splits a synopsis at its spaces outside brackets: "[-out DIR] A" is "[-out DIR]", "A".
+func synopsisGroups(s string) []string {
+	var groups []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case r == ' ' && depth == 0:
+			if i > start {
+				groups = append(groups, s[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		groups = append(groups, s[start:])
+	}
+	return groups
 }
 
 func main() {
@@ -99,105 +152,122 @@ func main() {
 	}
 }
 
+// run dispatches `paperlab args…`: the command of the table named args[0], else the experiment of
+// that name.
 func run(args []string) error {
-	if len(args) > 0 && args[0] == "-reference" {
-		return reexecReference(args[1:])
+	if len(args) == 0 {
+		usage(os.Stderr)
+		return fmt.Errorf("no command given")
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage()
-		if len(args) == 0 {
-			return fmt.Errorf("no command given")
-		}
-		return nil
+	name, rest := args[0], args[1:]
+	if c, ok := lookupCommand(name); ok {
+		return c.run(rest)
 	}
-	switch cmd, rest := args[0], args[1:]; cmd {
-	case "sweep":
-		return sweepCmd(rest)
-	case "compare":
-		return compareCmd(rest, os.Stdout)
-	case "merge":
-		fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-		out := fs.String("out", "", "directory for the merged metrics.json and figures; the shards' artefact folders (checkpoints/, pairs/…) are moved into it")
-		if err := fs.Parse(rest); err != nil {
-			return err
-		}
-		if *out == "" || fs.NArg() == 0 {
-			return fmt.Errorf("merge: give -out DIR and at least one shard directory")
-		}
-		res, err := exp.MergeDirs(fs.Args(), *out, os.Stderr)
-		if err != nil {
-			return err
-		}
-		e, err := exp.Lookup(res.Experiment)
-		if err != nil {
-			return err
-		}
-		printSummary(res)
-		printClaims(res, e)
-		return nil
-	case "worker": // internal: one training job of an experiment's run with -jobs (exp.Options.Workers)
-		if len(rest) != 2 {
-			return fmt.Errorf("worker: want an experiment and a job file")
-		}
-		e, err := exp.Lookup(rest[0])
-		if err != nil {
-			return err
-		}
-		if e.Worker == nil {
-			return fmt.Errorf("worker: experiment %s trains in one process", e.Name)
-		}
-		return e.Worker(rest[1])
-	case "list":
-		for _, e := range exp.List() {
-			fmt.Printf("%-10s %s (seeds: smoke %d, default %d)\n", e.Name, e.Description, e.Seeds[exp.Smoke], e.Seeds[exp.Default])
-		}
-		return nil
-	case "engine":
-		fmt.Println(backend.Describe())
-		return nil
-	case "data":
-		return data(rest)
-	case "trace":
-		return trace(rest, os.Stdout)
-	case "redraw":
-		return redraw(rest)
-	case "claims":
-		return claims(rest, os.Stdout)
-	case "verdicts":
-		return verdicts(rest, os.Stdout)
-	case "settings":
-		return settings(rest, os.Stdout)
-	case "probe":
-		return probeCmd(rest, os.Stdout)
-	case "all":
-		fs, f := runFlags("all")
-		if err := fs.Parse(rest); err != nil {
-			return err
-		}
-		if *f.out != "" {
-			return fmt.Errorf("all: -out takes one experiment")
-		}
-		for _, e := range exp.List() {
-			if err := runOne(e, f); err != nil {
-				return err
-			}
-		}
-		return nil
-	default:
-		e, err := exp.Lookup(cmd)
-		if err != nil {
-			usage()
-			return err
-		}
-		fs, f := runFlags(cmd)
-		if err := fs.Parse(rest); err != nil {
-			return err
-		}
-		if fs.NArg() > 0 {
-			return fmt.Errorf("%s: unexpected arguments %q", cmd, strings.Join(fs.Args(), " "))
-		}
-		return runOne(e, f)
+	return runExperiment(name, rest)
+}
+
+// lookupCommand is the command of the table called name (or one of its aliases), not anyExperiment.
+func lookupCommand(name string) (command, bool) {
+	if slices.Contains(helpAliases, name) {
+		name = "help"
 	}
+	for _, c := range commands() {
+		if c.name == name && c.run != nil {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func helpCmd([]string) error {
+	usage(os.Stderr)
+	return nil
+}
+
+func listCmd([]string) error {
+	for _, e := range exp.List() {
+		fmt.Printf("%-10s %s (seeds: smoke %d, default %d)\n", e.Name, e.Description, e.Seeds[exp.Smoke], e.Seeds[exp.Default])
+	}
+	return nil
+}
+
+func engineCmd([]string) error {
+	fmt.Println(backend.Describe())
+	return nil
+}
+
+// runExperiment is `paperlab <experiment> [flags]`: one run of the experiment (runOne).
+func runExperiment(name string, args []string) error {
+	e, err := exp.Lookup(name)
+	if err != nil {
+		usage(os.Stderr)
+		return err
+	}
+	fs, f := runFlags(name)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected arguments %q", name, strings.Join(fs.Args(), " "))
+	}
+	return runOne(e, f, workerProcesses)
+}
+
+// runAll is `paperlab all [flags]`: every experiment in turn, each into its default folder.
+func runAll(args []string) error {
+	fs, f := runFlags("all")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *f.out != "" {
+		return fmt.Errorf("all: -out takes one experiment")
+	}
+	for _, e := range exp.List() {
+		if err := runOne(e, f, workerProcesses); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeCmd is `paperlab merge -out DIR SHARD…`: shard or part runs of one experiment merged into one
+// result, whose summary and claims it prints.
+func mergeCmd(args []string) error {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	out := fs.String("out", "", "directory for the merged metrics.json and figures; the shards' artefact folders (checkpoints/, pairs/…) are moved into it")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" || fs.NArg() == 0 {
+		return fmt.Errorf("merge: give -out DIR and at least one shard directory")
+	}
+	res, err := exp.MergeDirs(fs.Args(), *out, os.Stderr)
+	if err != nil {
+		return err
+	}
+	e, err := exp.Lookup(res.Experiment)
+	if err != nil {
+		return err
+	}
+	printSummary(res)
+	printClaims(res, e)
+	return nil
+}
+
+// workerCmd is `paperlab worker <experiment> JOB`, internal: one training job of a run whose
+// experiment trains in worker processes (exp.Options.Workers), started by that run.
+func workerCmd(args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("worker: want an experiment and a job file")
+	}
+	e, err := exp.Lookup(args[0])
+	if err != nil {
+		return err
+	}
+	if e.Worker == nil {
+		return fmt.Errorf("worker: experiment %s trains in one process", e.Name)
+	}
+	return e.Worker(args[1])
 }
 
 // claims prints the room checks and the paper's claims checked on a stored result (figures/<name>
@@ -448,16 +518,19 @@ func runFlags(name string) (*flag.FlagSet, runFlagSet) {
 		overwrite: fs.Bool("overwrite", false, "write into figures/<experiment> even when the committed metrics.json was made with other seeds or configuration"),
 		save:      fs.String("save", exp.SaveFirst, "trained LLM policies saved under <out>/checkpoints: first (seed 1 of every method), all (every seed) or none"),
 		jobs: fs.Int("jobs", 0, "run the seeds as this many child processes at once (a local sweep of one-seed shards, merged into -out; "+
-			"results equal the serial run's; see BENCHMARKS.md for when it is faster); 0: the experiment's default (capo: 2 on ONNX Runtime with 2 or more cores, else 1)"),
+			"results equal the serial run's; see BENCHMARKS.md for when it is faster) or, for an experiment that trains in worker processes, "+
+			"its trainings in this many workers; 0: the experiment's default, more than 1 only on ONNX Runtime with two cores or more"),
 		atomic: fs.Bool("atomic", false, "build -out in a hidden temporary folder and move it into place when the run is complete (sweep shards use it)"),
-		part: fs.String("part", "", "run one named part of the experiment (its own methods and budget; tape: matrix, variance, det, shared, lbf, lbf3, coal) "+
-			"into its own folder (default runs/<experiment>/part-<NAME>-…); `paperlab merge -out DIR PART…` merges parts into the whole result"),
-		cache: fs.String("cache", "auto", "e3t: folder of finished trainings reused by a re-run (a stopped run resumes, added methods train alone); "+
-			"auto: runs/<experiment>/jobs at default scale, none at smoke scale; none: keep nothing"),
+		part: fs.String("part", "", "run one named part of the experiment (its own methods and budget; a name it lacks is refused with the list of its parts) "+
+			"into its own folder (default runs/<experiment>/part-<NAME>-…); paperlab merge -out DIR PART… merges parts into the whole result"),
+		cache: fs.String("cache", "auto", "for an experiment that trains in worker processes: folder of finished trainings reused by a re-run "+
+			"(a stopped run resumes, added methods train alone); auto: runs/<experiment>/jobs at default scale, none at smoke scale; none: keep nothing"),
 	}
 }
 
-func runOne(e exp.Experiment, f runFlagSet) error {
+// runOne runs e with the flags f and prints its summary and claims. spawnWorkers lets an experiment
+// that trains in worker processes start them when -jobs is not given (autoWorkers).
+func runOne(e exp.Experiment, f runFlagSet, spawnWorkers bool) error {
 	scale, err := exp.ParseScale(*f.scale)
 	if err != nil {
 		return err
@@ -488,7 +561,7 @@ func runOne(e exp.Experiment, f runFlagSet) error {
 	jobs := *f.jobs
 	if e.Worker != nil { // the experiment trains through worker processes, not seed shards
 		if jobs == 0 {
-			jobs = autoWorkers(e, opt.Scale)
+			jobs = autoWorkers(e, opt.Scale, spawnWorkers)
 		}
 		if jobs > 1 {
 			if opt.WorkerBin, err = childBinary(); err != nil {
@@ -557,12 +630,16 @@ func cacheDir(e exp.Experiment, scale exp.Scale, flag string) (string, error) {
 	return filepath.Abs(flag)
 }
 
+// workerProcesses is runOne's spawnWorkers for the commands a user types: true. The package's tests
+// set it false, as their binary (os.Executable, what a run starts its workers with) serves as
+// `paperlab worker` only where a test asks it to (TestMain).
+var workerProcesses = true
+
 // autoWorkers is how many worker processes an experiment with a Worker starts when -jobs is not
 // given: e.Workers on ONNX Runtime (one graph at a time per process) with a core per worker, at
-// default scale (a smoke run is seconds), else 1 — and 1 inside a test binary, which cannot serve
-// as the workers' `paperlab worker`.
-func autoWorkers(e exp.Experiment, scale exp.Scale) int {
-	if e.Workers < 2 || runtime.NumCPU() < e.Workers || scale == exp.Smoke || testing.Testing() {
+// default scale (a smoke run is seconds), when spawn allows it; else 1.
+func autoWorkers(e exp.Experiment, scale exp.Scale, spawn bool) int {
+	if e.Workers < 2 || runtime.NumCPU() < e.Workers || scale == exp.Smoke || !spawn {
 		return 1
 	}
 	if cfg, _ := backend.Choose(); !strings.HasPrefix(cfg, "onnx") {

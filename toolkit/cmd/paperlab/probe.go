@@ -17,7 +17,7 @@ import (
 func probeCmd(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
 	def := probe.DefaultOptions()
-	ckpt := fs.String("checkpoint", "", "folder of a saved policy (e.g. figures/capo/checkpoints/grpo)")
+	ckpt := fs.String("checkpoint", "", "folder of a saved LLM policy (a run's <out>/checkpoints/<method>)")
 	k := fs.Int("k", def.K, "completions sampled per question")
 	n := fs.Int("n", 0, "probe the first n questions (0: all)")
 	temp := fs.Float64("temperature", def.Temperature, "sampling temperature (0: greedy); confidences are the model's probabilities at temperature 1")

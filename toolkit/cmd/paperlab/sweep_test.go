@@ -12,8 +12,10 @@ import (
 )
 
 // TestMain doubles as the paperlab CLI for the child processes that -jobs and sweep start (they run
-// os.Executable, which is this test binary).
+// os.Executable, which is this test binary) where a test sets PAPERLAB_CLI_CHILD=1. Runs start no
+// worker processes on their own (workerProcesses): without that variable a child would run the tests.
 func TestMain(m *testing.M) {
+	workerProcesses = false
 	if os.Getenv("PAPERLAB_CLI_CHILD") == "1" {
 		main()
 		os.Exit(0)
