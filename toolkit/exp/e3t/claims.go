@@ -179,10 +179,10 @@ func readingOf(what string, f exp.PerSeed, seeds []uint64) string {
 }
 
 // fcpPopulation is FCP's population on the layouts in view as the configuration builds it: every SP
-// method's seeds (those with a run on the first layout) at each snapshot of Train.SnapshotAt.
+// method's (every Population family's) seeds (those with a run on the first layout) at each snapshot of Train.SnapshotAt.
 func fcpPopulation(res *exp.Result, cfg Config, layouts []string) (agents, snapshots, untrained int) {
 	for _, m := range cfg.Methods {
-		if m.Mode != "sp" || len(layouts) == 0 || !m.On(layouts[0]) {
+		if !m.family().Population || len(layouts) == 0 || !m.On(layouts[0]) {
 			continue
 		}
 		for _, s := range res.Seeds {

@@ -22,10 +22,10 @@ import (
 
 	overcookedhuman "github.com/paperlab/paperlab/datasets/overcooked_human"
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/jobs"
 	"github.com/paperlab/paperlab/toolkit/marl/bc"
 	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
-	"github.com/paperlab/paperlab/toolkit/marl/fcp"
 	"github.com/paperlab/paperlab/toolkit/repo"
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
@@ -33,7 +33,7 @@ import (
 // Method is one training condition.
 type Method struct {
 	Name         string  `json:"name"`
-	Mode         string  `json:"mode"` // sp, e3t, fcp
+	Mode         string  `json:"mode"` // the family it trains: a Name of Families (sp, e3t, fcp)
 	Epsilon      float64 `json:"epsilon,omitempty"`
 	PartnerModel bool    `json:"partner_model,omitempty"`
 	// Layouts the method runs on (empty: every layout of the experiment).
@@ -47,9 +47,15 @@ type Method struct {
 // On reports whether the method runs on layout l.
 func (m Method) On(l string) bool { return len(m.Layouts) == 0 || slices.Contains(m.Layouts, l) }
 
-// Family is the kind of agent a method trains ("sp", "e3t" or "fcp"): a method is never judged
-// with held-out agents of its own family, whose conventions it may share.
+// Family is the kind of agent a method trains (its Mode: "sp", "e3t" or "fcp"; see Families): a
+// method is never judged with held-out agents of its own family, whose conventions it may share.
 func (m Method) Family() string { return m.Mode }
+
+// family is the method's entry of Families (the zero Family for an unknown Mode, which Run refuses).
+func (m Method) family() Family {
+	f, _ := family(m.Mode)
+	return f
+}
 
 // Config of experiment "e3t".
 type Config struct {
@@ -207,7 +213,7 @@ func (p *pool) close() {
 // newPool starts the fixed pool of a layout: the scripted grid and the behaviour-cloned human
 // partner (when the layout has human data), fitted here; it submits the held-out learned agents of
 // every family from HeldOutSeeds to j (addLearned adds them once trained).
-func newPool(c Config, layout string, res *exp.Result, j *jobs) (_ *pool, err error) {
+func newPool(c Config, layout string, res *exp.Result, j *runner) (_ *pool, err error) {
 	p := &pool{agents: map[string]e3.Agent{}}
 	defer func() {
 		if err != nil {
@@ -242,18 +248,19 @@ func newPool(c Config, layout string, res *exp.Result, j *jobs) (_ *pool, err er
 			layout, fit["heldout_accuracy"], fit["majority_accuracy"], fit["heldout_examples"]))
 	}
 	for _, seed := range c.HeldOutSeeds {
-		tc := c.Train
-		tc.Game, tc.Mode = c.Game(layout), "sp"
-		sp := Job{ID: heldOutID(layout, "sp", seed), Kind: KindE3T, Seed: seed, E3T: tc}
-		j.submit(sp)
-		j.submit(Job{ID: heldOutID(layout, "fcp", seed), Kind: KindFCP, Seed: seed, FCP: fcpConfig(tc, c.FCPPartners), Population: []string{sp.ID}})
-		tc.Mode, tc.Epsilon, tc.PartnerModel = "e3t", 0.5, true
-		for _, m := range c.Methods { // the held-out E3T agent is trained like the "e3t" method
-			if m.Name == "e3t" {
-				tc.Epsilon, tc.PartnerModel = m.Epsilon, m.PartnerModel
+		var population []string // the seed's held-out agents of the Population families
+		for _, f := range Families {
+			tc := f.HeldOut(c.Train, c.Methods)
+			tc.Game = c.Game(layout)
+			job := jobs.Job[Job]{ID: heldOutID(layout, f.Name, seed), Spec: Job{Family: f.Name, Seed: seed, Train: tc}}
+			if f.WithPartners {
+				job.Spec.Partners, job.Needs = c.FCPPartners, population
+			}
+			j.Submit(job)
+			if f.Population {
+				population = append(population, job.ID)
 			}
 		}
-		j.submit(Job{ID: heldOutID(layout, "e3t", seed), Kind: KindE3T, Seed: seed, E3T: tc})
 	}
 	return p, nil
 }
@@ -267,11 +274,12 @@ func methodID(layout, method string, seed uint64) string {
 }
 
 // addLearned waits for the held-out learned agents of a layout and adds them to the pool, in seed
-// order: sp-h<seed>, fcp-h<seed>, e3t-h<seed>.
-func (p *pool) addLearned(c Config, layout string, res *exp.Result, j *jobs) error {
+// order and per seed in the order of Families: sp-h<seed>, fcp-h<seed>, e3t-h<seed>.
+func (p *pool) addLearned(c Config, layout string, res *exp.Result, j *runner) error {
 	for _, seed := range c.HeldOutSeeds {
-		for _, fam := range []string{"sp", "fcp", "e3t"} {
-			d, err := j.wait(heldOutID(layout, fam, seed))
+		for _, f := range Families {
+			fam := f.Name
+			d, err := j.Wait(heldOutID(layout, fam, seed))
 			if err != nil {
 				return err
 			}
@@ -311,17 +319,22 @@ func Run(opt exp.Options) (*exp.Result, error) {
 				return fmt.Errorf("held-out seed %d is also a training seed (1..%d)", h, len(seeds))
 			}
 		}
+		for _, m := range cfg.Methods {
+			if _, ok := family(m.Mode); !ok {
+				return fmt.Errorf("method %s: mode %q names no family of Families", m.Name, m.Mode)
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	j, err := newJobs(opt)
+	j, err := newRunner(opt)
 	if err != nil {
 		return nil, err
 	}
 	failed := true
-	defer func() { j.close(failed) }()
+	defer func() { j.Close(failed) }()
 	// Every training of every layout is submitted first, so that workers train the next layout's
 	// agents while this process evaluates; in one process they train when first needed.
 	pools := map[string]*pool{}
@@ -341,12 +354,13 @@ func Run(opt exp.Options) (*exp.Result, error) {
 	for _, layout := range cfg.Layouts {
 		submitMethods(j, cfg, layout, seeds, pools[layout], true)
 	}
-	if j.cache != "" {
-		if err := res.SetExtra("job_cache", map[string]int{"found": j.fromCache, "jobs": len(j.order)}); err != nil {
+	if j.Caching() {
+		found, all := j.Counts()
+		if err := res.SetExtra("job_cache", map[string]int{"found": found, "jobs": all}); err != nil {
 			return nil, err
 		}
-		if j.fromCache > 0 {
-			res.Notes = append(res.Notes, fmt.Sprintf("%d of %d trainings were reused from the job cache (trained earlier by the same code on the same engine and CPU; their seconds are those of that training)", j.fromCache, len(j.order)))
+		if found > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%d of %d trainings were reused from the job cache (trained earlier by the same code on the same engine and CPU; their seconds are those of that training)", found, all))
 		}
 	}
 	for li, layout := range cfg.Layouts {
@@ -355,41 +369,38 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		}
 	}
 	failed = false
-	res.Timing["main_trainings_wall"] = j.mainWall()
+	res.Timing["main_trainings_wall"] = j.MainWall()
 	AverageLayouts(res, cfg.Layouts)
 	return res, nil
 }
 
 // submitMethods submits the trainings on a layout of every main method (extra false) or every
-// Extra one: SP-like and E3T methods per seed, then FCP's best responses, whose population is every
-// SP method's agents of the layout (their snapshots, in method and seed order).
-func submitMethods(j *jobs, cfg Config, layout string, seeds []uint64, p *pool, extra bool) {
+// Extra one, per seed: first every method whose family trains without partners, then those of the
+// WithPartners families (FCP's best responses), whose population is every Population method's
+// agents of the layout (SP's; their snapshots, in method and seed order).
+func submitMethods(j *runner, cfg Config, layout string, seeds []uint64, p *pool, extra bool) {
 	var population []string
-	for _, m := range cfg.Methods {
-		if m.Mode == "fcp" || !m.On(layout) || m.Extra != extra {
-			continue
-		}
-		for _, seed := range seeds {
-			tc := cfg.Train
-			tc.Game, tc.Mode, tc.Epsilon, tc.PartnerModel = cfg.Game(layout), m.Mode, m.Epsilon, m.PartnerModel
-			job := p.watch(Job{ID: methodID(layout, m.Name, seed), Kind: KindE3T, Seed: seed, E3T: tc}, cfg.MonitorEvery)
-			j.submit(job)
-			if extra {
-				j.markExtra(job.ID)
+	for _, partners := range []bool{false, true} {
+		for _, m := range cfg.Methods {
+			f := m.family()
+			if f.WithPartners != partners || !m.On(layout) || m.Extra != extra {
+				continue
 			}
-			if m.Mode == "sp" {
-				population = append(population, job.ID)
+			for _, seed := range seeds {
+				tc := cfg.Train
+				tc.Game, tc.Mode, tc.Epsilon, tc.PartnerModel = cfg.Game(layout), m.Mode, m.Epsilon, m.PartnerModel
+				job := jobs.Job[Job]{ID: methodID(layout, m.Name, seed), Spec: p.watch(Job{Family: f.Name, Seed: seed, Train: tc}, cfg.MonitorEvery)}
+				if f.WithPartners {
+					job.Spec.Partners, job.Needs = cfg.FCPPartners, population
+				}
+				j.Submit(job)
+				if extra {
+					j.MarkExtra(job.ID)
+				}
+				if f.Population {
+					population = append(population, job.ID)
+				}
 			}
-		}
-	}
-	for _, m := range cfg.Methods {
-		if m.Mode != "fcp" || !m.On(layout) || m.Extra != extra {
-			continue
-		}
-		for _, seed := range seeds {
-			tc := cfg.Train
-			tc.Game = cfg.Game(layout)
-			j.submit(p.watch(Job{ID: methodID(layout, m.Name, seed), Kind: KindFCP, Seed: seed, FCP: fcpConfig(tc, cfg.FCPPartners), Population: population}, cfg.MonitorEvery))
 		}
 	}
 }
@@ -425,7 +436,7 @@ func AverageLayouts(res *exp.Result, layouts []string) {
 // runLayout evaluates every method on one layout as its trainings finish (held-out agents first,
 // then every method but FCP, then FCP), then frees its networks (the engine holds them in native
 // memory until closed).
-func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li int, layout string, held *pool, j *jobs) error {
+func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li int, layout string, held *pool, j *runner) error {
 	if err := held.addLearned(cfg, layout, res, j); err != nil {
 		return err
 	}
@@ -434,24 +445,26 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 	}
 	trained := map[string][]*e3.Policy{} // per method, by seed: the cross-play agents
 	var order []string
-	// FCP's cost counts its population's training: every SP method's runs on the layout.
-	spSteps, spSeconds := 0, 0.0
-	for _, stage := range []bool{false, true} { // every other method first, then FCP
+	// A WithPartners family's cost (FCP's) counts its population's training: every Population
+	// method's runs on the layout (SP's).
+	popSteps, popSeconds := 0, 0.0
+	for _, partners := range []bool{false, true} { // every other method first, then those trained with partners
 		for _, m := range cfg.Methods {
-			if (m.Mode == "fcp") != stage || !m.On(layout) {
+			f := m.family()
+			if f.WithPartners != partners || !m.On(layout) {
 				continue
 			}
 			extraSteps, extraSeconds := 0, 0.0
-			if m.Mode == "fcp" {
-				extraSteps, extraSeconds = spSteps, spSeconds
+			if f.WithPartners {
+				extraSteps, extraSeconds = popSteps, popSeconds
 			}
 			if err := evalMethod(opt, res, cfg, layout, li, m, seeds, held, extraSteps, extraSeconds, trained, &order, j); err != nil {
 				return err
 			}
-			if m.Mode == "sp" {
+			if f.Population {
 				for _, seed := range seeds {
-					d, _ := j.wait(methodID(layout, m.Name, seed))
-					spSteps, spSeconds = spSteps+d.EnvSteps, spSeconds+d.Seconds
+					d, _ := j.Wait(methodID(layout, m.Name, seed))
+					popSteps, popSeconds = popSteps+d.EnvSteps, popSeconds+d.Seconds
 				}
 			}
 		}
@@ -468,9 +481,9 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 // evalMethod waits for method m's trainings on every seed, saves the first seed's cook, evaluates
 // each agent with the pool and keeps it for the cross-play (the pool closes it).
 func evalMethod(opt exp.Options, res *exp.Result, cfg Config, layout string, li int, m Method, seeds []uint64, held *pool,
-	extraSteps int, extraSeconds float64, trained map[string][]*e3.Policy, order *[]string, j *jobs) error {
+	extraSteps int, extraSeconds float64, trained map[string][]*e3.Policy, order *[]string, j *runner) error {
 	for _, seed := range seeds {
-		r, err := j.wait(methodID(layout, m.Name, seed))
+		r, err := j.Wait(methodID(layout, m.Name, seed))
 		if err != nil {
 			return fmt.Errorf("%s %s seed %d: %w", layout, m.Name, seed, err)
 		}
@@ -496,14 +509,6 @@ func evalMethod(opt exp.Options, res *exp.Result, cfg Config, layout string, li 
 		}
 	}
 	return nil
-}
-
-// fcpConfig is FCP's best-response configuration: the same network, PPO settings, budget and
-// observation scaling as the other methods, BRPartners population members per iteration.
-func fcpConfig(tc e3.Config, partners int) fcp.Config {
-	return fcp.Config{Game: tc.Game, Envs: tc.Envs, Iters: tc.Iters, Partners: partners, Hidden: tc.Hidden, ObsScale: e3.ObsScale,
-		Gamma: tc.Gamma, Lambda: tc.Lambda, Clip: tc.Clip, EntCoef: tc.EntCoef, Epochs: tc.Epochs, MiniBatches: tc.MiniBatches,
-		LR: tc.LR, MaxGradNorm: tc.MaxGradNorm, ShapingSteps: tc.ShapingSteps}
 }
 
 // crossPlay pairs every method's agents with every method's agents of other seeds.

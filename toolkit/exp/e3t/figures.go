@@ -65,7 +65,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	byEps := append([]Method(nil), cfg.Methods...)
 	sort.SliceStable(byEps, func(i, j int) bool { return byEps[i].Epsilon < byEps[j].Epsilon })
 	for _, m := range byEps {
-		if _, ok := res.Summary[m.Name][layouts[0]+"/"+head]; ok && m.Mode == "e3t" && m.PartnerModel {
+		if _, ok := res.Summary[m.Name][layouts[0]+"/"+head]; ok && m.family().Epsilon && m.PartnerModel {
 			e := exp.Estimate(res, m.Name, exp.MetricInfo{Key: layouts[0] + "/" + head})
 			e.Label = fmt.Sprintf("ε = %g (%s)", m.Epsilon, m.Name)
 			eps.Estimates = append(eps.Estimates, e)

@@ -3,53 +3,119 @@ package e3t
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
+	"slices"
 	"time"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/jobs"
 	"github.com/paperlab/paperlab/toolkit/fsx"
 	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 	"github.com/paperlab/paperlab/toolkit/marl/fcp"
-	"github.com/paperlab/paperlab/toolkit/repo"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
-// Job is one training of the experiment: an SP or E3T run (e3.Train) or an FCP best response
-// (fcp.Train) against the snapshots of the SP jobs named in Population. Run trains every job either
-// in this process, in submission order, or — with exp.Options.Workers > 1 (`paperlab e3t -jobs N`
-// on ONNX Runtime, whose process runs one graph at a time) — in up to Workers child processes
-// (`paperlab worker e3t JOB.json`), each job started once the jobs it needs are done. A job's result
-// does not depend on where it ran: the same configuration and seed on the same engine.
+// Family is a kind of agent the experiment trains: a method's Mode and a held-out learned partner's
+// Family name one. Adding an Overcooked baseline is a package with a Train and an entry here.
+type Family struct {
+	// Name is the Method.Mode that selects it.
+	Name string
+	// Source is the folder (relative to the checkout) of Train's training loop: the job cache's key
+	// hashes it (TrainingSources).
+	Source string
+	// Train trains one agent: job.Train holds the experiment's game and PPO settings with the
+	// method's mode, ε and partner model; pop is the population (empty unless WithPartners); monitor
+	// the partner the ego is evaluated with every job.MonitorEvery iterations (nil: none).
+	Train func(job Job, pop []e3.Agent, monitor e3.Agent, progress track.Progress) (*done, error)
+	// Population: the family's agents, at each of their snapshots, are the population of the
+	// families trained WithPartners (SP's agents are FCP's partners).
+	Population bool
+	// WithPartners: trained against the population, so submitted and evaluated after every other
+	// family, and its cost (environment steps, seconds) counts its population's training.
+	WithPartners bool
+	// Epsilon: the family's ε weighs its mixture partner (the ε sweep figure plots its methods).
+	Epsilon bool
+	// HeldOut is the training of the family's held-out partners from the experiment's settings tc
+	// and methods.
+	HeldOut func(tc e3.Config, methods []Method) e3.Config
+}
+
+// Families are the kinds of agents, in the order of each seed's held-out partners (sp-h<seed>,
+// fcp-h<seed>, e3t-h<seed>). A Population family comes before the WithPartners ones.
+var Families = []Family{
+	{Name: "sp", Source: "toolkit/marl/e3t", Train: trainE3T, Population: true,
+		HeldOut: func(tc e3.Config, _ []Method) e3.Config { tc.Mode = "sp"; return tc }},
+	{Name: "fcp", Source: "toolkit/marl/fcp", Train: trainFCP, WithPartners: true,
+		HeldOut: func(tc e3.Config, _ []Method) e3.Config { tc.Mode = "sp"; return tc }},
+	{Name: "e3t", Source: "toolkit/marl/e3t", Train: trainE3T, Epsilon: true,
+		HeldOut: func(tc e3.Config, methods []Method) e3.Config {
+			tc.Mode, tc.Epsilon, tc.PartnerModel = "e3t", 0.5, true
+			for _, m := range methods { // the held-out E3T agent is trained like the "e3t" method
+				if m.Name == "e3t" {
+					tc.Epsilon, tc.PartnerModel = m.Epsilon, m.PartnerModel
+				}
+			}
+			return tc
+		}},
+}
+
+// family is the entry of Families named name.
+func family(name string) (Family, bool) {
+	i := slices.IndexFunc(Families, func(f Family) bool { return f.Name == name })
+	if i < 0 {
+		return Family{}, false
+	}
+	return Families[i], true
+}
+
+// trainE3T trains an SP or E3T agent (e3.Train; job.Train.Mode says which).
+func trainE3T(job Job, _ []e3.Agent, monitor e3.Agent, progress track.Progress) (*done, error) {
+	r, err := e3.Train(job.Train, job.Seed, e3.Options{Monitor: monitor, MonitorEvery: job.MonitorEvery, Progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	return &done{Policy: r.Policy, Curves: r.Curves, Snapshots: r.Snapshots, EnvSteps: r.EnvSteps}, nil
+}
+
+// trainFCP trains FCP's best response to the population (fcp.Train).
+func trainFCP(job Job, pop []e3.Agent, monitor e3.Agent, progress track.Progress) (*done, error) {
+	br, err := fcp.Train(fcpConfig(job.Train, job.Partners), job.Seed, pop, fcp.Options{Monitor: monitor, MonitorEvery: job.MonitorEvery, Progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	return &done{Policy: &e3.Policy{Actor: br.Actor}, Curves: br.Curves, EnvSteps: br.EnvSteps}, nil
+}
+
+// fcpConfig is FCP's best-response configuration: the same network, PPO settings, budget and
+// observation scaling as the other methods, partners population members per iteration.
+func fcpConfig(tc e3.Config, partners int) fcp.Config {
+	return fcp.Config{Game: tc.Game, Envs: tc.Envs, Iters: tc.Iters, Partners: partners, Hidden: tc.Hidden, ObsScale: e3.ObsScale,
+		Gamma: tc.Gamma, Lambda: tc.Lambda, Clip: tc.Clip, EntCoef: tc.EntCoef, Epochs: tc.Epochs, MiniBatches: tc.MiniBatches,
+		LR: tc.LR, MaxGradNorm: tc.MaxGradNorm, ShapingSteps: tc.ShapingSteps}
+}
+
+// Job is one training of the experiment (the runner's jobs.Job carries its ID and the SP jobs
+// whose snapshots FCP plays with, Needs). Trainings run in this process or, with
+// exp.Options.Workers > 1 (`paperlab e3t -jobs N` on ONNX Runtime, whose process runs one graph at a
+// time), in worker processes (`paperlab worker e3t JOB.json`); see package jobs.
 type Job struct {
-	ID   string     `json:"id"` // "<layout>/<method or held-out agent>/<seed>"
-	Kind string     `json:"kind"`
-	Seed uint64     `json:"seed"`
-	E3T  e3.Config  `json:"e3t,omitempty"`
-	FCP  fcp.Config `json:"fcp,omitempty"`
-	// Population: IDs of SP jobs whose snapshots FCP plays with, in order; PopulationDirs their
-	// result folders (set by submit for workers).
-	Population     []string `json:"population,omitempty"`
-	PopulationDirs []string `json:"population_dirs,omitempty"`
-	// MonitorDir holds the policy of the monitor partner (a saved e3t.Policy; "" with a scripted
-	// monitor: Monitor), evaluated every MonitorEvery iterations.
+	// Family names the entry of Families that trains it.
+	Family string `json:"family"`
+	Seed   uint64 `json:"seed"`
+	// Train is the game and PPO settings with the method's mode, ε and partner model; Partners the
+	// population members per iteration of a WithPartners family (fcp.Config.Partners).
+	Train    e3.Config `json:"train"`
+	Partners int       `json:"partners,omitempty"`
+	// MonitorDir holds the policy of the monitor partner (a saved e3t.Policy, or in this process
+	// the key shareMonitor gave it; "" with a scripted monitor: Monitor), evaluated every
+	// MonitorEvery iterations.
 	MonitorDir   string               `json:"monitor_dir,omitempty"`
 	Monitor      *overcooked.Scripted `json:"monitor,omitempty"`
 	MonitorEvery int                  `json:"monitor_every,omitempty"`
-	// Dir is where a worker writes the result (policy/ and result.json).
-	Dir string `json:"dir,omitempty"`
 }
-
-// Kinds of Job.
-const (
-	KindE3T = "e3t" // e3.Train (mode sp or e3t)
-	KindFCP = "fcp" // fcp.Train
-)
 
 // done is a finished job: the trained policy and what the loop reads of its run.
 type done struct {
@@ -60,318 +126,72 @@ type done struct {
 	Seconds   float64      `json:"seconds"`
 }
 
-// jobs trains Jobs in this process or in workers and hands their results out in any order.
-type jobs struct {
-	opt      exp.Options
-	work     string // worker folder ("" in this process)
-	mu       sync.Mutex
-	cond     *sync.Cond
-	byID     map[string]*entry
-	order    []*entry
-	running  int
-	err      error
-	monitors map[string]e3.Agent // in-process monitors by MonitorDir or scripted name
-	// The job cache (exp.Options.Cache; cache.go): its folder ("" none), the salt of every key,
-	// the content key of each shared monitor (by MonitorDir) and how many jobs it already held.
-	cache       string
-	salt        string
-	monitorKeys map[string]string
-	fromCache   int
-	byKey       map[string]*entry // the first job of each key
-	unlock      func()
-	start       time.Time
+// TrainingSources are the files and folders (relative to the checkout) whose Go files decide a
+// training's result, the job cache's key (jobs.Salt): the packages every family's training imports
+// from this module (a test checks the list against `go list -deps`), this file (how a job trains:
+// Families, train, population, snapshots, snapshotPolicy) and go.mod / go.sum (the engine
+// versions). Editing another package (marl/tape, say) keeps the cache valid.
+func TrainingSources() []string {
+	srcs := []string{"toolkit/marl/ac", "toolkit/marl/env", "toolkit/marl/env/overcooked",
+		"toolkit/backend", "toolkit/dist", "toolkit/fsx", "toolkit/nn", "toolkit/registry",
+		"toolkit/repo", "toolkit/stats", "toolkit/track", "toolkit/plot/anim", "toolkit/exp/e3t/jobs.go", "go.mod", "go.sum"}
+	for _, f := range Families {
+		if !slices.Contains(srcs, f.Source) {
+			srcs = append(srcs, f.Source)
+		}
+	}
+	return srcs
 }
 
-type entry struct {
-	job   Job
-	res   *done
-	state int    // 0 waiting, 1 running, 2 done, 3 the same training as alias (which runs it)
-	key   string // in the job cache ("" without one)
-	dir   string // the job's folder in the cache
-	alias *entry // an earlier job with the same key: this one reads its result
-	// extra: a training of an Extra method (MainWall leaves it out); doneAt: when it finished,
-	// from the start of the run (0 for one found in the job cache).
-	extra  bool
-	doneAt time.Duration
+// runner trains the experiment's jobs (jobs.Runner) with the monitor partners they watch.
+type runner struct {
+	*jobs.Runner[Job, *done]
+	monitors    map[string]e3.Agent // by MonitorDir: shared by shareMonitor, or loaded once
+	monitorKeys map[string]string   // the content key of each shared monitor, by MonitorDir
 }
 
-func newJobs(opt exp.Options) (*jobs, error) {
-	j := &jobs{opt: opt, byID: map[string]*entry{}, monitors: map[string]e3.Agent{}, monitorKeys: map[string]string{}, start: time.Now()}
-	j.cond = sync.NewCond(&j.mu)
-	if opt.Cache != "" {
-		if err := os.MkdirAll(opt.Cache, 0o755); err != nil {
-			return nil, fmt.Errorf("job cache: %w", err)
-		}
-		salt, err := cacheSalt()
-		if err != nil {
-			return nil, err
-		}
-		if j.unlock, err = lockCache(opt.Cache); err != nil {
-			return nil, err
-		}
-		j.cache, j.salt, j.byKey = opt.Cache, salt, map[string]*entry{}
-	}
-	if opt.Workers > 1 {
-		if opt.WorkerBin == "" {
-			return nil, fmt.Errorf("e3t: %d workers need the paperlab binary (exp.Options.WorkerBin)", opt.Workers)
-		}
-		base := os.TempDir()
-		if opt.Out != "" {
-			base = filepath.Dir(opt.Out)
-			if err := os.MkdirAll(base, 0o755); err != nil {
-				return nil, err
-			}
-		}
-		w, err := os.MkdirTemp(base, ".e3t-jobs-*")
-		if err != nil {
-			return nil, err
-		}
-		j.work = w
-	}
-	return j, nil
+// newRunner is the experiment's job runner under opt (workers, cache).
+func newRunner(opt exp.Options) (*runner, error) {
+	j := &runner{monitors: map[string]e3.Agent{}, monitorKeys: map[string]string{}}
+	var err error
+	j.Runner, err = jobs.New(j.kind(), opt)
+	return j, err
 }
 
-// close removes the worker folder (after a failure it is kept, with the workers' logs) and releases
-// the job cache.
-func (j *jobs) close(failed bool) {
-	if j.work != "" && !failed {
-		_ = os.RemoveAll(j.work)
-	}
-	if j.unlock != nil {
-		j.unlock()
+// kind is how the experiment's jobs train and keep their results.
+func (j *runner) kind() jobs.Kind[Job, *done] {
+	return jobs.Kind[Job, *done]{
+		Experiment: "e3t", Sources: TrainingSources(),
+		Iters: func(job Job) int { return job.Train.Iters },
+		Train: j.train, Save: saveDone, Load: loadDone, Saved: savedDone,
+		Close: func(d *done) { d.Policy.Close() },
+		// A shared monitor is keyed by its content, not its place.
+		KeySpec: func(job Job) Job { job.MonitorDir = j.monitorKeys[job.MonitorDir]; return job },
 	}
 }
 
-// submit queues a job; with workers it may start at once. A job the cache holds is done already.
-func (j *jobs) submit(job Job) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	e := &entry{job: job}
-	if j.cache != "" {
-		var popKeys []string
-		for _, id := range job.Population {
-			if p, ok := j.byID[id]; ok {
-				popKeys = append(popKeys, p.key)
-			}
-		}
-		key, err := jobKey(j.salt, job, popKeys, j.monitorKeys[job.MonitorDir])
-		if err != nil && j.err == nil {
-			j.err = fmt.Errorf("job %s: cache key: %w", job.ID, err)
-		}
-		e.key, e.dir = key, filepath.Join(j.cache, key)
-		switch first := j.byKey[key]; {
-		case first != nil: // the same training under another name: read the first one's result
-			e.alias, e.state = first, 3
-			if first.state == 2 {
-				e.state = 2
-			}
-		case cached(e.dir):
-			e.state = 2
-			j.fromCache++
-			fmt.Fprintf(j.log(), "e3t: job %s found in the job cache (%s)\n", job.ID, repo.ShowPath(e.dir))
-		}
-		if e.alias == nil {
-			j.byKey[key] = e
-		}
-	}
-	if j.work != "" {
-		job.Dir = filepath.Join(j.work, fmt.Sprintf("%03d", len(j.order)))
-		if e.alias != nil {
-			job.Dir = e.alias.job.Dir
-		} else if e.dir != "" {
-			job.Dir = e.dir
-		}
-		job.PopulationDirs = nil
-		for _, id := range job.Population { // submitted before: submitMethods and newPool submit SP first
-			if p, ok := j.byID[id]; ok {
-				job.PopulationDirs = append(job.PopulationDirs, p.job.Dir)
-			}
-		}
-		e.job = job
-	}
-	j.byID[job.ID] = e
-	j.order = append(j.order, e)
-	j.schedule()
-}
-
-// finish marks e done, and the jobs that alias it. Called with mu held, or in this process.
-func (j *jobs) finish(e *entry) {
-	e.state, e.doneAt = 2, time.Since(j.start)
-	for _, o := range j.order {
-		if o.alias == e {
-			o.state, o.doneAt = 2, e.doneAt
-		}
-	}
-}
-
-// markExtra marks job id a training of an Extra method.
-func (j *jobs) markExtra(id string) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if e, ok := j.byID[id]; ok {
-		e.extra = true
-	}
-}
-
-// mainWall is the seconds from the start of the run until every training but the Extra methods'
-// was done: the wall time of the main comparison's trainings when the Extra methods train last.
-func (j *jobs) mainWall() float64 {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	var last time.Duration
-	for _, e := range j.order {
-		if !e.extra {
-			last = max(last, e.doneAt)
-		}
-	}
-	return last.Seconds()
-}
-
-// ready reports whether every job e needs is done.
-func (j *jobs) ready(e *entry) bool {
-	for _, id := range e.job.Population {
-		if d, ok := j.byID[id]; !ok || d.state != 2 {
-			return false
-		}
-	}
-	return true
-}
-
-// schedule starts waiting jobs (in submission order) while workers are free. Called with mu held.
-func (j *jobs) schedule() {
-	if j.work == "" || j.err != nil {
-		return
-	}
-	for _, e := range j.order {
-		if j.running >= j.opt.Workers {
-			return
-		}
-		if e.state == 0 && j.ready(e) {
-			e.state, j.running = 1, j.running+1
-			go j.runWorker(e)
-		}
-	}
-}
-
-// runWorker trains e in a child process and loads its result.
-func (j *jobs) runWorker(e *entry) {
-	err := func() error {
-		if err := os.MkdirAll(e.job.Dir, 0o755); err != nil {
-			return err
-		}
-		if err := fsx.WriteJSON(filepath.Join(e.job.Dir, "job.json"), e.job); err != nil {
-			return err
-		}
-		logf, err := os.Create(filepath.Join(e.job.Dir, "log.txt"))
-		if err != nil {
-			return err
-		}
-		defer logf.Close()
-		start := time.Now()
-		fmt.Fprintf(j.log(), "e3t: job %s started in a worker (log %s)\n", e.job.ID, filepath.Join(e.job.Dir, "log.txt"))
-		cmd := exec.Command(j.opt.WorkerBin, "worker", "e3t", filepath.Join(e.job.Dir, "job.json"))
-		cmd.Stdout, cmd.Stderr = logf, logf
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("job %s: worker: %w (log %s)", e.job.ID, err, filepath.Join(e.job.Dir, "log.txt"))
-		}
-		fmt.Fprintf(j.log(), "e3t: job %s done in a worker (%.0f s)\n", e.job.ID, time.Since(start).Seconds())
-		return nil
-	}()
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.running--
-	if err != nil && j.err == nil {
-		j.err = err
-	}
-	j.finish(e)
-	j.schedule()
-	j.cond.Broadcast()
-}
-
-func (j *jobs) log() io.Writer {
-	if j.opt.Log != nil {
-		return j.opt.Log
-	}
-	return os.Stderr
-}
-
-// wait returns the result of job id, training it here (and, first, the jobs it needs) when there
-// are no workers. The caller owns the returned policy.
-func (j *jobs) wait(id string) (*done, error) {
-	j.mu.Lock()
-	e, ok := j.byID[id]
+// train runs one job with its monitor and population (the snapshots of the SP jobs it needs).
+func (j *runner) train(job jobs.Job[Job], in jobs.Inputs[*done], progress track.Progress) (*done, error) {
+	f, ok := family(job.Spec.Family)
 	if !ok {
-		j.mu.Unlock()
-		return nil, fmt.Errorf("e3t: no job %q", id)
+		return nil, fmt.Errorf("%s: unknown family %q", job.ID, job.Spec.Family)
 	}
-	if j.work == "" {
-		j.mu.Unlock()
-		if e.state == 3 { // train the job it aliases first (its result lands in the shared folder)
-			if _, err := j.wait(e.alias.job.ID); err != nil {
-				return nil, err
-			}
-		}
-		if e.state == 2 {
-			if e.res == nil { // found in the cache, or an alias: a copy of its own
-				res, err := loadDone(e.dir)
-				if err != nil {
-					return nil, fmt.Errorf("job %s: %w", id, err)
-				}
-				e.res = res
-			}
-			return e.res, nil
-		}
-		res, err := j.runHere(e.job, j.opt.Progress(e.job.ID, iters(e.job)))
-		if err != nil {
-			return nil, err
-		}
-		if e.dir != "" {
-			if err := saveDone(e.dir, res); err != nil {
-				res.Policy.Close()
-				return nil, fmt.Errorf("job %s: job cache: %w", id, err)
-			}
-		}
-		e.res = res
-		j.finish(e)
-		return res, nil
-	}
-	for e.state != 2 && j.err == nil {
-		j.cond.Wait()
-	}
-	err := j.err
-	j.mu.Unlock()
+	monitor, err := j.monitor(job.Spec)
 	if err != nil {
 		return nil, err
 	}
-	if e.res == nil {
-		res, err := loadDone(e.job.Dir)
-		if err != nil {
-			return nil, fmt.Errorf("job %s: %w", id, err)
-		}
-		e.res = res
-	}
-	return e.res, nil
-}
-
-func iters(job Job) int {
-	if job.Kind == KindFCP {
-		return job.FCP.Iters
-	}
-	return job.E3T.Iters
-}
-
-// runHere trains job in this process; population results come from wait (in this process).
-func (j *jobs) runHere(job Job, progress track.Progress) (*done, error) {
-	monitor, err := j.monitor(job)
-	if err != nil {
-		return nil, err
-	}
-	pop, err := population(job.Population, j.wait, false)
+	pop, err := population(job.Needs, in.Get, in.Owned)
 	if err != nil {
 		return nil, err
 	}
 	defer closeAll(pop)
-	return train(job, pop, monitor, progress)
+	start := time.Now()
+	d, err := f.Train(job.Spec, pop, monitor, progress)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", job.ID, err)
+	}
+	d.Seconds = time.Since(start).Seconds()
+	return d, nil
 }
 
 // population is FCP's partners for ids: the snapshots of each SP result get returns, in order.
@@ -405,8 +225,9 @@ func closeAll(agents []e3.Agent) {
 	}
 }
 
-// monitor is job's monitor partner in this process (nil: none).
-func (j *jobs) monitor(job Job) (e3.Agent, error) {
+// monitor is job's monitor partner (nil: none): a shared or already loaded policy, one loaded from
+// MonitorDir, or the scripted cook.
+func (j *runner) monitor(job Job) (e3.Agent, error) {
 	switch {
 	case job.MonitorDir != "":
 		if m, ok := j.monitors[job.MonitorDir]; ok {
@@ -428,44 +249,24 @@ func (j *jobs) monitor(job Job) (e3.Agent, error) {
 	return nil, nil
 }
 
-// train runs one job with its population and monitor.
-func train(job Job, pop []e3.Agent, monitor e3.Agent, progress track.Progress) (*done, error) {
-	start := time.Now()
-	switch job.Kind {
-	case KindFCP:
-		br, err := fcp.Train(job.FCP, job.Seed, pop, fcp.Options{Monitor: monitor, MonitorEvery: job.MonitorEvery, Progress: progress})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", job.ID, err)
-		}
-		return &done{Policy: &e3.Policy{Actor: br.Actor}, Curves: br.Curves, EnvSteps: br.EnvSteps, Seconds: time.Since(start).Seconds()}, nil
-	case KindE3T:
-		r, err := e3.Train(job.E3T, job.Seed, e3.Options{Monitor: monitor, MonitorEvery: job.MonitorEvery, Progress: progress})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", job.ID, err)
-		}
-		return &done{Policy: r.Policy, Curves: r.Curves, Snapshots: r.Snapshots, EnvSteps: r.EnvSteps, Seconds: time.Since(start).Seconds()}, nil
-	}
-	return nil, fmt.Errorf("%s: unknown job kind %q", job.ID, job.Kind)
-}
-
 // shareMonitor makes a layout's monitor partner (the BC policy) available to jobs under a key: in
 // this process the policy itself, for workers a saved copy in the worker folder (the key is its path).
 // With a job cache the saved policy's content keys the jobs that watch it.
-func (j *jobs) shareMonitor(layout string, p *e3.Policy) (key string, err error) {
-	if j.work == "" {
+func (j *runner) shareMonitor(layout string, p *e3.Policy) (key string, err error) {
+	if j.WorkDir() == "" {
 		key = "monitor:" + layout
 		j.monitors[key] = p
 	} else {
-		key = filepath.Join(j.work, "monitor-"+layout)
+		key = filepath.Join(j.WorkDir(), "monitor-"+layout)
 		if err := e3.SavePolicy(key, p, nil); err != nil {
 			return "", err
 		}
 	}
-	if j.cache == "" {
+	if !j.Caching() {
 		return key, nil
 	}
 	dir := key
-	if j.work == "" {
+	if j.WorkDir() == "" {
 		tmp, err := os.MkdirTemp("", "e3t-monitor-*")
 		if err != nil {
 			return "", err
@@ -475,7 +276,7 @@ func (j *jobs) shareMonitor(layout string, p *e3.Policy) (key string, err error)
 			return "", fmt.Errorf("job cache: saving the %s monitor", layout)
 		}
 	}
-	h, err := hashDir(dir)
+	h, err := jobs.HashDir(dir)
 	if err != nil {
 		return "", fmt.Errorf("job cache: %w", err)
 	}
@@ -514,7 +315,8 @@ func snapshotPolicy(p *e3.Policy, w []float32) (*e3.Policy, error) {
 	return &e3.Policy{Actor: &actor, PM: p.PM, K: p.K}, nil
 }
 
-// saveDone writes a result where loadDone finds it: dir/policy (e3t.SavePolicy) and dir/result.json.
+// saveDone writes a result where loadDone finds it: dir/policy (e3t.SavePolicy) and dir/result.json
+// (last: savedDone checks it).
 func saveDone(dir string, d *done) error {
 	if err := e3.SavePolicy(filepath.Join(dir, "policy"), d.Policy, nil); err != nil {
 		return err
@@ -541,39 +343,24 @@ func loadDone(dir string) (*done, error) {
 	return &d, nil
 }
 
+// savedDone reports whether dir holds a finished job: result.json (written last) decodes and the
+// policy is there.
+func savedDone(dir string) bool {
+	raw, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		return false
+	}
+	var d done
+	if json.Unmarshal(raw, &d) != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(dir, "policy", "policy.json"))
+	return err == nil
+}
+
 // Worker trains the job in file path (written by a parent run with workers) and saves its result
-// beside it: `paperlab worker e3t JOB.json`. The population's results are read from the folders
-// the job names (PopulationDirs).
+// beside it: `paperlab worker e3t JOB.json`.
 func Worker(path string) error {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var job Job
-	if err := json.Unmarshal(raw, &job); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if len(job.PopulationDirs) != len(job.Population) {
-		return fmt.Errorf("%s: job %s names %d population jobs and %d result folders", path, job.ID, len(job.Population), len(job.PopulationDirs))
-	}
-	dirs := map[string]string{}
-	for i, id := range job.Population {
-		dirs[id] = job.PopulationDirs[i]
-	}
-	pop, err := population(job.Population, func(id string) (*done, error) { return loadDone(dirs[id]) }, true)
-	if err != nil {
-		return err
-	}
-	defer closeAll(pop)
-	j := &jobs{monitors: map[string]e3.Agent{}}
-	monitor, err := j.monitor(job)
-	if err != nil {
-		return err
-	}
-	d, err := train(job, pop, monitor, exp.Options{Log: os.Stdout}.Progress(job.ID, iters(job)))
-	if err != nil {
-		return err
-	}
-	defer d.Policy.Close()
-	return saveDone(job.Dir, d)
+	j := &runner{monitors: map[string]e3.Agent{}, monitorKeys: map[string]string{}}
+	return jobs.Work(j.kind(), path)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/jobs"
 )
 
 // TestWorkersMatchOneProcess runs the smoke experiment twice — every training in this process, and
@@ -116,60 +117,51 @@ func TestJobCacheResumes(t *testing.T) {
 }
 
 // TestTrainingSourcesCoverDeps checks that the job cache's key covers every package of this module
-// that a training imports: a package left out could change an agent without changing its key.
+// that a family's training imports: a package left out could change an agent without changing its
+// key.
 func TestTrainingSourcesCoverDeps(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "github.com/paperlab/paperlab/toolkit/marl/e3t", "github.com/paperlab/paperlab/toolkit/marl/fcp").Output()
-	if err != nil {
-		t.Skipf("go list: %v", err)
+	pkgs := []string{}
+	for _, f := range Families {
+		pkgs = append(pkgs, "github.com/paperlab/paperlab/"+f.Source)
 	}
-	const mod = "github.com/paperlab/paperlab/"
-	for _, pkg := range strings.Fields(string(out)) {
-		dir, ok := strings.CutPrefix(pkg, mod)
-		if !ok {
-			continue
-		}
-		covered := false
-		for _, src := range TrainingSources {
-			if tree, rec := strings.CutSuffix(src, "/..."); (rec && (dir == tree || strings.HasPrefix(dir, tree+"/"))) || dir == src {
-				covered = true
-			}
-		}
-		if !covered {
-			t.Errorf("training imports %s, which TrainingSources leaves out of the job cache's key", dir)
-		}
+	missing, err := jobs.Uncovered("github.com/paperlab/paperlab", TrainingSources(), pkgs...)
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, dir := range missing {
+		t.Errorf("training imports %s, which TrainingSources leaves out of the job cache's key", dir)
 	}
 	// The code of this package that shapes a training lives in jobs.go, which the key includes.
 	raw, err := os.ReadFile("jobs.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fn := range []string{"func train(", "func population(", "func snapshots(", "func snapshotPolicy("} {
+	for _, fn := range []string{"var Families", "func trainE3T(", "func trainFCP(", "func fcpConfig(", "func (j *runner) train(",
+		"func population(", "func snapshots(", "func snapshotPolicy("} {
 		if !strings.Contains(string(raw), fn) {
 			t.Errorf("jobs.go has no %s…: the job cache's key (TrainingSources names jobs.go) would miss it", fn)
 		}
 	}
 }
 
-// TestJobCacheLock: one run at a time holds a cache folder; a lock left by a process that is gone is
-// taken over.
-func TestJobCacheLock(t *testing.T) {
-	dir := t.TempDir()
-	unlock, err := lockCache(dir)
-	if err != nil {
-		t.Fatal(err)
+// TestFamilies: every method of the preset names a family, every family trains, and a Population
+// family comes before the families trained with partners (their held-out agents need its agent).
+func TestFamilies(t *testing.T) {
+	for _, m := range ConfigFor(exp.Default).Methods {
+		if _, ok := family(m.Mode); !ok {
+			t.Errorf("method %s: mode %q is in no family", m.Name, m.Mode)
+		}
 	}
-	if _, err := lockCache(dir); err == nil || !strings.Contains(err.Error(), "in use by process") {
-		t.Fatalf("second lock: %v", err)
+	seenPopulation := false
+	for _, f := range Families {
+		if f.Train == nil || f.HeldOut == nil || f.Source == "" {
+			t.Errorf("family %s: Train, HeldOut and Source are needed", f.Name)
+		}
+		if f.WithPartners && !seenPopulation {
+			t.Errorf("family %s trains with partners before any Population family", f.Name)
+		}
+		seenPopulation = seenPopulation || f.Population
 	}
-	unlock()
-	if err := os.WriteFile(filepath.Join(dir, ".lock"), []byte("999999999\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	unlock, err = lockCache(dir)
-	if err != nil {
-		t.Fatalf("a stale lock was not taken over: %v", err)
-	}
-	unlock()
 }
 
 // TestJobCacheAliases: two methods with the same settings under different names are one training:

@@ -210,7 +210,7 @@ func synthetic(curve func(method string, seed uint64, i int) float64, pool func(
 				c.X, c.Y = append(c.X, float64((i+1)*240_000)), append(c.Y, curve(m.Name, seed, i))
 			}
 			steps, secs := 4.8e6, 300.0
-			if m.Mode == "fcp" {
+			if m.family().WithPartners { // its cost counts its population's
 				steps, secs = 6*4.8e6, 600+float64(seed)
 			}
 			final := map[string]float64{l + "/pool_return": pool(m.Name, seed), l + "/env_steps": steps, l + "/train_seconds": secs}

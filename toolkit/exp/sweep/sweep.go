@@ -1,6 +1,8 @@
 // Package sweep runs an experiment's seeds as shards — child processes of the paperlab CLI on this
 // machine (Local), or the tasks of a Slurm job array (SlurmScript) — and merges them (exp.MergeDirs).
 // It schedules nothing itself beyond a bounded pool of local processes: on a cluster, Slurm does.
+// Package exp/jobs is the finer grain: the trainings inside one run (e3t's), in worker processes,
+// started as shards are (jobs.RunLogged).
 package sweep
 
 import (
@@ -9,7 +11,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/exp/jobs"
 	"github.com/paperlab/paperlab/toolkit/fsx"
 )
 
@@ -299,15 +301,9 @@ func runShard(ctx context.Context, p Plan, s Shard, bin, device string) error {
 	if err := s.Clean(); err != nil {
 		return err
 	}
-	f, err := os.Create(p.LogPath(s))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	cmd := exec.CommandContext(ctx, bin, p.ShardArgs(s)...)
-	cmd.Stdout, cmd.Stderr = f, f
+	var env []string
 	if device != "" {
-		cmd.Env = append(os.Environ(), "CUDA_VISIBLE_DEVICES="+device)
+		env = []string{"CUDA_VISIBLE_DEVICES=" + device}
 	}
-	return cmd.Run()
+	return jobs.RunLogged(ctx, p.LogPath(s), env, bin, p.ShardArgs(s)...)
 }
