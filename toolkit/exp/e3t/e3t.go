@@ -250,6 +250,9 @@ func newPool(c Config, layout string, res *exp.Result, j *runner) (_ *pool, err 
 	for _, seed := range c.HeldOutSeeds {
 		var population []string // the seed's held-out agents of the Population families
 		for _, f := range Families {
+			if f.HeldOut == nil {
+				continue
+			}
 			tc := f.HeldOut(c.Train, c.Methods)
 			tc.Game = c.Game(layout)
 			job := jobs.Job[Job]{ID: heldOutID(layout, f.Name, seed), Spec: Job{Family: f.Name, Seed: seed, Train: tc}}
@@ -278,6 +281,9 @@ func methodID(layout, method string, seed uint64) string {
 func (p *pool) addLearned(c Config, layout string, res *exp.Result, j *runner) error {
 	for _, seed := range c.HeldOutSeeds {
 		for _, f := range Families {
+			if f.HeldOut == nil {
+				continue
+			}
 			fam := f.Name
 			d, err := j.Wait(heldOutID(layout, fam, seed))
 			if err != nil {

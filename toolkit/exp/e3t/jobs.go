@@ -39,7 +39,8 @@ type Family struct {
 	// Epsilon: the family's ε weighs its mixture partner (the ε sweep figure plots its methods).
 	Epsilon bool
 	// HeldOut is the training of the family's held-out partners from the experiment's settings tc
-	// and methods.
+	// and methods; nil: the family adds no held-out partners to the pool (a new baseline joins the
+	// comparison without changing the partners every other method is judged with).
 	HeldOut func(tc e3.Config, methods []Method) e3.Config
 }
 
