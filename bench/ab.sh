@@ -55,5 +55,5 @@ awk '
       if ($(i+1)=="s" && name ~ /^PPO/) { v[side,name" s"]=v[side,name" s"]" "$i; names[name" s"]=1 }
     } }
   END {
-    for (n in names) { b=median(v["base",n]); w=median(v["new",n]); printf "%-34s %14.1f %14.1f %10.3f\n", n, b, w, w/b }
+    for (n in names) { b=median(v["base",n]); w=median(v["new",n]); printf "%-34s %14.5g %14.5g %10.3f\n", n, b, w, w/b }
   }' "$raw" | sort
