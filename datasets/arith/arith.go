@@ -304,11 +304,18 @@ func (p Problem) Check() error {
 // it errs, i.e. roughly calibrated (the CAPO reproduction's plan: "SFT on noisy demonstrations"). Hidden
 // operands keep their true value, as in the gold completion. Needs a modulus (to draw wrong values).
 func (p Problem) NoisyCompletion(r *rand.Rand, stepNoise float64) string {
-	if p.Modulus < 2 || stepNoise <= 0 {
+	return p.SlippedCompletion(r, Slips{Uniform: stepNoise})
+}
+
+// SlippedCompletion is a demonstration (Completion's format) with slips s: per step a distractor,
+// carry or uniform slip (Slips), later steps continuing from the written value and the answer the
+// one the written chain ends at. With only Uniform set it is NoisyCompletion. Needs a modulus.
+func (p Problem) SlippedCompletion(r *rand.Rand, s Slips) string {
+	if p.Modulus < 2 || (s.Uniform <= 0 && s.Carry <= 0 && s.Distract <= 0) {
 		return p.Completion()
 	}
 	q := p
-	q.Steps = p.slipSteps(r, Slips{Uniform: stepNoise})
+	q.Steps = p.slipSteps(r, s)
 	q.Answer = p.AnswerOf(q.Steps[len(q.Steps)-1])
 	return q.Completion()
 }

@@ -56,6 +56,32 @@ type Slips struct {
 	// one too low after a borrow with this probability: a systematic error a model learns as a rule
 	// and repeats in every sample, so a vote cannot wash it out. [UNVERIFIED] PaperLab's error model.
 	Carry float64 `json:"carry"`
+	// Distract: a step that multiplies by one of DistractOperands, shown in the prompt, writes the
+	// result of adding that operand instead with this probability (checked before the other slips,
+	// which apply to the rest): a systematic confusion tied to what the prompt shows, so a model
+	// trained on it answers such prompts wrongly when the distractor is its most likely value
+	// (Distract above the right value's share, (1 − Distract)·(1 − Uniform)), while a sample is still
+	// often right. A step whose operand is hidden behind '?' is never distracted. [UNVERIFIED]
+	// PaperLab's error model (CAPO's "systematic errors" task variant).
+	Distract         float64 `json:"distract,omitempty"`
+	DistractOperands []int   `json:"distract_operands,omitempty"`
+}
+
+// distracted reports whether step i of p is one a Distract slip can hit: a multiplication by one
+// of s.DistractOperands whose operand the prompt shows.
+func (p Problem) distracted(i int, s Slips) bool {
+	return s.Distract > 0 && p.Ops[i] == "*" && i != p.Hidden && slices.Contains(s.DistractOperands, p.Operands[i])
+}
+
+// Distracted reports whether a demonstration with slips s can write a distractor on any step of p
+// (the prompts the "systematic errors" task makes hard).
+func (p Problem) Distracted(s Slips) bool {
+	for i := range p.Ops {
+		if p.distracted(i, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // SlippedTaggedCompletion is a tagged demonstration with both kinds of slip (Slips): per step, a
@@ -70,14 +96,18 @@ func (p Problem) SlippedTaggedCompletion(r *rand.Rand, s Slips) string {
 // slipSteps is the chain of sub-results a demonstration with slips s writes: per step a carry or
 // borrow slip first (where the step has one), else a uniform slip, each later step computed from
 // the written value. A draw happens only for a slip kind that is on (a carry slip only on a step
-// with a carry), so uniform-only slips draw exactly what they drew before carry slips existed.
+// with a carry, a distractor only on a step it can hit), so uniform-only slips draw exactly what
+// they drew before carry and distractor slips existed.
 func (p Problem) slipSteps(r *rand.Rand, s Slips) []int {
 	steps := make([]int, len(p.Ops))
 	v := p.Start
 	for i, op := range p.Ops {
+		prev := v
 		raw := apply(v, op, p.Operands[i], 0)
 		v = apply(v, op, p.Operands[i], p.Modulus)
 		switch carry := p.Modulus >= 2 && (raw >= p.Modulus || raw < 0); {
+		case p.distracted(i, s) && r.Float64() < s.Distract:
+			v = apply(prev, "+", p.Operands[i], p.Modulus)
 		case carry && s.Carry > 0 && r.Float64() < s.Carry:
 			if raw < 0 {
 				v = (v + p.Modulus - 1) % p.Modulus

@@ -227,3 +227,80 @@ func TestSystematicCarrySlips(t *testing.T) {
 		}
 	}
 }
+
+// Distractor slips are tied to the prompt: a shown "*7", "*8" or "*9" step is written as the sum with
+// about the Distract probability, the right value with about (1 − Distract)·(1 − Uniform), and no
+// other step (no other operation or operand, no hidden operand) is ever distracted; every later step
+// continues from the written value.
+func TestDistractorSlips(t *testing.T) {
+	ps, err := Generate(Default(), 11, 6000, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Slips{Uniform: 0.1, Distract: 0.55, DistractOperands: []int{7, 8, 9}}
+	r := rand.New(rand.NewPCG(3, 4))
+	var hit, sum, right, leaks, hidden int
+	for _, p := range ps {
+		c := p.SlippedCompletion(r, s)
+		chain, _, ok := strings.Cut(c, ";")
+		if !ok {
+			t.Fatalf("%s: slipped completion %q has no answer", p.Prompt, c)
+		}
+		written := strings.Split(chain, ",")
+		if len(written) != len(p.Ops) {
+			t.Fatalf("%s: %d steps written in %q for %d operations", p.Prompt, len(written), c, len(p.Ops))
+		}
+		x := p.Start
+		for i, op := range p.Ops {
+			w, err := strconv.Atoi(written[i])
+			if err != nil {
+				t.Fatalf("%s: step %d of %q: %v", p.Prompt, i, c, err)
+			}
+			plus, gold := apply(x, "+", p.Operands[i], 10), apply(x, op, p.Operands[i], 10)
+			can := op == "*" && i != p.Hidden && p.Operands[i] >= 7
+			switch {
+			case op == "*" && i == p.Hidden && p.Operands[i] >= 7:
+				hidden++
+			case can && plus != gold: // where the distractor coincides with the right value it cannot be told apart
+				hit++
+				if w == plus {
+					sum++
+				} else if w == gold {
+					right++
+				}
+			case !can && op == "*" && w == plus && w != gold:
+				leaks++ // a uniform slip lands on the sum by chance 1 time in 9 of its 10 %
+			}
+			x = w
+		}
+	}
+	if hit < 500 || hidden < 20 {
+		t.Fatalf("%d distractable steps, %d hidden ones: the test exercises little", hit, hidden)
+	}
+	if f := float64(sum) / float64(hit); f < 0.5 || f > 0.6 {
+		t.Fatalf("distractor written on %.3f of the distractable steps, want ≈ 0.55", f)
+	}
+	if f := float64(right) / float64(hit); f < 0.36 || f > 0.45 {
+		t.Fatalf("right value written on %.3f of the distractable steps, want ≈ 0.45 × 0.9 = 0.405", f)
+	}
+	if leaks > 80 {
+		t.Fatalf("%d other multiplications written as the sum: the distractor leaks beyond its operands", leaks)
+	}
+	// Distracted names exactly the problems with a shown "*7", "*8" or "*9".
+	for _, p := range ps[:500] {
+		want := false
+		for i, op := range p.Ops {
+			want = want || (op == "*" && i != p.Hidden && p.Operands[i] >= 7)
+		}
+		if p.Distracted(s) != want {
+			t.Fatalf("%s: Distracted = %v, want %v", p.Prompt, !want, want)
+		}
+	}
+	// Without a distractor the draws are NoisyCompletion's, draw for draw.
+	r1, r2 := rand.New(rand.NewPCG(7, 7)), rand.New(rand.NewPCG(7, 7))
+	for _, p := range ps[:200] {
+		if a, b := p.SlippedCompletion(r1, Slips{Uniform: 0.3}), p.NoisyCompletion(r2, 0.3); a != b {
+			t.Fatalf("%s: uniform-only slips %q differ from NoisyCompletion's %q", p.Prompt, a, b)
+		}
+	}
+}

@@ -139,8 +139,15 @@ func (s *Set) Answer(i int, g lm.Generation) string { return s.Judge(i, g).Answe
 // NoisyExamples returns demonstrations with arithmetic slips (arith.Problem.NoisyCompletion): each
 // step slips with probability stepNoise, drawn with a generator seeded by seed.
 func (s *Set) NoisyExamples(stepNoise float64, seed uint64) ([]lm.Example, error) {
+	return s.SlippedExamples(arith.Slips{Uniform: stepNoise}, seed)
+}
+
+// SlippedExamples returns demonstrations with slips (arith.Problem.SlippedCompletion: distractor,
+// carry and uniform slips), drawn with NoisyExamples' generator: with only Uniform set they are
+// NoisyExamples', draw for draw.
+func (s *Set) SlippedExamples(slips arith.Slips, seed uint64) ([]lm.Example, error) {
 	r := rand.New(rand.NewPCG(seed, 0x6e6f6973))
-	return s.TextExamples(func(p arith.Problem) string { return p.NoisyCompletion(r, stepNoise) })
+	return s.TextExamples(func(p arith.Problem) string { return p.SlippedCompletion(r, slips) })
 }
 
 // TextExamples returns demonstrations whose completions are text(problem), called once per

@@ -64,6 +64,14 @@ type Draw struct {
 	// with this probability (Problem.SlippedTaggedCompletion with arith.Slips{Uniform: Noise,
 	// Carry: Carry}, the same generator).
 	Carry float64 `json:"carry,omitempty"`
+	// Distract > 0: the demonstrations also write a distractor on shown multiplications by
+	// DistractOperands with this probability (arith.Slips; lmtask.Set.SlippedExamples with
+	// arith.Slips{Uniform: Noise, Distract: Distract, DistractOperands: DistractOperands}, NoiseSeed).
+	Distract         float64 `json:"distract,omitempty"`
+	DistractOperands []int   `json:"distract_operands,omitempty"`
+	// Arith, when set, is this draw's task, in place of the provenance's (a run whose warm start
+	// and RL data come from different tasks).
+	Arith *arith.Config `json:"arith,omitempty"`
 	// Responses: the demonstrations of a prefs_train draw are Prefs.Response draws from
 	// rand.NewPCG(ResponseSeed, ResponseStream), one per prompt in order.
 	ResponseSeed   uint64 `json:"response_seed,omitempty"`
@@ -221,7 +229,14 @@ func (p *Provenance) arithSet(name string, visiting map[string]bool) (*lmtask.Se
 	if err != nil {
 		return nil, err
 	}
-	return lmtask.Generate(tok, *p.Arith, d.Seed, d.N, exclude)
+	task := p.Arith
+	if d.Arith != nil {
+		task = d.Arith
+	}
+	if task == nil {
+		return nil, fmt.Errorf("provenance: draw %q has no arith task (neither its own nor the provenance's)", name)
+	}
+	return lmtask.Generate(tok, *task, d.Seed, d.N, exclude)
 }
 
 // ArithExamples rebuilds the demonstrations of an arith draw: gold completions, or noisy ones when
@@ -240,6 +255,9 @@ func (p *Provenance) ArithExamples(name string) ([]lm.Example, error) {
 			}
 			return pr.TaggedCompletion()
 		})
+	}
+	if d.Distract > 0 {
+		return s.SlippedExamples(arith.Slips{Uniform: d.Noise, Distract: d.Distract, DistractOperands: d.DistractOperands}, d.NoiseSeed)
 	}
 	if d.Noise > 0 {
 		return s.NoisyExamples(d.Noise, d.NoiseSeed)

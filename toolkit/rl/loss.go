@@ -24,6 +24,24 @@ type LossConfig struct {
 	// Agg is the loss aggregation: "token-mean" (every completion token of the batch weighs the same,
 	// DAPO/TRL's default) or "seq-mean-token-mean" (mean per sequence, then over sequences).
 	Agg string `json:"agg"`
+	// Ratio is the importance ratio PPO-clip weighs the advantage with: "" or "token" (PPO's
+	// per-token ratio π/π_old) or "sequence" (GSPO's: one ratio per response, the geometric mean of
+	// its token ratios, s = exp(mean_t log(π/π_old)), clipped as a whole; see GSPOLoss).
+	Ratio string `json:"ratio,omitempty"`
+}
+
+// GSPOLoss is GSPO's policy loss (Zheng et al. 2025, "Group Sequence Policy Optimization",
+// arXiv 2507.18071), as verl implements it (compute_policy_loss_gspo in
+// verl/trainer/ppo/core_algos.py; toolkit/exp/capo/README.md, source [V4]): a sequence-level,
+// length-normalised importance ratio s_i = exp(mean_t (log π − log π_old)) entering every token of
+// response i as sg[s_i]·π_t/sg[π_t] (GSPO-token: the value is s_i, the gradient s_i·∇log π_t),
+// clipped to [1 − 3e-4, 1 + 4e-4] (the GSPO paper's ranges, also verl's GSPO recipe:
+// clip_ratio_low 0.0003, clip_ratio_high 0.0004), the log ratio capped at 10 as verl does, and
+// aggregated per sequence, then over sequences (seq-mean-token-mean). With one PPO epoch every
+// response's ratio is 1 in the first mini-batch of a rollout, so GSPO differs from GRPO only from
+// the second mini-batch on.
+func GSPOLoss() LossConfig {
+	return LossConfig{ClipEps: 3e-4, ClipEpsHigh: 4e-4, KLType: "k3", Agg: "seq-mean-token-mean", Ratio: "sequence"}
 }
 
 // DefaultLoss is PPO-clip ε = 0.2, no KL, no entropy bonus, token-mean, as CAPO's experiments.
@@ -40,6 +58,8 @@ func (c LossConfig) Validate() error {
 		return fmt.Errorf("rl loss: kl_type = %q, want k1 or k3", c.KLType)
 	case c.Agg != "token-mean" && c.Agg != "seq-mean-token-mean":
 		return fmt.Errorf("rl loss: agg = %q, want token-mean or seq-mean-token-mean", c.Agg)
+	case c.Ratio != "" && c.Ratio != "token" && c.Ratio != "sequence":
+		return fmt.Errorf("rl loss: ratio = %q, want token or sequence", c.Ratio)
 	}
 	return nil
 }
@@ -55,6 +75,8 @@ var PPOInputs = append(append([]string(nil), lm.BatchInputs...), "old_logprobs",
 // PPOLoss is the PPO-clip policy loss over PPOInputs:
 //
 //	loss = agg( max(−A·r, −A·clip(r, 1−ε, 1+ε_high)) + β·KL − c·H ),  r = exp(log π − log π_old)
+//
+// per token, or with Ratio "sequence" r = sg[s]·π/sg[π] for GSPO's sequence ratio s (GSPOLoss).
 func PPOLoss(c LossConfig) lm.Loss {
 	return lm.Loss{Name: "ppo-clip", Params: c, Inputs: PPOInputs, Fn: func(mc lm.Config, w *lm.Views, in lm.In) (*Node, []*Node) {
 		logits, _, _ := lm.Forward(mc, w, in)
@@ -64,6 +86,9 @@ func PPOLoss(c LossConfig) lm.Loss {
 		// −1e9 (padding targets), and exp of that would overflow into NaN even under a zero mask.
 		logRatio := Mul(Sub(lp, old), mask)
 		ratio := Exp(logRatio)
+		if c.Ratio == "sequence" {
+			ratio = Exp(seqLogRatio(lp, logRatio, mask))
+		}
 		hi := c.ClipEpsHigh
 		if hi == 0 {
 			hi = c.ClipEps
@@ -88,7 +113,7 @@ func PPOLoss(c LossConfig) lm.Loss {
 		}
 		loss := aggregate(c.Agg, perTok, mask)
 		isClipped := ConvertDType(GreaterThan(pg2, pg1), dtypes.Float32)
-		approxKL := Sub(Sub(ratio, OnesLike(ratio)), logRatio)
+		approxKL := Sub(Sub(Exp(logRatio), OnesLike(logRatio)), logRatio)
 		return loss, []*Node{
 			lm.MaskedMean(isClipped, mask),
 			lm.MaskedMean(approxKL, mask),
@@ -96,6 +121,17 @@ func PPOLoss(c LossConfig) lm.Loss {
 			lm.MaskedMean(kl, mask),
 		}
 	}}
+}
+
+// seqLogRatio is GSPO-token's log ratio per token, [B,T]: sg[mean over the sequence's tokens of
+// logRatio] + log π − sg[log π] (value: the sequence's mean log ratio; gradient: that of log π),
+// capped at 10 as verl caps it, zero outside the mask.
+func seqLogRatio(lp, logRatio, mask *Node) *Node {
+	n := ReduceSum(mask, 1)
+	mean := Div(ReduceSum(logRatio, 1), Max(n, OnesLike(n))) // [B]
+	seq := StopGradient(ExpandDims(mean, -1))                // [B,1]
+	tok := Sub(lp, StopGradient(lp))
+	return Mul(Min(Add(tok, seq), nn.ScalarLike(lp, 10)), mask)
 }
 
 // aggregate reduces per-token losses [B,T] under mask [B,T].

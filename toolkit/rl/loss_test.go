@@ -147,3 +147,110 @@ func TestClonesWithDifferentLossesTrainDifferently(t *testing.T) {
 		t.Fatalf("different losses share a graph identity %s", kp)
 	}
 }
+
+// TestGSPOLoss checks GSPO's sequence-level ratio on a real model against a hand computation: response
+// 0's old log-probs sit 0.0002 nats below the current ones on every token (s₀ = e^0.0002, inside
+// [1 − 3e-4, 1 + 4e-4]: unclipped), response 1's per-token shifts vary around a mean of −0.01 nats
+// (s₁ = e^−0.01 below the range, with a negative advantage: clipped to 1 − 3e-4), so a per-token
+// ratio would clip some of its tokens and not others while GSPO clips the whole response; the loss
+// is the mean over responses of −A·s (seq-mean-token-mean), clip_ratio the share of tokens in
+// clipped responses.
+func TestGSPOLoss(t *testing.T) {
+	be, _, err := backend.New(backend.GoConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := lm.NewTokenizer(arith.Alphabet)
+	m, err := lm.NewOn(be, lm.ConfigR(), tok, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := func(s string) []int32 { ids, _ := tok.Encode(s); return ids }
+	exs := []lm.Example{{Prompt: enc("1+2="), Completion: enc("3")}, {Prompt: enc("4*2-1="), Completion: enc("8,7;7")}}
+	scored, err := m.Score(exs, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := lm.Pack(exs, 16, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	advs := []float64{0.7, -1.3}
+	n1 := len(scored[1].LogProbs)
+	if n1 < 3 {
+		t.Fatalf("response 1 has %d tokens; the test needs varying shifts", n1)
+	}
+	// shift[i][j] = current − old log-prob of token j of response i.
+	shift := func(i, j int) float64 {
+		if i == 0 {
+			return 0.0002
+		}
+		return -0.01 + 0.02*(float64(j)-float64(n1-1)/2) // mean −0.01, some tokens above 1 + 4e-4
+	}
+	old := make([]float32, b.B*b.T)
+	adv := make([]float32, b.B*b.T)
+	for i, s := range scored {
+		for j, lp := range s.LogProbs {
+			old[i*b.T+b.CompletionStart[i]+j] = float32(float64(lp) - shift(i, j))
+			adv[i*b.T+b.CompletionStart[i]+j] = float32(advs[i])
+		}
+	}
+	ref := append([]float32(nil), old...)
+	loss := PPOLoss(GSPOLoss())
+	exec := MustNewExec(be, func(g *Graph, in []*Node) []*Node {
+		l, metrics := loss.Fn(m.Config, lm.NewViews(m.Layout, in[0]), lm.NamedIn(loss.Inputs, in[1:]))
+		return append([]*Node{l}, metrics...)
+	})
+	args := append([]any{m.Params}, b.Tensors()...)
+	args = append(args, tensors.FromFlatDataAndDimensions(old, b.B, b.T), tensors.FromFlatDataAndDimensions(adv, b.B, b.T), tensors.FromFlatDataAndDimensions(ref, b.B, b.T))
+	out := exec.MustCall(args...)
+	got := make([]float64, len(out))
+	for i, o := range out {
+		got[i] = float64(tensors.ToScalar[float32](o))
+	}
+	n0 := float64(len(scored[0].LogProbs))
+	s0 := math.Exp(0.0002)
+	want := (-advs[0]*s0 + -advs[1]*(1-3e-4)) / 2
+	if math.Abs(got[0]-want) > 2e-5 {
+		t.Fatalf("GSPO loss %v, want %v (response 0 unclipped at %v, response 1 clipped at 1 − 3e-4)", got[0], want, s0)
+	}
+	if wantClip := float64(n1) / (n0 + float64(n1)); math.Abs(got[1]-wantClip) > 1e-6 {
+		t.Fatalf("clip_ratio %v, want %v (every token of response 1, none of response 0)", got[1], wantClip)
+	}
+	// The per-token PPO loss on the same batch is another number: its ratios differ token by token.
+	tokLoss := PPOLoss(LossConfig{ClipEps: 3e-4, ClipEpsHigh: 4e-4, KLType: "k3", Agg: "seq-mean-token-mean"})
+	exec2 := MustNewExec(be, func(g *Graph, in []*Node) []*Node {
+		l, _ := tokLoss.Fn(m.Config, lm.NewViews(m.Layout, in[0]), lm.NamedIn(tokLoss.Inputs, in[1:]))
+		return []*Node{l}
+	})
+	if v := float64(tensors.ToScalar[float32](exec2.MustCall(args...)[0])); math.Abs(v-got[0]) < 1e-4 {
+		t.Fatalf("per-token ratio loss %v equals GSPO's %v: the test does not tell the two apart", v, got[0])
+	}
+	// The gradient is GSPO-token's: s_i·A_i·∇log π_t per token of an unclipped response, averaged
+	// per response, and nothing from a clipped one — the gradient of −½·(A₀·s₀/n₀)·Σ_t log π_t (s₀ a
+	// constant), built here from the model's own log-probs without any ratio.
+	grads := MustNewExec(be, func(g *Graph, in []*Node) []*Node {
+		l, _ := loss.Fn(m.Config, lm.NewViews(m.Layout, in[0]), lm.NamedIn(loss.Inputs, in[1:]))
+		named := lm.NamedIn(loss.Inputs, in[1:])
+		logits, _, _ := lm.Forward(m.Config, lm.NewViews(m.Layout, in[0]), named)
+		lp := Mul(lm.TokenLogProbs(logits, named.Get("targets")), named.Get("loss_mask"))
+		w := make([]float32, b.B*b.T)
+		for j := range scored[0].LogProbs {
+			w[b.CompletionStart[0]+j] = float32(-0.5 * advs[0] * s0 / n0)
+		}
+		manual := ReduceAllSum(Mul(lp, Const(g, tensors.FromFlatDataAndDimensions(w, b.B, b.T))))
+		return []*Node{Gradient(l, in[0])[0], Gradient(manual, in[0])[0]}
+	}).MustCall(args...)
+	ga, gm := grads[0].Value().([]float32), grads[1].Value().([]float32)
+	var diff, norm float64
+	for i := range ga {
+		diff = math.Max(diff, math.Abs(float64(ga[i]-gm[i])))
+		norm = math.Max(norm, math.Abs(float64(gm[i])))
+	}
+	if norm == 0 || diff > 1e-4*norm+1e-7 {
+		t.Fatalf("GSPO's gradient differs from s·A·∇log π of the unclipped response: max |Δ| %g against max |g| %g", diff, norm)
+	}
+	if err := (LossConfig{ClipEps: 0.2, KLType: "k3", Agg: "token-mean", Ratio: "seq"}).Validate(); err == nil {
+		t.Fatal("ratio \"seq\" validated")
+	}
+}

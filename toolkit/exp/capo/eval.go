@@ -2,6 +2,8 @@ package capo
 
 import (
 	"math"
+
+	"github.com/paperlab/paperlab/datasets/arith"
 	"sort"
 
 	"github.com/paperlab/paperlab/toolkit/calib"
@@ -30,7 +32,15 @@ type evalSpec struct {
 	Bins   int
 	Greedy bool
 	Full   bool
+	// Hard, when set, marks the prompts the demonstrations' systematic errors hit (a shown
+	// multiplication by a distractor operand): accuracy and greedy accuracy are also measured on
+	// them ("accuracy_distracted", "greedy_accuracy_distracted").
+	Hard func(arith.Problem) bool
 }
+
+// passK is the k of the room check's pass@k (SFT's chance that one of k samples is right where its
+// greedy answer is wrong: GRPO's groups of G = 8 there hold a right answer).
+const passK = 8
 
 // evaluate samples K answers per held-out prompt at temperature 1 and measures accuracy (mean@K, the
 // expected accuracy of one sample), AUC of lpm (per sampling round, averaged — "auc" — and pooled,
@@ -110,6 +120,20 @@ func evaluate(m *lm.Model, set *lmtask.Set, spec evalSpec) (map[string]float64, 
 	if auc, ok := final["auc"]; ok {
 		final["auc_pooled"] = auc
 	}
+	if a, ok := aucWithin(lpm, correct, n); ok {
+		final["auc_within"] = a
+	}
+	if spec.Hard != nil {
+		var ok []bool
+		for i := range gens {
+			if spec.Hard(set.Problems[i%n]) {
+				ok = append(ok, correct[i])
+			}
+		}
+		if len(ok) > 0 {
+			final["accuracy_distracted"], _ = calib.Accuracy(ok)
+		}
+	}
 	// AUC-mean: one AUC per sampling round (one answer per prompt), averaged over rounds.
 	var aucs []float64
 	for r := 0; r < k; r++ {
@@ -135,8 +159,35 @@ func evaluate(m *lm.Model, set *lmtask.Set, spec evalSpec) (map[string]float64, 
 		if err != nil {
 			return nil, nil, err
 		}
-		if final["greedy_accuracy"], err = calib.Accuracy(set.Correct(greedy)); err != nil {
+		greedyOK := set.Correct(greedy)
+		if final["greedy_accuracy"], err = calib.Accuracy(greedyOK); err != nil {
 			return nil, nil, err
+		}
+		// Where the greedy answer is wrong: how often one of passK samples is right (the unbiased
+		// pass@k estimate from the K samples, k = min(passK, K)), the room check's measure.
+		var pass []float64
+		var hardOK []bool
+		for i := 0; i < n; i++ {
+			if spec.Hard != nil && spec.Hard(set.Problems[i]) {
+				hardOK = append(hardOK, greedyOK[i])
+			}
+			if greedyOK[i] {
+				continue
+			}
+			c := 0
+			for r := 0; r < k; r++ {
+				if correct[r*n+i] {
+					c++
+				}
+			}
+			pass = append(pass, passAtK(k, c, min(passK, k)))
+		}
+		final["greedy_wrong_share"] = float64(len(pass)) / float64(n)
+		if len(pass) > 0 {
+			final["pass8_greedy_wrong"] = stats.Mean(pass)
+		}
+		if len(hardOK) > 0 {
+			final["greedy_accuracy_distracted"], _ = calib.Accuracy(hardOK)
 		}
 	}
 	if !spec.Full {
@@ -182,6 +233,51 @@ func evaluate(m *lm.Model, set *lmtask.Set, spec evalSpec) (map[string]float64, 
 	final["majority_accuracy_n16"] = maj.Y[len(maj.Y)-1]
 	final["rpc_accuracy_n16"] = rpc.Y[len(rpc.Y)-1]
 	return final, curves, nil
+}
+
+// passAtK is the unbiased estimate of pass@k from n samples of which c are right (Chen et al.
+// 2021): 1 − C(n−c, k)/C(n, k).
+func passAtK(n, c, k int) float64 {
+	if n-c < k {
+		return 1
+	}
+	p := 1.0
+	for i := n - c + 1; i <= n; i++ {
+		p *= 1 - float64(k)/float64(i)
+	}
+	return 1 - p
+}
+
+// aucWithin is the AUC of lpm within prompts: over every (right, wrong) pair of samples of the same
+// prompt, the share where the right one has the higher lpm (ties ½) — the ranking CAPO's pairwise
+// surrogate optimises, where the pooled AUC also compares answers across prompts. Sample r·n+i
+// answers prompt i (set.Repeat order); ok is false when no prompt has both a right and a wrong
+// sample.
+func aucWithin(lpm []float64, correct []bool, n int) (float64, bool) {
+	var wins, pairs float64
+	for i := 0; i < n; i++ {
+		for a := i; a < len(lpm); a += n {
+			if !correct[a] {
+				continue
+			}
+			for b := i; b < len(lpm); b += n {
+				if correct[b] {
+					continue
+				}
+				pairs++
+				switch {
+				case lpm[a] > lpm[b]:
+					wins++
+				case lpm[a] == lpm[b]:
+					wins += 0.5
+				}
+			}
+		}
+	}
+	if pairs == 0 {
+		return 0, false
+	}
+	return wins / pairs, true
 }
 
 // lpmGapMedian is the median |lpm_i − lpm_j| over the (right i, wrong j) pairs of samples of the same

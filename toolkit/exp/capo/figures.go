@@ -20,12 +20,16 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	all := res.Methods()
 	// The main comparison (every seed), then the ablations with capo for reference (at most
 	// plot.MaxBands each).
-	var main, ablations []string
+	var main, ablations, gspo, lr []string
 	for _, m := range all {
 		switch {
 		case m == "sft":
 		case slices.Contains(mainMethods, m):
 			main = append(main, m)
+		case m == lrPair.a || m == lrPair.b:
+			lr = append(lr, m)
+		case m == gspoPair.b || m == lossPair.b:
+			gspo = append(gspo, m)
 		default:
 			ablations = append(ablations, m)
 		}
@@ -39,6 +43,12 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		}
 		groups = append(groups, exp.Group{Title: "ablations (capo for reference)", Methods: append(ref, ablations[:n]...)})
 		ablations = ablations[n:]
+	}
+	if len(gspo) > 0 {
+		groups = append(groups, exp.Group{Title: "GSPO and GRPO at 4 mini-batches (grpo, capo at 2 for reference)", Methods: append(present(all, "grpo", "capo"), gspo...)})
+	}
+	if len(lr) > 0 {
+		groups = append(groups, exp.Group{Title: "learning-rate part: Adam 3e-5, 1,800 steps", Methods: lr})
 	}
 	for _, c := range []struct {
 		key, title, y, name string
@@ -94,24 +104,35 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			return nil, err
 		}
 	}
-	// The frontiers: held-out AUC against held-out accuracy (greedy, and mean@16) along RL, where the
-	// matched-operating-point claims read CAPO's AUC at GRPO's accuracy.
-	var rl []string
-	for _, m := range mainMethods {
-		if slices.Contains(all, m) {
-			rl = append(rl, m)
+	// The frontiers: held-out AUC (pooled, and within prompts) against held-out accuracy (greedy,
+	// mean@16) and against the KL from the SFT model along RL, where the matched-operating-point
+	// claims read CAPO's AUC at GRPO's accuracy or KL — for the main run's step size and, beside it,
+	// the learning-rate part's 3e-5 and GSPO.
+	for _, fr := range []struct {
+		methods       []string
+		x, y          string
+		what, xl, yl  string
+		name, setting string
+	}{
+		{present(all, mainMethods...), greedyCurve, aucCurve, "AUC of lpm", "held-out greedy accuracy", "held-out AUC of lpm", "frontier_auc_greedy", ""},
+		{present(all, mainMethods...), accCurve, aucCurve, "AUC of lpm", "held-out accuracy (mean@16)", "held-out AUC of lpm", "frontier_auc_accuracy", ""},
+		{present(all, mainMethods...), klWindowCurve, aucCurve, "AUC of lpm", "KL from the SFT model (mean over each evaluation window)", "held-out AUC of lpm", "frontier_auc_kl", ""},
+		{present(all, mainMethods...), accCurve, withinCurve, "AUC within prompts", "held-out accuracy (mean@16)", "AUC of lpm within prompts", "frontier_auc_within_accuracy", ""},
+		{present(all, lr...), accCurve, aucCurve, "AUC of lpm", "held-out accuracy (mean@16)", "held-out AUC of lpm", "frontier_auc_accuracy_lr3e-5", ", Adam 3e-5"},
+		{present(all, lr...), klWindowCurve, aucCurve, "AUC of lpm", "KL from the SFT model (mean over each evaluation window)", "held-out AUC of lpm", "frontier_auc_kl_lr3e-5", ", Adam 3e-5"},
+		{present(all, lr...), accCurve, withinCurve, "AUC within prompts", "held-out accuracy (mean@16)", "AUC of lpm within prompts", "frontier_auc_within_accuracy_lr3e-5", ", Adam 3e-5"},
+		{append(present(all, "grpo", "capo"), gspo...), accCurve, aucCurve, "AUC of lpm", "held-out accuracy (mean@16)", "held-out AUC of lpm", "frontier_auc_accuracy_gspo", ", GSPO"},
+	} {
+		if len(fr.methods) == 0 || (fr.name != "frontier_auc_greedy" && fr.name != "frontier_auc_accuracy" && !hasCurve(res, fr.methods[0], fr.y)) ||
+			(fr.name == "frontier_auc_accuracy_gspo" && len(gspo) == 0) {
+			continue // a result from before the curve or the methods existed
 		}
-	}
-	if len(rl) > 0 {
-		for _, fr := range []struct{ x, label, name string }{
-			{greedyCurve, "held-out greedy accuracy", "frontier_auc_greedy"},
-			{accCurve, "held-out accuracy (mean@16)", "frontier_auc_accuracy"},
-		} {
-			f, err := exp.Frontier(res, "AUC of lpm against "+fr.label+" along RL (at every evaluation)", fr.label, "held-out AUC of lpm",
-				rl, fr.x, aucCurve)
-			if err := figs.Add(f, err, fr.name); err != nil {
-				return nil, err
-			}
+		if fr.x == klWindowCurve && !hasCurve(res, fr.methods[0], klWindowCurve) {
+			continue
+		}
+		f, err := exp.Frontier(res, fr.what+" against "+fr.xl+" along RL (at every evaluation"+fr.setting+")", fr.xl, fr.yl, fr.methods, fr.x, fr.y)
+		if err := figs.Add(f, err, fr.name); err != nil {
+			return nil, err
 		}
 	}
 	for _, m := range all {
@@ -125,6 +146,17 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		}
 	}
 	return figs.Paths, nil
+}
+
+// present are those of methods the result has, in the order given.
+func present(all []string, methods ...string) []string {
+	var out []string
+	for _, m := range methods {
+		if slices.Contains(all, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // mainMethods are the methods run on every seed, drawn together (at most plot.MaxBands).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
@@ -27,6 +28,17 @@ const (
 	// "achieves" check): more than twice the ±0.02 window of the "matches GRPO's accuracy" claims, so
 	// matching GRPO cannot be met by staying at SFT. [UNVERIFIED] PaperLab's choice.
 	MinAccuracyMove = 0.05
+	// MinGreedyGain: GRPO's paired greedy-accuracy gain over SFT, read on the lower end of its 95 %
+	// interval, that the claims judged on greedy accuracy need (capo-3 and CAPO's AUC at matched
+	// greedy accuracy): otherwise RL has not changed what the model answers and every path touches
+	// the common point at step 0. Fixed at 0.03 (before 2026-12-06: MinAccuracyMove, 0.05) with the
+	// systematic-errors task, before its default run. [UNVERIFIED] PaperLab's choice.
+	MinGreedyGain = 0.03
+	// MinPassAtK: the SFT warm start's pass@8 (one of 8 samples right; the unbiased estimate from the
+	// 16 held-out samples) on the prompts it answers wrongly by greedy decoding, mean over seeds, must
+	// be at least this for RL to have signal where greedy decoding errs: GRPO's groups of G = 8 there
+	// then hold a right answer often enough to move the policy. [UNVERIFIED] PaperLab's choice.
+	MinPassAtK = 0.3
 	// MinRPCGain: GRPO's paired RPC@16 gain over SFT, lower end of its 95 % interval, must lie above
 	// it for "CAPO's RPC@16 is above GRPO's" to test a method's effect on voting: where RL does not
 	// move the voted accuracy past the warm start's, RPC@16 is the warm start's and no RL method can
@@ -71,6 +83,7 @@ const (
 // Names of the room checks (the claims name them with Needs).
 const (
 	roomSFTCeiling  = "sft-auc-below-ceiling"
+	roomSFTPass     = "sft-pass8-greedy-wrong"
 	roomSFTFloor    = "sft-auc-above-floor"
 	roomSFTGreedyZ  = "sft-greedy-outliers"
 	roomSFTAUCZ     = "sft-auc-outliers"
@@ -94,6 +107,13 @@ const (
 	// RL run starts from and the mask's reference — estimated on the rollout tokens (k3, rl.PPOLoss).
 	klCurve  = "train/kl"
 	covCurve = "train/" + diagPrefix + "cov_lpm_adv_per_abs_adv"
+	// aurcCurve and withinCurve: AURC and the AUC within prompts (aucWithin) along training
+	// (evaluations since 2026-12-06).
+	aurcCurve   = "train/eval_aurc"
+	withinCurve = "train/eval_auc_within"
+	// klWindowCurve is the KL from the SFT model at each evaluation (the per-step KL averaged over the
+	// window since the previous one; 0 at step 0): the AUC–KL frontier's x.
+	klWindowCurve = "train/kl_window"
 )
 
 // budgetCheck names the check that method's held-out mean@16 accuracy stopped improving.
@@ -138,10 +158,13 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			fmt.Sprintf("paired accuracy(grpo) − accuracy(sft), mean@16, lower end of its 95 %% interval over seeds: the paper's diagnosis is that AUC falls while accuracy climbs, and CAPO-vs-GRPO comparisons mean nothing if RL learned nothing; "+
 				"≥ %g is more than twice the ±0.02 window of the accuracy-matching claims. [UNVERIFIED] PaperLab's choice", MinAccuracyMove),
 			"no final accuracy for grpo and sft", gain("accuracy")),
-		res.CheckAchieves(roomGRPOGreedy, exp.AtLeast(MinAccuracyMove),
-			fmt.Sprintf("paired greedy(grpo) − greedy(sft), lower end of its 95 %% interval: 'matches GRPO's greedy accuracy within 2 points' — and CAPO's AUC at GRPO's greedy accuracy — can only tell CAPO learning like GRPO from CAPO staying at SFT when GRPO's greedy gain exceeds the window on both sides (≥ %g); "+
-				"where GRPO's greedy accuracy never moves, the matched point is wherever CAPO's flat path first touches it (step 0). [UNVERIFIED] PaperLab's choice", MinAccuracyMove),
+		res.CheckAchieves(roomGRPOGreedy, exp.AtLeast(MinGreedyGain),
+			fmt.Sprintf("paired greedy(grpo) − greedy(sft), lower end of its 95 %% interval: the claims judged on greedy accuracy — CAPO's greedy accuracy non-inferior to GRPO's (capo-3), CAPO's AUC at GRPO's greedy accuracy — need RL to have changed what the model answers (≥ %g; 0.05 before 2026-12-06, fixed with the systematic-errors task before its run); "+
+				"where GRPO's greedy accuracy never moves, the matched point is wherever CAPO's flat path first touches it (step 0) and non-inferiority is met by staying at SFT. [UNVERIFIED] PaperLab's choice", MinGreedyGain),
 			"no final greedy_accuracy for grpo and sft", gain("greedy_accuracy")),
+		res.CheckRoom(roomSFTPass, exp.AtLeast(MinPassAtK),
+			fmt.Sprintf("the warm start's pass@8 on the held-out prompts it answers wrongly by greedy decoding (pass8_greedy_wrong, the unbiased estimate from its 16 samples), mean over seeds: RL can only fix a greedy error it samples the right answer for; ≥ %g gives GRPO's groups of 8 a right answer there often enough to learn from. [UNVERIFIED] PaperLab's choice", MinPassAtK),
+			"no final pass8_greedy_wrong for sft (a result from before 2026-12-06)", finalOf("sft", "pass8_greedy_wrong")),
 		res.CheckAchieves(roomGRPOMaj, exp.AtLeast(MinAccuracyMove),
 			fmt.Sprintf("paired maj@16(grpo) − maj@16(sft), lower end of its 95 %% interval: as for greedy, the majority@16 matching claims need GRPO's gain beyond twice their ±0.02 window (≥ %g). [UNVERIFIED] PaperLab's choice", MinAccuracyMove),
 			"no final majority_accuracy_n16 for grpo and sft", gain("majority_accuracy_n16")),
@@ -161,25 +184,68 @@ func Room(res *exp.Result) []exp.RoomCheck {
 	room = append(room,
 		res.CheckSettled(roomBudgetGreed, MaxTailChange, budgetWhy("grpo", "greedy accuracy ("+greedyCurve+"; the protocol runs RL until GRPO's greedy accuracy is flat)"),
 			fmt.Sprintf("no %s curve for grpo", greedyCurve), res.TailChangeOf("grpo", greedyCurve, TailFrac)),
-		res.CheckRoom(roomMaskDrops, exp.AtLeast(MinMaskDrop),
-			fmt.Sprintf("share of GRPO + mask's rollout samples the mask drops (1 − mask_kept), mean over seeds: 'the mask alone does not improve AUC' tests nothing when the run is GRPO. The thresholds follow the 'cross' rule: a right answer is dropped when its reference PPL lies above the 0.75 quantile of the SFT model's PPL on its wrong answers, a wrong answer when its PPL lies below the 0.25 quantile on its right answers — the overlap of the two distributions' tails, "+
-				"a quarter of the answers where the reference cannot tell right from wrong and less the better it separates them; below %g (a fifth of that quarter) the ablation is GRPO. "+
-				"(For CAPO the share of samples understates the mask's effect: it drops the misranked samples, which carry most of the advantage; the curve train/diag_mask_dropped_share measures that share of Σ|A|.) [UNVERIFIED] PaperLab's choice", MinMaskDrop),
-			"no final mask_kept for grpo-mask",
-			func(s uint64) (float64, bool) {
-				k, ok := res.Final("grpo-mask", "mask_kept", s)
-				return 1 - k, ok
-			}),
-		ablationSeeds(res),
 	)
+	if hasMethod(res, "grpo-mask") {
+		room = append(room,
+			res.CheckRoom(roomMaskDrops, exp.AtLeast(MinMaskDrop),
+				fmt.Sprintf("share of GRPO + mask's rollout samples the mask drops (1 − mask_kept), mean over seeds: 'the mask alone does not improve AUC' tests nothing when the run is GRPO. The thresholds follow the 'cross' rule: a right answer is dropped when its reference PPL lies above the 0.75 quantile of the SFT model's PPL on its wrong answers, a wrong answer when its PPL lies below the 0.25 quantile on its right answers — the overlap of the two distributions' tails, "+
+					"a quarter of the answers where the reference cannot tell right from wrong and less the better it separates them; below %g (a fifth of that quarter) the ablation is GRPO. "+
+					"(For CAPO the share of samples understates the mask's effect: it drops the misranked samples, which carry most of the advantage; the curve train/diag_mask_dropped_share measures that share of Σ|A|.) [UNVERIFIED] PaperLab's choice", MinMaskDrop),
+				"no final mask_kept for grpo-mask",
+				func(s uint64) (float64, bool) {
+					k, ok := res.Final("grpo-mask", "mask_kept", s)
+					return 1 - k, ok
+				}),
+		)
+	}
+	if a, ok := ablationSeeds(res); ok {
+		room = append(room, a)
+	}
 	for _, x := range []string{greedyCurve, accCurve, klCurve} {
 		room = append(room, cover(res, x))
 	}
-	return room
+	return append(room, matchedChecks(res)...)
+}
+
+// matchedChecks are the coverage checks of the readings added on 2026-12-06 — AURC at matched
+// mean@16 (capo-5), the AUC within prompts, and the pairs of the methods the result's
+// configuration runs (the learning-rate part, GSPO) — each only where the configuration has the
+// methods (a result from before has none of these readings).
+func matchedChecks(res *exp.Result) []exp.RoomCheck {
+	var out []exp.RoomCheck
+	for _, r := range extraReadings(res) {
+		out = append(out, coverPair(res, r.p, r.x, r.y))
+	}
+	return out
+}
+
+// reading is one matched reading: pair p's curve y at the point both reach on x.
+type reading struct {
+	p    pair
+	x, y string
+}
+
+// extraReadings are the matched readings besides the main pair's AUC (matchedChecks), for the
+// methods the result's configuration runs.
+func extraReadings(res *exp.Result) []reading {
+	has := func(m string) bool {
+		return slices.ContainsFunc(configOf(res).Methods, func(x Method) bool { return x.Name == m })
+	}
+	out := []reading{{mainPair, accCurve, aurcCurve}, {mainPair, accCurve, withinCurve}}
+	if has(lrPair.a) && has(lrPair.b) {
+		out = append(out, reading{lrPair, accCurve, aucCurve}, reading{lrPair, klCurve, aucCurve}, reading{lrPair, accCurve, withinCurve})
+	}
+	if has(gspoPair.b) {
+		out = append(out, reading{gspoPair, accCurve, aucCurve}, reading{gspoPair, klCurve, aucCurve})
+	}
+	if has(lossPair.a) && has(lossPair.b) {
+		out = append(out, reading{lossPair, accCurve, aucCurve})
+	}
+	return out
 }
 
 // rlMethods are the result's RL methods (every method but sft) in the result's order, then the
-// methods of Methods it lacks (a result from before a method existed: checks on it are not
+// methods of its configuration it lacks (a run stopped before a method ran: checks on it are not
 // measured, so the claims naming them read untestable).
 func rlMethods(res *exp.Result) []string {
 	var out []string
@@ -188,7 +254,7 @@ func rlMethods(res *exp.Result) []string {
 			out = append(out, m)
 		}
 	}
-	for _, m := range Methods {
+	for _, m := range configOf(res).Methods {
 		if !slices.Contains(out, m.Name) {
 			out = append(out, m.Name)
 		}
@@ -197,10 +263,19 @@ func rlMethods(res *exp.Result) []string {
 }
 
 // ablationSeeds is the fewest seeds on which an ablation ran together with capo and grpo (its
-// claims are paired with them).
-func ablationSeeds(res *exp.Result) exp.RoomCheck {
+// claims are paired with them); false when the configuration runs no ablation.
+func ablationSeeds(res *exp.Result) (exp.RoomCheck, bool) {
 	n := math.Inf(1)
+	var ran []string
 	for _, a := range ablations {
+		if hasMethod(res, a) {
+			ran = append(ran, a)
+		}
+	}
+	if len(ran) == 0 {
+		return exp.RoomCheck{}, false
+	}
+	for _, a := range ran {
 		k := 0
 		for _, s := range res.Seeds {
 			if hasRun(res, a, s) && hasRun(res, "capo", s) && hasRun(res, "grpo", s) {
@@ -210,7 +285,19 @@ func ablationSeeds(res *exp.Result) exp.RoomCheck {
 		n = math.Min(n, float64(k))
 	}
 	return exp.Room(roomAblSeeds, n, exp.AtLeast(MinAblationSeeds),
-		fmt.Sprintf("the fewest seeds on which an ablation (%v) ran beside capo and grpo: its claims are paired per seed; the protocol asks ≥ %d (with 3 the 95 %% t-interval uses t = 4.3, with 5 t = 2.8)", ablations, MinAblationSeeds))
+		fmt.Sprintf("the fewest seeds on which an ablation (%v) ran beside capo and grpo: its claims are paired per seed; the protocol asks ≥ %d (with 3 the 95 %% t-interval uses t = 4.3, with 5 t = 2.8)", ran, MinAblationSeeds)), true
+}
+
+// hasMethod reports whether the result's configuration runs method m.
+func hasMethod(res *exp.Result, m string) bool {
+	return slices.ContainsFunc(configOf(res).Methods, func(x Method) bool { return x.Name == m })
+}
+
+// configOf is the result's configuration (the zero Config when it cannot be read).
+func configOf(res *exp.Result) Config {
+	var c Config
+	_ = json.Unmarshal(res.Config, &c)
+	return c
 }
 
 func hasRun(res *exp.Result, method string, seed uint64) bool {
@@ -218,23 +305,43 @@ func hasRun(res *exp.Result, method string, seed uint64) bool {
 	return ok
 }
 
-// matchOn is the matched comparison of CAPO's AUC with GRPO's along curve x — an accuracy
+// pair is a matched comparison's two methods: A's value minus B's.
+type pair struct{ a, b string }
+
+// The pairs the matched readings compare: CAPO and GRPO in the main run and at the learning-rate
+// part's 3e-5, CAPO and GSPO (each at its own mini-batches, as the paper compares them), and GSPO
+// and GRPO at the same four mini-batches.
+var (
+	mainPair = pair{"capo", "grpo"}
+	lrPair   = pair{"capo-lr3e-5", "grpo-lr3e-5"}
+	gspoPair = pair{"capo", "gspo"}
+	lossPair = pair{"gspo", "grpo-mb4"}
+)
+
+// matchOn is the matched comparison of CAPO's AUC with GRPO's along curve x (matchPair).
+func matchOn(x string) exp.Match { return matchPair(mainPair, x, aucCurve) }
+
+// matchPair is the matched comparison of p.a's curve y with p.b's along curve x — an accuracy
 // evaluation curve (both paths read where they first reach the lower of their two final
 // accuracies, linear between evaluations), or klCurve by step (both read at the first step their KL
-// from the SFT model, smoothed ±KLSmooth steps, reaches the lower of their final KLs, AUC linear
+// from the SFT model, smoothed ±KLSmooth steps, reaches the lower of their final KLs, y linear
 // between the evaluations around it); see exp.Match.
-func matchOn(x string) exp.Match {
+func matchPair(p pair, x, y string) exp.Match {
 	if x == klCurve {
-		return exp.Match{A: "capo", B: "grpo", X: klCurve, Y: aucCurve, ByStep: true, Smooth: KLSmooth}
+		return exp.Match{A: p.a, B: p.b, X: klCurve, Y: y, ByStep: true, Smooth: KLSmooth}
 	}
-	return exp.Match{A: "capo", B: "grpo", X: x, Y: aucCurve}
+	return exp.Match{A: p.a, B: p.b, X: x, Y: y}
 }
 
 // cover counts the seeds on which both CAPO's and GRPO's paths cross their common point on curve
-// x (matchOn; exp.MatchedOn leaves a seed out, naming it, where a path never does): the seeds the
-// matched reading rests on, at least half of those with the curves and at least MinPairedSeeds.
-func cover(res *exp.Result, x string) exp.RoomCheck {
-	m := matchOn(x)
+// x, AUC read there (coverPair).
+func cover(res *exp.Result, x string) exp.RoomCheck { return coverPair(res, mainPair, x, aucCurve) }
+
+// coverPair counts the seeds on which both of p's paths cross their common point on curve x, y read
+// there (matchPair; exp.MatchedOn leaves a seed out, naming it, where a path never does): the seeds
+// the matched reading rests on, at least half of those with the curves and at least MinPairedSeeds.
+func coverPair(res *exp.Result, p pair, x, y string) exp.RoomCheck {
+	m := matchPair(p, x, y)
 	crosses := func(s uint64) (yes, ok bool) {
 		for _, k := range [][2]string{{m.A, m.X}, {m.A, m.Y}, {m.B, m.X}, {m.B, m.Y}} {
 			if _, ok := res.CurveOf(k[0], k[1], s); !ok {
@@ -248,14 +355,28 @@ func cover(res *exp.Result, x string) exp.RoomCheck {
 	if x == klCurve {
 		point = fmt.Sprintf("the lower of the two methods' mean KL over their last %d steps (each path's KL smoothed over ±%d steps)", KLSmooth, KLSmooth)
 	}
-	return res.CheckCount(coverCheck(x), minCrossing(n),
-		fmt.Sprintf("seeds (of %d) on which both capo's and grpo's paths on %s cross their common point, %s, so that both AUCs are read there (a seed where a path never crosses it is left out of the matched reading and named in its notes): at least half the seeds and at least %d. [UNVERIFIED] PaperLab's choice",
-			n, x, point, MinPairedSeeds),
-		fmt.Sprintf("no %s and %s curves for capo and grpo", x, aucCurve), crosses)
+	return res.CheckCount(coverName(p, x, y), minCrossing(n),
+		fmt.Sprintf("seeds (of %d) on which both %s's and %s's paths on %s cross their common point, %s, so that both values of %s are read there (a seed where a path never crosses it is left out of the matched reading and named in its notes): at least half the seeds and at least %d. [UNVERIFIED] PaperLab's choice",
+			n, p.a, p.b, x, point, y, MinPairedSeeds),
+		fmt.Sprintf("no %s and %s curves for %s and %s", x, y, p.a, p.b), crosses)
 }
 
-// coverCheck names the coverage check of the matched reading on curve x.
-func coverCheck(x string) string { return "matched-seeds-" + curveName(x) }
+// coverCheck names the coverage check of CAPO's and GRPO's matched AUC on curve x.
+func coverCheck(x string) string { return coverName(mainPair, x, aucCurve) }
+
+// coverName names the coverage check of p's matched y on curve x: "matched-seeds-<x>" for the main
+// pair's AUC, with the pair and the read curve named otherwise.
+func coverName(p pair, x, y string) string {
+	name := "matched-seeds-"
+	if p != mainPair {
+		name += p.a + "-vs-" + p.b + "-"
+	}
+	name += curveName(x)
+	if y != aucCurve {
+		name += "-" + strings.TrimPrefix(y, "train/eval_")
+	}
+	return name
+}
 
 // curveName is the short name of a matching curve in check names.
 func curveName(x string) string {
@@ -322,16 +443,9 @@ func tauChecks(res *exp.Result) []exp.RoomCheck {
 	if err := json.Unmarshal(res.Config, &cfg); err != nil || cfg.RL.Adv.Tau <= 0 {
 		return []exp.RoomCheck{exp.RoomMissing(tauCheck("capo"), exp.AtLeast(MinTauGapRatio), why(math.NaN(), "capo"), "the result's configuration has no RL τ")}
 	}
-	// Every CAPO method of the result's configuration, then those of Methods it lacks (a result
-	// from before a method existed: its check is not measured, so a claim naming it is untestable).
-	methods := slices.Clone(cfg.Methods)
-	for _, m := range Methods {
-		if !slices.ContainsFunc(methods, func(x Method) bool { return x.Name == m.Name }) {
-			methods = append(methods, m)
-		}
-	}
+	// Every CAPO method of the result's configuration (a method it lacks has no claims).
 	var out []exp.RoomCheck
-	for _, m := range methods {
+	for _, m := range cfg.Methods {
 		if m.Estimator != "capo" {
 			continue
 		}
