@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/datasets/arith"
@@ -12,11 +13,10 @@ import (
 	"github.com/paperlab/paperlab/toolkit/lm"
 )
 
-// TestPPOLoss checks the PPO-clip loss on a real model: with old log-probs equal to the current ones
-// the ratio is 1, so the loss is −(token mean of the advantages), nothing is clipped and the approx KL
-// is 0; with old log-probs lowered by 1 nat the ratio is e > 1+ε, so positive advantages are clipped
-// (loss −(1+ε)·A) while negative ones are not (loss −e·A).
-func TestPPOLoss(t *testing.T) {
+// lossFixture is a fresh model on the pure-Go engine, two (prompt, completion) examples ("1+2=" →
+// "3", "4*2-1=" → "8,7;7"), the model's log-probs of their completions, and the packed batch.
+func lossFixture(t *testing.T) (compute.Backend, *lm.Model, []lm.Scored, *lm.Batch) {
+	t.Helper()
 	be, _, err := backend.New(backend.GoConfig)
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +36,15 @@ func TestPPOLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return be, m, scored, b
+}
+
+// TestPPOLoss checks the PPO-clip loss on a real model: with old log-probs equal to the current ones
+// the ratio is 1, so the loss is −(token mean of the advantages), nothing is clipped and the approx KL
+// is 0; with old log-probs lowered by 1 nat the ratio is e > 1+ε, so positive advantages are clipped
+// (loss −(1+ε)·A) while negative ones are not (loss −e·A).
+func TestPPOLoss(t *testing.T) {
+	be, m, scored, b := lossFixture(t)
 	advs := []float64{0.7, -1.3}
 	build := func(shift float32) []any {
 		old := make([]float32, b.B*b.T)
@@ -156,25 +165,7 @@ func TestClonesWithDifferentLossesTrainDifferently(t *testing.T) {
 // is the mean over responses of −A·s (seq-mean-token-mean), clip_ratio the share of tokens in
 // clipped responses.
 func TestGSPOLoss(t *testing.T) {
-	be, _, err := backend.New(backend.GoConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, _ := lm.NewTokenizer(arith.Alphabet)
-	m, err := lm.NewOn(be, lm.ConfigR(), tok, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc := func(s string) []int32 { ids, _ := tok.Encode(s); return ids }
-	exs := []lm.Example{{Prompt: enc("1+2="), Completion: enc("3")}, {Prompt: enc("4*2-1="), Completion: enc("8,7;7")}}
-	scored, err := m.Score(exs, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := lm.Pack(exs, 16, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	be, m, scored, b := lossFixture(t)
 	advs := []float64{0.7, -1.3}
 	n1 := len(scored[1].LogProbs)
 	if n1 < 3 {

@@ -27,7 +27,7 @@ var PaperSettings = []exp.Setting{
 	{Field: "RL.Loss.Agg", Paper: "token-mean", Source: exp.SourceCode, Ref: "[V1] verl/trainer/config/actor/actor.yaml: loss_agg_mode token-mean" + verlNote},
 	{Field: "RL.Sample.Temperature", Paper: 1.0, Source: exp.SourceNote, Ref: note + " setup: temperature 1.0"},
 	{Field: "RL.Opt.LR", Paper: 1e-6, Source: exp.SourceNote, Ref: note + " setup: lr 1e-6",
-		Why: "a 2-layer d = 64 model SFT-trained from scratch, not a pretrained 1.5B/7B model: at 3e-5 neither method moved AUC in the first runs, so RL uses Adam 1e-4 (ConfigFor); no follow-up planned"},
+		Why: "a 2-layer d = 64 model SFT-trained from scratch, not a pretrained 1.5B/7B model: at 3e-5 neither method moved AUC in 600 steps in the first runs, so RL uses Adam 1e-4 (ConfigFor); the learning-rate part (-part lr: grpo-lr3e-5 and capo-lr3e-5, 1,800 steps) reads whether this step size decides the CAPO–GRPO comparison"},
 	{Field: "RL.Opt.WeightDecay", Paper: 0.01, Source: exp.SourceCode, Ref: "[V1] verl/trainer/config/actor/actor.yaml: optim.weight_decay 0.01; [V3] verl/trainer/config/optim/fsdp.yaml: optimizer AdamW" + verlNote},
 	{Field: "RL.Opt.ClipNorm", Paper: 1.0, Source: exp.SourceCode, Ref: "[V2] verl/trainer/config/actor/dp_actor.yaml: grad_clip 1.0" + verlNote},
 	{Field: "RL.PPOEpochs", Paper: 1, Source: exp.SourceCode, Ref: "[V1] verl/trainer/config/actor/actor.yaml: ppo_epochs 1" + verlNote},
