@@ -2,6 +2,7 @@ package capo
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
@@ -365,6 +366,9 @@ func StepSizeReading(res *exp.Result) (string, error) {
 	}
 	if found[0] == nil || found[1] == nil {
 		return "no reading: this result lacks the learning-rate part (methods " + lrPair.a + ", " + lrPair.b + ")", nil
+	}
+	if len(res.Parts) > 0 && !slices.Contains(res.Parts, PartLR) {
+		return "no reading yet: this result holds the parts " + strings.Join(res.Parts, ", ") + "; the learning-rate part (`paperlab capo -part lr`, merged with `paperlab merge`) has not been added", nil
 	}
 	var states [2]string
 	var says [2]string

@@ -431,7 +431,12 @@ func TestRoomOnTheCommittedResult(t *testing.T) {
 		// those checks are not measured on it (the claims needing them read untestable).
 		_, recent := res.Final("sft", "pass8_greedy_wrong", res.Seeds[0])
 		older := map[string]bool{roomSFTPass: true, coverName(mainPair, accCurve, aurcCurve): true, coverName(mainPair, accCurve, withinCurve): true}
+		// A result that holds some parts only (Result.Parts) has no checks on the others' methods.
+		partLR := len(res.Parts) == 0 || slices.Contains(res.Parts, PartLR)
 		for _, r := range j.Room {
+			if !partLR && strings.Contains(r.Name, "lr3e-5") {
+				continue
+			}
 			if (math.IsNaN(r.Value) || math.IsInf(r.Value, 0) || r.Missing != "") && (recent || !older[r.Name]) {
 				t.Errorf("%s: room check %s: value %v (missing %q) on the committed run", name, r.Name, r.Value, r.Missing)
 			}
