@@ -142,8 +142,11 @@ func TestRunPartFlag(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "parts: matrix, variance, det, shared, lbf, lbf3, coal") {
 		t.Errorf("tape -part smac: %v", err)
 	}
-	if err := run([]string{"capo", "-scale", "smoke", "-part", "x"}); err == nil || !strings.Contains(err.Error(), "no named parts") {
+	if err := run([]string{"capo", "-scale", "smoke", "-part", "x"}); err == nil || !strings.Contains(err.Error(), "parts: main, lr") {
 		t.Errorf("capo -part x: %v", err)
+	}
+	if err := run([]string{"tour", "-scale", "smoke", "-part", "x"}); err == nil || !strings.Contains(err.Error(), "no named parts") {
+		t.Errorf("tour -part x: %v", err)
 	}
 }
 
