@@ -253,9 +253,7 @@ type reading struct {
 // extraReadings are the matched readings besides the main pair's AUC (matchedChecks), for the
 // methods the result's configuration runs.
 func extraReadings(res *exp.Result) []reading {
-	has := func(m string) bool {
-		return slices.ContainsFunc(configOf(res).Methods, func(x Method) bool { return x.Name == m })
-	}
+	has := func(m string) bool { return hasMethod(res, m) }
 	out := []reading{{mainPair, accCurve, aurcCurve}, {mainPair, accCurve, withinCurve}}
 	if has(lrPair.a) && has(lrPair.b) {
 		out = append(out, reading{lrPair, accCurve, aucCurve}, reading{lrPair, klCurve, aucCurve}, reading{lrPair, accCurve, withinCurve})
