@@ -149,14 +149,47 @@ func SeqLogProbs(m *lm.Model, pairs []PairEx) (chosen, rejected []float64, err e
 	return chosen, rejected, nil
 }
 
+// Scores caches the log-probabilities of one set of pairs (SeqLogProbs) under models that no longer
+// change: the reference of a round and the finished stages of a sequential run. It answers for the
+// pairs it was made with (the same slice); any other pairs, and a nil Scores, are scored afresh.
+type Scores struct {
+	pairs []PairEx
+	by    map[*lm.Model][2][]float64
+}
+
+// NewScores is an empty cache for pairs.
+func NewScores(pairs []PairEx) *Scores {
+	return &Scores{pairs: pairs, by: map[*lm.Model][2][]float64{}}
+}
+
+// Of is SeqLogProbs(m, pairs), from the cache when pairs are the cache's own (the same slice).
+func (s *Scores) Of(m *lm.Model, pairs []PairEx) (chosen, rejected []float64, err error) {
+	if s == nil || len(pairs) == 0 || len(pairs) != len(s.pairs) || &pairs[0] != &s.pairs[0] {
+		return SeqLogProbs(m, pairs)
+	}
+	if v, ok := s.by[m]; ok {
+		return v[0], v[1], nil
+	}
+	if chosen, rejected, err = SeqLogProbs(m, pairs); err != nil {
+		return nil, nil, err
+	}
+	s.by[m] = [2][]float64{chosen, rejected}
+	return chosen, rejected, nil
+}
+
 // ImplicitRewardGaps returns, per pair, Δr̂ = r̂(y_w) − r̂(y_l) with the implicit reward of a finished
 // round r̂(x, y) = β·(log π_after(y|x) − log π_before(y|x)) (the prompt-only term cancels in a pair).
 func ImplicitRewardGaps(after, before *lm.Model, beta float64, pairs []PairEx) ([]float64, error) {
-	ac, ar, err := SeqLogProbs(after, pairs)
+	return implicitRewardGaps(nil, after, before, beta, pairs)
+}
+
+// implicitRewardGaps is ImplicitRewardGaps with the log-probabilities from cache (nil: scored).
+func implicitRewardGaps(cache *Scores, after, before *lm.Model, beta float64, pairs []PairEx) ([]float64, error) {
+	ac, ar, err := cache.Of(after, pairs)
 	if err != nil {
 		return nil, err
 	}
-	bc, br, err := SeqLogProbs(before, pairs)
+	bc, br, err := cache.Of(before, pairs)
 	if err != nil {
 		return nil, err
 	}
@@ -193,10 +226,33 @@ func LossValue(beta, margin, offset float64) float64 {
 	return math.Max(-z, 0) + math.Log1p(math.Exp(-math.Abs(z)))
 }
 
-// SPOOffsets combines earlier rounds' implicit reward gaps into the SPO offset of each pair:
-// offset_b = Σ_{i<n} λ_i·Δr̂_i(b), where gaps[i][b] is round i's gap on pair b (see
-// ImplicitRewardGaps). On the first round (no earlier gaps) or with every λ_i = 0, every offset is 0
-// and SPO is exactly DPO.
+// SPOOffsets combines earlier rounds' reward gaps into the SPO offset of each pair:
+// offset_b = Σ_{i<n} λ_i·ΔR̂_i(b), where gaps[i][b] is dimension i's reward gap on pair b read off
+// the earlier rounds (DimensionGaps; for round 2 it is round 1's implicit reward gap,
+// ImplicitRewardGaps). On the first round (no earlier gaps) or with every λ_i = 0, every offset is
+// 0 and SPO is exactly DPO.
+//
+// The general-n form, derived from the constrained problem the paper states (Lou et al., "SPO:
+// Multi-Dimensional Preference Sequential Alignment With Implicit Reward Modeling", AAAI 2025,
+// arXiv 2405.12739: round n maximises dimension n's reward under a KL bound to π_{n−1} and a
+// constraint that keeps the earlier dimensions; its closed form "for two dimensions, generalised to
+// any number") — our reconstruction, [UNVERIFIED] against the paper's equations. Relaxing round
+// n's constraints with multipliers λ_i ≥ 0 on the earlier rewards,
+//
+//	max_π E_π[R_n + Σ_{i<n} λ_i·R_i] − β_n·KL(π ‖ π_{n−1})  ⇒  π_n ∝ π_{n−1}·exp((R_n + Σ_{i<n} λ_i·R_i)/β_n),
+//
+// so R_n(x, y) = β_n·log π_n(y|x)/π_{n−1}(y|x) − Σ_{i<n} λ_i·R_i(x, y) + β_n·log Z(x). Under
+// Bradley–Terry on dimension-n pairs (y_w ≻_n y_l) the partition function cancels:
+//
+//	P(y_w ≻_n y_l) = σ(β_n·Δ log π_n/π_{n−1} − Σ_{i<n} λ_i·ΔR_i),
+//
+// and the loss −log σ(·) with π_n = π_θ has offset Σ_{i<n} λ_i·ΔR_i. The earlier rewards are read
+// the same way off the earlier rounds: round j's implicit reward r̂_j = β_j·log π_j/π_{j−1} is
+// R_j + Σ_{i<j} λ_i^{(j)}·R_i (up to a prompt-only term), λ^{(j)} the multipliers of round j, so
+// ΔR_j = Δr̂_j − Σ_{i<j} λ_i^{(j)}·ΔR_i (DimensionGaps). For round 2 (round 1 is plain DPO) the
+// offset is λ_1·Δr̂_1; for round 3 it is (λ_1 − λ_2·λ_1^{(2)})·Δr̂_1 + λ_2·Δr̂_2. Reading every r̂_j
+// as R_j (the direct form, Σ λ_i·Δr̂_i: stages without Lambdas) coincides with it up to round 2
+// and differs from round 3 on.
 func SPOOffsets(lambdas []float64, gaps [][]float64, n int) ([]float64, error) {
 	if len(lambdas) != len(gaps) {
 		return nil, fmt.Errorf("pref: %d λ values for %d earlier rounds", len(lambdas), len(gaps))
@@ -208,6 +264,33 @@ func SPOOffsets(lambdas []float64, gaps [][]float64, n int) ([]float64, error) {
 		}
 		for b := range out {
 			out[b] += lambdas[i] * g[b]
+		}
+	}
+	return out, nil
+}
+
+// DimensionGaps turns each finished round's implicit reward gap (implicit[j], round j+1's Δr̂ on every
+// pair) into the gap of its own dimension's reward, ΔR_j = Δr̂_j − Σ_{i<j} own[j][i]·ΔR_i, where
+// own[j] are the λ values round j+1 weighed the rounds before it with (nil or empty: that round's
+// implicit reward is read as its dimension's reward as it is, as for a DPO round). See SPOOffsets
+// for the derivation.
+func DimensionGaps(implicit, own [][]float64) ([][]float64, error) {
+	if len(own) != len(implicit) {
+		return nil, fmt.Errorf("pref: %d rounds' λ values for %d rounds' gaps", len(own), len(implicit))
+	}
+	out := make([][]float64, len(implicit))
+	for j, g := range implicit {
+		if len(own[j]) > j {
+			return nil, fmt.Errorf("pref: round %d weighed %d earlier rounds, it has %d", j+1, len(own[j]), j)
+		}
+		out[j] = append([]float64(nil), g...)
+		for i, l := range own[j] {
+			if len(out[i]) != len(g) {
+				return nil, fmt.Errorf("pref: round %d has %d gaps, round %d has %d", i+1, len(out[i]), j+1, len(g))
+			}
+			for b := range g {
+				out[j][b] -= l * out[i][b]
+			}
 		}
 	}
 	return out, nil

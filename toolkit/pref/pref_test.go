@@ -383,3 +383,156 @@ func TestGapFigure(t *testing.T) {
 		t.Errorf("empty set: %v", err)
 	}
 }
+
+// TestDimensionGapsHandComputed: on a batch of two pairs, three finished rounds (round 1 DPO, round
+// 2 SPO with λ₁ = 0.5, round 3 SPO with λ = (0.25, 2)), dimension j's gap is its round's implicit
+// gap less what that round's own offsets put into it, and round 4's offset (λ = (1, 0.5, 0.5)) is
+// worked out by hand below.
+func TestDimensionGapsHandComputed(t *testing.T) {
+	implicit := [][]float64{{1, -2}, {0.5, 3}, {4, 0}}
+	own := [][]float64{nil, {0.5}, {0.25, 2}}
+	got, err := DimensionGaps(implicit, own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ΔR₁ = Δr̂₁ = (1, −2)
+	// ΔR₂ = Δr̂₂ − 0.5·ΔR₁ = (0.5 − 0.5, 3 + 1) = (0, 4)
+	// ΔR₃ = Δr̂₃ − 0.25·ΔR₁ − 2·ΔR₂ = (4 − 0.25 − 0, 0 + 0.5 − 8) = (3.75, −7.5)
+	want := [][]float64{{1, -2}, {0, 4}, {3.75, -7.5}}
+	for j := range want {
+		for b := range want[j] {
+			if math.Abs(got[j][b]-want[j][b]) > 1e-12 {
+				t.Fatalf("ΔR_%d = %v, want %v", j+1, got[j], want[j])
+			}
+		}
+	}
+	if implicit[1][0] != 0.5 {
+		t.Fatal("DimensionGaps changed its input")
+	}
+	// Round 4's offset: 1·ΔR₁ + 0.5·ΔR₂ + 0.5·ΔR₃ = (1 + 0 + 1.875, −2 + 2 − 3.75) = (2.875, −3.75).
+	off, err := SPOOffsets([]float64{1, 0.5, 0.5}, got, 2)
+	if err != nil || math.Abs(off[0]-2.875) > 1e-12 || math.Abs(off[1]+3.75) > 1e-12 {
+		t.Fatalf("offsets %v (%v), want [2.875 -3.75]", off, err)
+	}
+	// Round 3 of the derivation in SPOOffsets: (λ₁ − λ₂·λ₁⁽²⁾)·Δr̂₁ + λ₂·Δr̂₂.
+	off3, _ := SPOOffsets([]float64{0.25, 2}, got[:2], 2)
+	for b := range off3 {
+		if w := (0.25-2*0.5)*implicit[0][b] + 2*implicit[1][b]; math.Abs(off3[b]-w) > 1e-12 {
+			t.Fatalf("round-3 offset %v on pair %d, want %v", off3[b], b, w)
+		}
+	}
+	// Without the rounds' own λ (the direct form) the gaps are the implicit ones.
+	direct, _ := DimensionGaps(implicit, make([][]float64, 3))
+	if direct[2][0] != 4 {
+		t.Fatalf("direct form %v", direct)
+	}
+	for name, o := range map[string][][]float64{"too many λ for round 1": {{1}, nil, nil}, "rounds mismatch": {nil}} {
+		if _, err := DimensionGaps(implicit, o); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+}
+
+// TestNextRoundRoundThree: a third round's offsets are Σ λ_i·ΔR_i with ΔR₂ recovered from round
+// 2's implicit reward (its Stage carries its λ), and the cache of log-probabilities changes no
+// weight and no offset.
+func TestNextRoundRoundThree(t *testing.T) {
+	_, m, pairs := setup(t)
+	for i := range pairs {
+		pairs[i].Offset = 0
+	}
+	c := TrainConfig{Beta: 0.5, Steps: 3, BatchSize: 3, Opt: lm.DefaultOpt(1e-2), Seed: 5}
+	h := []Stage{{Model: m}}
+	r1, err := NextRound(h, pairs, nil, c, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = append(h, r1.Stage())
+	c.Seed = 6
+	r2, err := NextRound(h, pairs, []float64{0.5}, c, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r2.Stage().Lambdas) != 1 || r1.Stage().Lambdas != nil {
+		t.Fatalf("stages' λ: round 1 %v, round 2 %v", r1.Stage().Lambdas, r2.Stage().Lambdas)
+	}
+	h = append(h, r2.Stage())
+	c.Seed = 7
+	run := func(hooks Hooks) *RoundResult {
+		r, err := NextRound(h, pairs, []float64{0.25, 2}, c, hooks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	plain, cached := run(Hooks{}), run(Hooks{Scores: NewScores(pairs)})
+	g1, _ := ImplicitRewardGaps(r1.Policy, m, 0.5, pairs)
+	g2, _ := ImplicitRewardGaps(r2.Policy, r1.Policy, 0.5, pairs)
+	for b, p := range plain.Pairs {
+		want := (0.25-2*0.5)*g1[b] + 2*g2[b]
+		if math.Abs(p.Offset-want) > 1e-9 || p.Offset != cached.Pairs[b].Offset {
+			t.Fatalf("pair %d: offset %v (cached %v), want %v", b, p.Offset, cached.Pairs[b].Offset, want)
+		}
+	}
+	a, _, _ := SeqLogProbs(plain.Policy, pairs)
+	b, _, _ := SeqLogProbs(cached.Policy, pairs)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("the cache changed the trained policy: %v vs %v", a, b)
+		}
+	}
+	if _, err := NextRound(h, pairs, []float64{0.5}, c, Hooks{}); err == nil {
+		t.Error("one λ for two finished rounds accepted")
+	}
+}
+
+// TestScoresCache: the cache answers its own pairs from memory after the first scoring and scores
+// any other pairs afresh.
+func TestScoresCache(t *testing.T) {
+	_, m, pairs := setup(t)
+	s := NewScores(pairs)
+	c1, r1, err := s.Of(m, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, _, _ := s.Of(m, pairs)
+	if &c1[0] != &c2[0] || len(s.by) != 1 {
+		t.Fatal("a second lookup of the same model and pairs scored again")
+	}
+	other := append([]PairEx(nil), pairs...)
+	other[0], other[1] = pairs[1], pairs[0]
+	c3, _, _ := s.Of(m, other)
+	if c3[0] != c1[1] || c3[1] != c1[0] || len(s.by) != 1 {
+		t.Fatalf("other pairs answered from the cache: %v vs %v", c3, c1)
+	}
+	var none *Scores
+	c4, r4, err := none.Of(m, pairs)
+	if err != nil || c4[2] != c1[2] || r4[2] != r1[2] {
+		t.Fatal("a nil cache does not score")
+	}
+}
+
+// TestEvalAt: evaluations every DenseEvery steps up to DenseUntil, every EvalEvery after, and at
+// the last step; none without EvalEvery; dense evaluations without EvalEvery are refused.
+func TestEvalAt(t *testing.T) {
+	c := TrainConfig{Beta: 0.1, Steps: 110, BatchSize: 1, Opt: lm.DefaultOpt(1e-3), EvalEvery: 25, DenseEvery: 5, DenseUntil: 50}
+	var got []int
+	for s := 1; s <= c.Steps; s++ {
+		if c.EvalAt(s) {
+			got = append(got, s)
+		}
+	}
+	want := []int{5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 75, 100, 110}
+	if len(got) != len(want) {
+		t.Fatalf("eval steps %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("eval steps %v, want %v", got, want)
+		}
+	}
+	c.EvalEvery = 0
+	if c.EvalAt(5) || c.Validate() == nil {
+		t.Error("dense evaluations without eval_every")
+	}
+}

@@ -19,12 +19,20 @@ type TrainConfig struct {
 	Seed      uint64       `json:"seed"`
 	// EvalEvery > 0 calls OnEval every EvalEvery steps (and at steps 0 and Steps).
 	EvalEvery int `json:"eval_every"`
+	// DenseEvery > 0 also calls OnEval every DenseEvery steps up to step DenseUntil (with EvalEvery
+	// > 0): a path measured closely where a round moves fastest, its first steps, and every
+	// EvalEvery steps after.
+	DenseEvery int `json:"dense_every,omitempty"`
+	DenseUntil int `json:"dense_until,omitempty"`
 	// RPOAlpha > 0 adds RPOAlpha × the NLL of the chosen responses (PairLossRPO).
 	RPOAlpha float64 `json:"rpo_alpha,omitempty"`
 }
 
 // Validate names an invalid field.
 func (c TrainConfig) Validate() error {
+	if c.DenseEvery < 0 || c.DenseUntil < 0 || (c.DenseEvery > 0 && c.EvalEvery == 0) {
+		return fmt.Errorf("pref config: dense_every %d, dense_until %d with eval_every %d: need ≥ 0, and eval_every > 0 for dense evaluations", c.DenseEvery, c.DenseUntil, c.EvalEvery)
+	}
 	if !(c.Beta > 0) || c.Steps < 1 || c.BatchSize < 1 || c.EvalEvery < 0 || c.RPOAlpha < 0 {
 		return fmt.Errorf("pref config: beta %v, steps %d, batch_size %d, eval_every %d: need beta > 0, steps and batch_size ≥ 1",
 			c.Beta, c.Steps, c.BatchSize, c.EvalEvery)
@@ -32,13 +40,26 @@ func (c TrainConfig) Validate() error {
 	return c.Opt.Validate()
 }
 
-// Hooks are optional callbacks.
+// EvalAt reports whether step (1…Steps) is an evaluation step: every EvalEvery steps, every
+// DenseEvery steps up to DenseUntil, and the last step (step 0 is evaluated whenever EvalEvery > 0).
+func (c TrainConfig) EvalAt(step int) bool {
+	if c.EvalEvery <= 0 {
+		return false
+	}
+	return step%c.EvalEvery == 0 || step == c.Steps || (c.DenseEvery > 0 && step <= c.DenseUntil && step%c.DenseEvery == 0)
+}
+
+// Hooks are optional callbacks, and a cache of log-probabilities.
 type Hooks struct {
 	// OnEval evaluates the policy being trained at an eval step.
 	OnEval func(policy *lm.Model, step int) (map[string]float64, error)
 	// OnStep sees each step's loss, grad_norm and TRL metrics (a live plot: plot.Live.Step).
 	OnStep   func(step int, metrics map[string]float64)
 	Progress track.Progress
+	// Scores, when set, caches the pairs' log-probabilities under models that no longer change (the
+	// reference and the finished stages of NextRound's history), so that rounds on the same pairs
+	// from the same history — a λ or β sweep — score each of those models once.
+	Scores *Scores
 }
 
 // TrainPairs runs one round of DPO (offsets 0) or SPO (offsets from earlier rounds) on policy
@@ -52,12 +73,17 @@ func TrainPairs(policy, ref *lm.Model, pairs []PairEx, cfg TrainConfig, hooks Ho
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("pref: no pairs")
 	}
-	if hooks.Progress == nil {
-		hooks.Progress = track.NoProgress{}
-	}
-	refC, refR, err := SeqLogProbs(ref, pairs)
+	refC, refR, err := hooks.Scores.Of(ref, pairs)
 	if err != nil {
 		return nil, err
+	}
+	return trainPairs(policy, pairs, refC, refR, cfg, hooks)
+}
+
+// trainPairs is TrainPairs with the reference's log-probabilities of the pairs given.
+func trainPairs(policy *lm.Model, pairs []PairEx, refC, refR []float64, cfg TrainConfig, hooks Hooks) (track.Curves, error) {
+	if hooks.Progress == nil {
+		hooks.Progress = track.NoProgress{}
 	}
 	metrics := Metrics
 	if cfg.RPOAlpha > 0 {
@@ -103,7 +129,7 @@ func TrainPairs(policy, ref *lm.Model, pairs []PairEx, cfg TrainConfig, hooks Ho
 		curves.Add("loss", float64(step), st.Loss)
 		curves.Add("grad_norm", float64(step), st.GradNorm)
 		curves.AddAll(float64(step), st.Metrics)
-		if cfg.EvalEvery > 0 && (step%cfg.EvalEvery == 0 || step == cfg.Steps) {
+		if cfg.EvalAt(step) {
 			if err := eval(step); err != nil {
 				return curves, err
 			}
