@@ -115,6 +115,20 @@ var Methods = append(fiveSeeds(IIDMethods[:4], "capo-tau0.2", "capo-tau1.0"),
 	Method{Name: "capo-lr3e-5", Estimator: "capo", UseMask: true, LR: 3e-5, Steps: 1800, EvalEvery: 100, Seeds: 5, Part: PartLR},
 )
 
+// Sweeps are the settings each method family of the default run was run at, and how each enters
+// the claims (`paperlab settings capo`): CAPO's τ (the paper's 0.5 fixed before any run; 0.2 and
+// 1.0 their own rows), GRPO's one setting (and at four mini-batches as GSPO's control), GSPO's one
+// clip range, and both methods at two learning rates (the step-size reading).
+var Sweeps = []exp.Sweep{
+	{Family: "CAPO (capo, capo-tau…)", Knob: "τ", Settings: []string{"0.2", "0.5", "1.0"},
+		Compared: "capo-1…capo-5: τ = 0.5 alone (the paper's, fixed before any run); τ 0.2 and 1.0 their own rows"},
+	{Family: "GRPO (grpo, grpo-mb4)", Knob: "PPO mini-batches per rollout", Settings: []string{"2", "4"},
+		Compared: "one: grpo (2, the paper's) in every CAPO claim; grpo-mb4 only against gspo, the loss its only difference"},
+	{Family: "GSPO (gspo)", Knob: "clip range", Settings: []string{"[1 − 3e-4, 1 + 4e-4]"}, Compared: "one (the GSPO paper's)"},
+	{Family: "learning rate (grpo, capo and their -lr3e-5 runs)", Knob: "Adam learning rate", Settings: []string{"1e-4", "3e-5"},
+		Compared: "each method at both: the step-size reading (StepSizeReading)"},
+}
+
 // fiveSeeds is methods with the named ones run on the first five seeds only.
 func fiveSeeds(methods []Method, names ...string) []Method {
 	out := append([]Method(nil), methods...)
@@ -613,8 +627,10 @@ func init() {
 		Paper:       PaperSettings,
 		Doc:         "toolkit/exp/capo/README.md",
 		Parts:       []string{PartMain, PartLR},
-		// The default run (57 RL runs of 600 steps and 10 of 1,800) needs both cores of a 2-core
-		// machine: one ONNX Runtime process keeps one core busy (BENCHMARKS.md, bench/parallel.sh).
+		Sweeps:      Sweeps,
+		// Two shards by default, as the other tiny-LM experiments; on the 2-core machine of
+		// 2026-12-06 one ONNX Runtime process already used both vCPUs and two shards were only
+		// 1.05× faster (BENCHMARKS.md, bench/results/capo_parallel_2026-12-06.txt).
 		Jobs: 2,
 	})
 	exp.Register(exp.Experiment{

@@ -32,7 +32,7 @@ var PaperSettings = []exp.Setting{
 	{Field: "RL.Opt.ClipNorm", Paper: 1.0, Source: exp.SourceCode, Ref: "[V2] verl/trainer/config/actor/dp_actor.yaml: grad_clip 1.0" + verlNote},
 	{Field: "RL.PPOEpochs", Paper: 1, Source: exp.SourceCode, Ref: "[V1] verl/trainer/config/actor/actor.yaml: ppo_epochs 1" + verlNote},
 	{Field: "RL.PromptsPerStep", Paper: 128, Source: exp.SourceNote, Ref: note + " setup: batch 128",
-		Why: "scale: 16 prompts × G = 8 rollouts per step keeps 600 steps × 7 RL methods (3 of them on 5 seeds) × 8 seeds within an hour on 2 CPU cores; no follow-up planned"},
+		Why: "scale: 16 prompts × G = 8 rollouts per step keeps the main part (600 steps: grpo and capo on 8 seeds, τ 0.2 and 1.0, GRPO at 4 mini-batches and GSPO on 5) near an hour on 2 CPU cores (83 min on 2026-12-06, over the issue's 60); no follow-up planned"},
 	{Field: "RL.MiniBatches", Paper: 2, Source: exp.SourceNote, Ref: note + " setup: batch 128, PPO mini-batch 64 (two mini-batches per batch; derived)"},
 	{Field: "RL.Steps", Paper: 600, Source: exp.SourceNote, Ref: note + " setup: 600 steps for 1.5B (400 for 7B). With 16 prompts a step instead of 128 a step is another amount of data: the budget-* room checks measure whether the methods have stopped improving"},
 	{Field: "EvalSamples", Paper: 16, Source: exp.SourceNote, Ref: note + " setup: rollout n = 16 at validation (mean@16)"},
