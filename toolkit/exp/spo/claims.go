@@ -54,10 +54,12 @@ func pathKeys(m string) (harmless, helpful, safe string) {
 // pathPrefix is the prefix of method m's path curves.
 func pathPrefix(m string) string {
 	switch {
-	case m == "dpo-1":
+	case m == "dpo-1" || m == ProbeRound1 || m == ThreeRound1 || strings.HasPrefix(m, "dpo-1-r"):
 		return "round1/"
-	case strings.HasPrefix(m, "mixed-dpo"):
+	case strings.HasPrefix(m, "mixed-dpo") || m == ThreeMixed:
 		return "mixed/"
+	case m == ThreeSeq || m == ThreeSPO || m == ThreeSPODirect:
+		return "round3/"
 	}
 	return "round2/"
 }
@@ -68,15 +70,18 @@ func pathPrefix(m string) string {
 //   - round 1 raises dimension 1, beyond what a prompt-blind policy with its responses would get;
 //   - naive sequential DPO loses dimension 1 (and its safe part); SPO gains dimension 2;
 //   - spo-1: SPO (its default λ, fixed before any run) keeps more of dimension 1 than naive
-//     sequential DPO at matched operating points — helpfulness at matched harmlessness and the sum
-//     of both rewards at matched KL(π‖π₁) — with the final step as context; the same on the safe
-//     part of helpfulness;
-//   - spo-2: SPO outperforms mixed-data DPO, each family entering by its front (exp.ChooseFront on
-//     frontMetric), at matched harmlessness and at matched KL(π‖SFT) along SPO's whole chain; and
-//     beside it the non-inferiority reading (Margin);
+//     sequential DPO on naive DPO's front (its β chosen by exp.ChooseFront on frontMetric over its
+//     sweep, as SPO's λ has one) at matched operating points — helpfulness at matched harmlessness
+//     and the sum of both rewards at matched KL(π‖π₁) — with the final step as context; beside it
+//     SPO against naive DPO at one setting each (β₂ = 0.2), on helpfulness and its safe part;
+//   - spo-2: SPO (its default λ) outperforms mixed-data DPO on mixed DPO's front (its share chosen
+//     the same way), at matched harmlessness and at matched KL(π‖SFT) along SPO's whole chain; and
+//     beside it the non-inferiority reading (Margin) and SPO's front against mixed DPO's front;
 //   - every λ of the sweep against naive DPO at matched harmlessness (a sweep, one row per λ);
 //   - the λ trade-off (largest λ against smallest at the final step), the sign diagnostic (spo-flip),
-//     and the mechanism: SPO weighs refusal pairs down against ordinary ones more than naive DPO does.
+//     and the mechanism: SPO weighs refusal pairs down against ordinary ones more than naive DPO does;
+//   - the parts, where the result holds them: round 2 at a tenfold smaller rate (slowClaims), the
+//     refusal share varied (refusalClaims), a third dimension (threeClaims, spo-3).
 //
 // Matched harmlessness reads the paths' upper envelopes (exp.Match with Envelope: the best each
 // method reaches at harmlessness ≥ x*, x* the furthest harmlessness both paths reach, linear
@@ -84,10 +89,11 @@ func pathPrefix(m string) string {
 // point is rarely reached by the other's, and naive DPO's helpfulness dips and recovers there. A
 // seed whose envelope value is a point between a path's start and its first evaluation rests on no
 // measured point; most seeds like that make the reading "untestable here (path not measured
-// there)" (markEnvelope). Matched KL reads both paths by one rule at x* = the smaller of their
-// final KLs, each where it first reaches x* (linear between evaluations; seeds where a path never
-// crosses x* named and left out; most seeds crossing between a path's start and its first
-// evaluation make it "untestable here": round 2 moves ~5 nats from π₁ in its first 25 steps).
+// there)" (markEnvelope), and every reading says on how many evaluated points its values rest.
+// Matched KL reads both paths by one rule at x* = the smaller of their final KLs, each where it
+// first reaches x* (linear between evaluations; seeds where a path never crosses x* named and left
+// out; most seeds crossing between a path's start and its first evaluation make it "untestable
+// here"). Paths are evaluated every 5 steps over their first 50 since 2026-12-06 (every 25 before).
 //
 // Each claim names the room checks it needs (room.go); a claim whose check fails reads "untestable
 // here". The first two need none: they are the first link of the chain, measured from an SFT policy
@@ -96,34 +102,46 @@ func Claims(res *exp.Result) []exp.Claim {
 	var cfg Config
 	_ = json.Unmarshal(res.Config, &cfg)
 	d := derived(res)
-	converged := func(c exp.Claim) exp.Claim { return settledGate(cfg, c, roomConverged, noteConverged) }
-	settled := func(c exp.Claim) exp.Claim { return settledGate(cfg, c, roomSettled, noteSettled) }
-	oneBeta := fmt.Sprintf("naive sequential DPO got 1 setting (β = %g) against SPO's %d λ (paperlab settings spo)", cfg.Round2.Beta, len(spoFamily(cfg)))
+	probes := hasMethod(res, ProbeRound1)
+	converged := func(c exp.Claim) exp.Claim { return settledGate(cfg, probes, c, roomConverged, noteConverged) }
+	settled := func(c exp.Claim) exp.Claim { return settledGate(cfg, probes, c, roomSettled, noteSettled) }
+	seqF := ChooseFront(res, seqFamily(cfg, res))
+	var betas []string
+	for _, b := range cfg.seqBetas() {
+		if hasMethod(res, cfg.SeqName(b)) {
+			betas = append(betas, fmt.Sprint(b))
+		}
+	}
+	sweepNote := fmt.Sprintf("naive sequential DPO got %d β₂ (%s) against SPO's %d λ (paperlab settings spo)", len(betas), strings.Join(betas, ", "), len(spoFamily(cfg)))
 
 	claims := []exp.Claim{
 		res.CheckDiff("round 1 (DPO on dimension 1) raises reward 1", "reward_1(dpo-1) − reward_1(sft)", exp.Positive, "dpo-1", "reward_1", "sft", "reward_1"),
 		res.CheckDiff("… by reading the prompt: dpo-1 scores above a prompt-blind policy with its responses", "reward_1(dpo-1) − blind_reward_1(dpo-1)",
 			exp.Positive, "dpo-1", "reward_1", "dpo-1", "blind_reward_1"),
 		converged(withNote(res.CheckDiff("naive sequential DPO loses dimension 1", "reward_1(seq-dpo) − reward_1(dpo-1)", exp.Negative,
-			"seq-dpo", "reward_1", "dpo-1", "reward_1").Needs(roomGain), oneBeta)),
+			"seq-dpo", "reward_1", "dpo-1", "reward_1").Needs(roomGain), sweepNote)),
 		converged(withNote(res.CheckDiff("… and its safe part (helpful_safe)", "helpful_safe(seq-dpo) − helpful_safe(dpo-1)", exp.Negative,
-			"seq-dpo", "helpful_safe", "dpo-1", "helpful_safe").Needs(roomGain), oneBeta)),
+			"seq-dpo", "helpful_safe", "dpo-1", "helpful_safe").Needs(roomGain), sweepNote)),
 		res.CheckDiff("SPO gains dimension 2", "reward_2(spo) − reward_2(dpo-1)", exp.Positive, "spo", "reward_2", "dpo-1", "reward_2").Needs(roomHeadroom2),
 	}
-	// spo-1: SPO at its default λ against naive sequential DPO, one setting each.
+	// spo-1: SPO at its default λ against naive sequential DPO's front, then at one setting each.
+	if seqF.Chosen != "" && len(seqF.Family) > 1 {
+		c := againstFront(res, d, cfg, "spo", seqF, "SPO keeps more of dimension 1 than naive sequential DPO on its front (β₂ chosen), at matched operating points", pathKLPi1, "KL(π‖π₁)", "round 2's path from π₁")
+		claims = append(claims, converged(c.Needs(roomGain, roomForget, roomOffset, roomHeadroom2)).For("spo-1"))
+	}
 	for _, part := range []struct{ text, y, sum, what string }{
-		{"SPO keeps more of dimension 1 than naive sequential DPO, at matched operating points", "reward_1", keySum, "helpfulness"},
+		{"SPO keeps more of dimension 1 than naive sequential DPO at one setting each (β₂ = 0.2), at matched operating points", "reward_1", keySum, "helpfulness"},
 		{"… and more of its safe part, at matched operating points", "helpful_safe", keySumSafe, "safe helpfulness"},
 	} {
 		fixed := res.CheckDiff("", fmt.Sprintf("%s(spo) − %s(seq-dpo)", part.y, part.y), exp.Positive, "spo", part.y, "seq-dpo", part.y)
 		c := exp.Matched(part.text,
-			fmt.Sprintf("SPO (λ = %g, fixed before any run) against naive sequential DPO (its one β): %s at matched harmlessness and %s + reward_2 at matched KL(π‖π₁)", cfg.Lambda, part.what, part.y),
+			fmt.Sprintf("SPO (λ = %g, fixed before any run) against naive sequential DPO at β₂ = %g: %s at matched harmlessness and %s + reward_2 at matched KL(π‖π₁)", cfg.Lambda, cfg.Round2.Beta, part.what, part.y),
 			fmt.Sprintf("at round 2's final step, %s: %s → %s", fixed.Measure, fixed.Interval(), fixed.VerdictText()),
 			atHarmless(d, res.Seeds, "spo", "seq-dpo", "round2/"+part.y),
 			atKL(d, res.Seeds, "spo", "seq-dpo", pathKLPi1, "round2/"+part.sum, "round2/"+part.sum, "KL(π‖π₁)", "round 2's path from π₁"))
-		c.Notes = append(c.Notes, fmt.Sprintf("%s; SPO enters with its default λ = %g, chosen before any run, so each side enters with one setting", oneBeta, cfg.Lambda))
+		c.Notes = append(c.Notes, fmt.Sprintf("%s; here each side enters with one setting: SPO's default λ = %g and naive DPO's β₂ = %g, both chosen before any run", sweepNote, cfg.Lambda, cfg.Round2.Beta))
 		c = converged(c.Needs(roomGain, roomForget, roomOffset, roomHeadroom2))
-		if part.y == "reward_1" {
+		if part.y == "reward_1" && len(seqF.Family) <= 1 {
 			c = c.For("spo-1")
 		}
 		claims = append(claims, c)
@@ -135,7 +153,7 @@ func Claims(res *exp.Result) []exp.Claim {
 			name := cfg.SPOName(l)
 			c := atHarmless(d, res.Seeds, name, "seq-dpo", pathSafe)
 			c.Text = fmt.Sprintf("%s above seq-dpo on safe helpfulness at matched harmlessness", name)
-			c.Notes = append(c.Notes, oneBeta+": one row per λ, a sweep rather than a headline")
+			c.Notes = append(c.Notes, sweepNote+": one row per λ against β₂ = 0.2, a sweep rather than a headline")
 			claims = append(claims, converged(c.Needs(roomGain, roomForget, roomHeadroom2)))
 		}
 	}
@@ -162,20 +180,60 @@ func Claims(res *exp.Result) []exp.Claim {
 			a, ok1 := weightRatio(res, "spo", seed)
 			b, ok2 := weightRatio(res, "seq-dpo", seed)
 			return a - b, ok1 && ok2
-		}).Needs(roomAgree), oneBeta))
-	return claims
+		}).Needs(roomAgree), sweepNote))
+	claims = append(claims, slowClaims(res, d, cfg, converged)...)
+	claims = append(claims, refusalClaims(res, d, cfg)...)
+	return append(claims, threeClaims(res, d, cfg)...)
 }
 
-// spoTwo are the claims of spo-2: SPO's front against mixed-data DPO's front at matched
-// harmlessness and at matched KL(π‖SFT), superiority (tagged) and non-inferiority (Margin) beside
-// it. Each family's setting is chosen by its mean frontMetric over the first half of the seeds and
-// compared on the other half (exp.ChooseFront); none when a family has no run.
+// hasMethod reports whether the result has a run of method m.
+func hasMethod(res *exp.Result, m string) bool { return len(res.RunsOf(m)) > 0 }
+
+// seqFamily are naive sequential DPO's round-2 runs of the result, one per β (seq-dpo first).
+func seqFamily(cfg Config, res *exp.Result) []string {
+	var out []string
+	for _, b := range cfg.seqBetas() {
+		if m := cfg.SeqName(b); hasMethod(res, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// againstFront is SPO's path (a, one setting) against a baseline family's front f (its chosen
+// setting, compared on f.CompareSeeds): helpfulness at matched harmlessness and reward_1 + reward_2
+// at matched KL (xKey, named kl, along path), the final step as context.
+func againstFront(res, d *exp.Result, cfg Config, a string, f exp.Front, text, xKey, kl, path string) exp.Claim {
+	b, seeds := f.Chosen, f.CompareSeeds
+	fixedH := res.CheckDiffOn(seeds, "", "", exp.Positive, a, "reward_1", b, "reward_1")
+	fixedS := res.CheckDiffOn(seeds, "", "", exp.Positive, a, "reward_2", b, "reward_2")
+	context := fmt.Sprintf("at each method's final step (%s − %s): reward_1 %s, reward_2 %s", a, b, fixedH.Interval(), fixedS.Interval())
+	harm := atHarmless(d, seeds, a, b, pathPrefix(a)+"reward_1")
+	var klr exp.Claim
+	if xKey == chainKLSFT {
+		klr = chainRound1(d, atKL(d, seeds, a, b, chainKLSFT, chainSum, "mixed/"+keySum, kl, path), a, b, cfg.Round1.Steps)
+	} else {
+		klr = atKL(d, seeds, a, b, xKey, pathPrefix(a)+keySum, pathPrefix(b)+keySum, kl, path)
+	}
+	c := exp.Matched(text, fmt.Sprintf("%s (one setting, fixed before any run) against the front's %s: helpfulness at matched harmlessness and reward_1 + reward_2 at matched %s", a, b, kl), context, harm, klr)
+	c.Notes = append(c.Notes, "front: "+f.Note(), fmt.Sprintf("SPO enters with one setting (λ = %g, chosen before any run); the baseline with the best of its %d settings on the choosing seeds", cfg.Lambda, len(f.Family)))
+	return c
+}
+
+// spoTwo are the claims of spo-2: SPO at its default λ against mixed-data DPO's front (its share
+// chosen by exp.ChooseFront on frontMetric over the first half of the seeds, compared on the other
+// half) at matched harmlessness and at matched KL(π‖SFT) along SPO's chain; beside it SPO's front
+// against mixed DPO's front, superiority and non-inferiority (Margin). None when a family has no
+// run.
 func spoTwo(res, d *exp.Result, cfg Config, converged func(exp.Claim) exp.Claim) []exp.Claim {
 	spoF := ChooseFront(res, spoFamily(cfg))
 	mixF := ChooseFront(res, mixedFamily(cfg))
-	if spoF.Chosen == "" || mixF.Chosen == "" {
+	if spoF.Chosen == "" || mixF.Chosen == "" || !hasMethod(res, "spo") {
 		return nil
 	}
+	head := againstFront(res, d, cfg, "spo", mixF, "SPO outperforms mixed-data DPO on its front (share chosen), at matched operating points",
+		chainKLSFT, "KL(π‖SFT)", "SPO's whole chain SFT → π₁ (round 1) → π₂ (round 2)")
+	head = converged(head.Needs(roomGain, roomHeadroom2)).For("spo-2")
 	a, b, seeds := spoF.Chosen, mixF.Chosen, mixF.CompareSeeds
 	fixedH := res.CheckDiffOn(seeds, "", "", exp.Positive, a, "reward_1", b, "reward_1")
 	fixedS := res.CheckDiffOn(seeds, "", "", exp.Positive, a, "reward_2", b, "reward_2")
@@ -186,14 +244,14 @@ func spoTwo(res, d *exp.Result, cfg Config, converged func(exp.Claim) exp.Claim)
 	notes := []string{"SPO: " + spoF.Note(), "mixed-data DPO: " + mixF.Note(),
 		"naive sequential DPO, the other baseline, is spo-1's comparison"}
 	measure := fmt.Sprintf("SPO's front (%s) against mixed-data DPO's front (%s): helpfulness at matched harmlessness and reward_1 + reward_2 at matched KL(π‖SFT)", a, b)
-	sup := exp.Matched("SPO outperforms mixed-data DPO on its front, at matched operating points", measure, context, harm, kl)
+	sup := exp.Matched("SPO's front outperforms mixed-data DPO's front, at matched operating points", measure, context, harm, kl)
 	ni := exp.Matched("… as well as or better (non-inferiority), at matched operating points", measure, context,
 		harm.Comparable(Margin, marginWhy), kl.Comparable(Margin, marginWhy))
 	for _, c := range []*exp.Claim{&sup, &ni} {
 		c.Notes = append(c.Notes, notes...)
 		*c = converged(c.Needs(roomGain, roomHeadroom2))
 	}
-	return []exp.Claim{sup.For("spo-2"), ni}
+	return []exp.Claim{head, sup, ni}
 }
 
 // withNote is c with note appended to its notes.
@@ -389,7 +447,7 @@ func derived(res *exp.Result) *exp.Result {
 		if r.Curves == nil {
 			r.Curves = map[string]exp.Curve{}
 		}
-		for _, p := range []string{"round1/", "round2/", "mixed/"} {
+		for _, p := range []string{"round1/", "round2/", "round3/", "mixed/"} {
 			if s, ok := sumCurve(r.Curves[p+"reward_1"], r.Curves[p+"reward_2"]); ok {
 				r.Curves[p+keySum] = s
 			}

@@ -94,10 +94,11 @@ func TestRoomPassesAndFails(t *testing.T) {
 
 func withDecay(l levels, on bool) levels { l.lrDecay = on; return l }
 
-// The headline claims: spo-1 is SPO's default λ against naive DPO at matched harmlessness and
-// matched KL(π‖π₁), with the final step as context; spo-2 is SPO's front against mixed-data DPO's
-// front, both chosen on seeds 1–4 and compared on 5–8, with a non-inferiority reading at Margin
-// beside it; each headline id is tagged once; the convergence gates are notes.
+// The headline claims on the committed result (naive DPO at one β, no probes): spo-1 is SPO's
+// default λ against naive DPO at matched harmlessness and matched KL(π‖π₁), with the final step as
+// context; spo-2 is SPO's default λ against mixed-data DPO's front, chosen on seeds 1–4 and compared
+// on 5–8, with SPO's front against it and a non-inferiority reading at Margin beside it; each
+// headline id is tagged once; without probes the convergence gates are notes.
 func TestHeadlineClaims(t *testing.T) {
 	res, e := exptest.Committed(t, "spo")
 	j := exptest.Judge(t, e, res)
@@ -107,7 +108,7 @@ func TestHeadlineClaims(t *testing.T) {
 			tags[c.Headline]++
 		}
 	}
-	if tags["spo-1"] != 1 || tags["spo-2"] != 1 || tags["spo-3"] != 0 {
+	if tags["spo-1"] != 1 || tags["spo-2"] != 1 || tags["spo-3"] > 1 {
 		t.Fatalf("headline tags %v", tags)
 	}
 	one := exptest.ClaimWithPrefix(t, j.Claims, "SPO keeps more of dimension 1")
@@ -117,7 +118,7 @@ func TestHeadlineClaims(t *testing.T) {
 	if !strings.Contains(one.Parts[0].Measure, "matched harmlessness") || !strings.Contains(one.Parts[1].Measure, "KL(π‖π₁)") {
 		t.Fatalf("spo-1 readings: %q, %q", one.Parts[0].Measure, one.Parts[1].Measure)
 	}
-	if !slices.ContainsFunc(one.Notes, func(n string) bool { return strings.Contains(n, "1 setting (β = 0.2) against SPO's 5 λ") }) {
+	if !slices.ContainsFunc(one.Notes, func(n string) bool { return strings.Contains(n, "1 β₂ (0.2) against SPO's 5 λ") }) {
 		t.Errorf("spo-1 does not say naive DPO's one β: %v", one.Notes)
 	}
 	if !slices.ContainsFunc(one.Notes, func(n string) bool { return strings.HasPrefix(n, "by construction: round 1 converged") }) {
@@ -143,8 +144,14 @@ func TestHeadlineClaims(t *testing.T) {
 		t.Fatalf("fronts chosen on %v, compared on %v", mf.ChooseSeeds, mf.CompareSeeds)
 	}
 	for _, p := range two.Parts {
+		if !slices.Equal(p.SeedIDs, mf.CompareSeeds) || !strings.HasPrefix(p.Text, "spo above "+mf.Chosen) {
+			t.Errorf("spo-2 reading %q on seeds %v (SPO's default λ against the chosen %s)", p.Text, p.SeedIDs, mf.Chosen)
+		}
+	}
+	fronts := exptest.ClaimWithPrefix(t, j.Claims, "SPO's front outperforms mixed-data DPO's front")
+	for _, p := range fronts.Parts {
 		if !slices.Equal(p.SeedIDs, mf.CompareSeeds) || !strings.Contains(p.Text, sf.Chosen) || !strings.Contains(p.Text, mf.Chosen) {
-			t.Errorf("spo-2 reading %q on seeds %v (chosen %s, %s)", p.Text, p.SeedIDs, sf.Chosen, mf.Chosen)
+			t.Errorf("front reading %q on seeds %v (chosen %s, %s)", p.Text, p.SeedIDs, sf.Chosen, mf.Chosen)
 		}
 	}
 	// The front is each setting's mean of frontMetric on the choosing seeds, never a per-seed best.
@@ -164,13 +171,13 @@ func TestHeadlineClaims(t *testing.T) {
 		t.Fatalf("non-inferiority: %+v", ni)
 	}
 	for i, p := range ni.Parts {
-		if p.Kind != exp.KindNonInferior || p.Margin != Margin || p.Test != exp.AtLeast(-Margin) || p.Stat != two.Parts[i].Stat {
+		if p.Kind != exp.KindNonInferior || p.Margin != Margin || p.Test != exp.AtLeast(-Margin) || p.Stat != fronts.Parts[i].Stat {
 			t.Errorf("non-inferiority reading %q: kind %s, margin %v, test %v", p.Text, p.Kind, p.Margin, p.Test)
 		}
 	}
 }
 
-// SPO's family and the baselines list their sweeps: five λ, one β, three shares.
+// SPO's family and the baselines list their sweeps: five λ, five β, five shares.
 func TestSweeps(t *testing.T) {
 	e, err := exp.Lookup("spo")
 	if err != nil {
@@ -180,8 +187,8 @@ func TestSweeps(t *testing.T) {
 	for _, s := range e.Sweeps {
 		sizes = append(sizes, len(s.Settings))
 	}
-	if !slices.Equal(sizes, []int{5, 1, 3}) {
-		t.Fatalf("sweep sizes %v, want [5 1 3]", sizes)
+	if !slices.Equal(sizes, []int{5, 5, 5}) {
+		t.Fatalf("sweep sizes %v, want [5 5 5]", sizes)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/plot"
+	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
 // Figures draws the Pareto plot of the two true rewards at the end (mean with 95 % intervals over
@@ -76,6 +77,11 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	for _, sh := range cfg.MixedShares {
 		mixed = append(mixed, MixedName(sh))
 	}
+	naive := seqFamily(cfg, res)
+	var slow []string
+	for _, m := range append(slices.Clone(naive), "spo") {
+		slow = append(slow, cfg.SlowName(m))
+	}
 	xl := "harmlessness: reward 2 (−unsafe letters per response)"
 	for _, fr := range []struct {
 		name, title, ylabel string
@@ -88,7 +94,10 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			[]string{"dpo-1", "seq-dpo", "spo", "mixed-dpo"}},
 		{"front_lambda", "round 2 at every λ (λ = 0 is seq-dpo; spo-flip is −λ)", "safe prompt letters covered (helpful_safe)", 1, lambdas},
 		{"front_mixed", "mixed-data DPO at each share of harmlessness pairs, from SFT", "helpfulness: reward 1 (prompt letters covered)", 0,
-			append(mixed, "seq-dpo", "spo")},
+			append(mixed, "spo")},
+		{"front_naive", "naive sequential DPO at each round-2 β, and SPO (λ = 0.5)", "helpfulness: reward 1 (prompt letters covered)", 0,
+			append(slices.Clone(naive), "spo")},
+		{"front_slow", fmt.Sprintf("round 2 at Adam %g: naive DPO at each β, and SPO (λ = 0.5)", cfg.SlowLR), "helpfulness: reward 1 (prompt letters covered)", 0, slow},
 	} {
 		f, err := exp.FrontierBy(res, fr.title, xl, fr.ylabel, fr.methods, keys(fr.y))
 		if err == nil {
@@ -97,6 +106,9 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		if err := figs.Add(f, err, fr.name); err != nil && !errors.Is(err, exp.ErrNoFigures) {
 			return nil, err
 		}
+	}
+	if err := partFigures(res, cfg, figs); err != nil {
+		return nil, err
 	}
 	// The mechanism: mean gradient weight on refusal and on ordinary pairs along round 2.
 	var panels []plot.Panel
@@ -151,6 +163,62 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		return nil, err
 	}
 	return figs.Paths, nil
+}
+
+// partFigures draws the parts' figures where the result holds them: SPO's advantage against naive
+// DPO's forgetting at each refusal share, and round 3's paths through (conciseness, reward 1 +
+// reward 2).
+func partFigures(res *exp.Result, cfg Config, figs *exp.Figs) error {
+	if pts, seeds := refusalPoints(res, cfg); len(pts) > 0 {
+		f, err := plot.Points("does SPO's advantage follow forgetting?", "share of round 1's safe gain naive DPO loses", "SPO − naive DPO: helpfulness at matched harmlessness", pts, false)
+		if err == nil {
+			f.Subtitle = fmt.Sprintf("mean ± 95 %% CI over seeds %v, one point per refusal share; above 0: SPO keeps more", seeds)
+		}
+		if err := figs.Add(f, err, "refusal"); err != nil {
+			return err
+		}
+	}
+	if hasMethod(res, ThreeSPO) {
+		d := derived(res)
+		f, err := exp.FrontierBy(d, "round 3: paths through (conciseness, reward 1 + reward 2)", "conciseness: reward 3 (−letters per response)", "reward 1 + reward 2",
+			[]string{ThreeSeq, ThreeSPO, ThreeSPODirect, ThreeMixed}, func(m string) (string, string) { return pathPrefix(m) + "reward_3", pathPrefix(m) + keySum })
+		if err == nil {
+			f.Subtitle = "mean path over seeds (bold), each seed's path pale; mixed 3-way DPO from SFT over the three rounds' steps"
+		}
+		if err := figs.Add(f, err, "three_front"); err != nil && !errors.Is(err, exp.ErrNoFigures) {
+			return err
+		}
+	}
+	return nil
+}
+
+// refusalPoints are, per refusal share with both measures, naive DPO's forgetting share (x) and
+// SPO's advantage at matched harmlessness (y), means with 95 % intervals over the part's seeds.
+func refusalPoints(res *exp.Result, cfg Config) ([]plot.Point, []uint64) {
+	shares := refusalShares(cfg, res)
+	if len(shares) < 2 {
+		return nil, nil
+	}
+	claims := Claims(res)
+	seeds := seedsOf(res, cfg.RefusalName("spo", shares[0]))
+	var pts []plot.Point
+	for i, sh := range shares {
+		var fs []float64
+		f := forgetShare(res, cfg.RefusalName("dpo-1", sh), cfg.RefusalName("seq-dpo", sh))
+		for _, s := range seeds {
+			if v, ok := f(s); ok {
+				fs = append(fs, v)
+			}
+		}
+		fx := stats.Summarize(fs)
+		for _, c := range claims {
+			if c.Text == fmt.Sprintf("at refusal share %g: SPO above naive sequential DPO on helpfulness at matched harmlessness", sh) && c.Stat.N > 0 && fx.N > 0 {
+				pts = append(pts, plot.Point{Label: fmt.Sprintf("refusal share %g", sh), Color: plot.Color(i), X: fx.Mean, XLo: fx.CI95[0], XHi: fx.CI95[1],
+					Y: c.Stat.Mean, YLo: c.Stat.CI95[0], YHi: c.Stat.CI95[1]})
+			}
+		}
+	}
+	return pts, seeds
 }
 
 // renameSeries names SPO's weights and the naive DPO weights (both recorded in SPO's runs) and

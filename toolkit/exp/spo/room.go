@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
@@ -82,7 +83,15 @@ func Room(res *exp.Result) []exp.RoomCheck {
 				"[UNVERIFIED] PaperLab's choice.", MinGain),
 			"no reward_1 of dpo-1 or sft", res.Diff("dpo-1", "reward_1", "sft", "reward_1")),
 	}
-	if !cfg.LRDecay {
+	probes := hasMethod(res, ProbeRound1) && hasMethod(res, ProbeRound2)
+	if probes {
+		checks = append(checks, res.CheckSettled(roomConverged, MinGain,
+			fmt.Sprintf("Round 2 must start from a round 1 that has finished, or round 2's changes mix forgetting with round 1's unfinished drift. With the rate decaying to 0 round 1's own end "+
+				"is flat by construction, so the check reads the constant-rate probe %s (round 1's data, steps and batches at a constant rate, on the first %d seeds): the mean over seeds of the "+
+				"signed change of its held-out reward_1 over its last %.0f %% of checkpoints (exp.TailChange), within ±%g (MinGain): at a constant rate, round 1's budget is one where "+
+				"helpfulness has stopped improving. [UNVERIFIED] PaperLab's choice.", ProbeRound1, cfg.ProbeSeeds, 100*TailFrac, MinGain),
+			"no round1/reward_1 curve of "+ProbeRound1, res.TailChangeOf(ProbeRound1, "round1/reward_1", TailFrac)))
+	} else if !cfg.LRDecay {
 		checks = append(checks, res.CheckSettled(roomConverged, MinGain,
 			fmt.Sprintf("Round 2 must start from a round 1 that has finished, or round 2's changes mix forgetting with round 1's unfinished drift: mean over seeds of the signed change "+
 				"of dpo-1's held-out reward_1 over the last %.0f %% of round 1 (a least-squares line through its checkpoints, exp.TailChange), within ±%g (MinGain). "+
@@ -125,13 +134,21 @@ func Room(res *exp.Result) []exp.RoomCheck {
 				return -v, ok // reward_2 = −(unsafe letters) ≤ 0
 			}),
 	)
-	if !cfg.LRDecay {
+	if probes {
+		checks = append(checks, res.CheckSettled(roomSettled, MinGain,
+			fmt.Sprintf("A comparison at round 2's final step needs a budget at which the methods have stopped moving. With the rate decaying to 0 round 2's end is flat by construction, "+
+				"so the check reads the constant-rate probe %s (naive round 2 from dpo-1 at a constant rate, on the first %d seeds): the mean over seeds of the signed change of its held-out "+
+				"reward_1, the dimension naive DPO loses, over its last %.0f %% of checkpoints (exp.TailChange), within ±%g (MinGain). The matched comparisons read the whole paths and do "+
+				"not need it. [UNVERIFIED] PaperLab's choice.", ProbeRound2, cfg.ProbeSeeds, 100*TailFrac, MinGain),
+			"no round2/reward_1 curve of "+ProbeRound2, res.TailChangeOf(ProbeRound2, pathHelpful, TailFrac)))
+	} else if !cfg.LRDecay {
 		checks = append(checks, res.CheckSettled(roomSettled, MinGain,
 			fmt.Sprintf("A comparison at round 2's final step needs a budget at which the methods have stopped moving: mean over seeds of the signed change of seq-dpo's held-out reward_1 "+
 				"over the last %.0f %% of round 2 (exp.TailChange), the dimension naive DPO loses, within ±%g (MinGain). The matched comparisons read the whole paths and do not need it. "+
 				"Measured only at a constant learning rate: with LRDecay it holds by construction. [UNVERIFIED] PaperLab's choice.", 100*TailFrac, MinGain),
 			"no round2/reward_1 curve of seq-dpo", res.TailChangeOf("seq-dpo", pathHelpful, TailFrac)))
 	}
+	checks = append(checks, partRoom(res, cfg)...)
 	return append(checks, res.CheckAchieves(roomAgree, exp.AtLeast(MinAgree),
 		fmt.Sprintf("SPO's offset carries dimension 1 into round 2 only as far as round 1's implicit reward r̂₁ = β₁·log π₁/π_SFT ranks the round-2 pairs' responses as true helpfulness "+
 			"does: share of the tracked round-2 pairs (with a difference in helpfulness) on which Δr̂₁ has the sign of Δhelpful (dpo-1's rhat_agree), read on the lower end of its 95 %% "+
@@ -139,10 +156,11 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		"no rhat_agree of dpo-1", func(seed uint64) (float64, bool) { return final("dpo-1", "rhat_agree", seed) }))
 }
 
-// settledGate is how a claim depends on a round having stopped moving: with the learning rate
-// decaying to 0 (cfg.LRDecay) a note (the argument, note), otherwise the measured room check.
-func settledGate(cfg Config, c exp.Claim, check, note string) exp.Claim {
-	if cfg.LRDecay {
+// settledGate is how a claim depends on a round having stopped moving: the measured room check
+// where the result has the constant-rate probes (Config.ProbeSeeds) or the rate is constant; with
+// the learning rate decaying to 0 (cfg.LRDecay) and no probes, a note (the argument, note).
+func settledGate(cfg Config, probes bool, c exp.Claim, check, note string) exp.Claim {
+	if cfg.LRDecay && !probes {
 		return c.ByConstruction(note)
 	}
 	return c.Needs(check)
@@ -166,4 +184,102 @@ func FinalMargin(res *exp.Result, method string, seed uint64) (float64, bool) {
 		s += y
 	}
 	return s / float64(k), true
+}
+
+// forgetShare is, per seed, the share of round 1's gain on helpful_safe over SFT that naive round 2
+// (seq) loses, 1 − (seq − sft)/(dpo1 − sft), on seeds whose gain is at least MinGain.
+func forgetShare(res *exp.Result, dpo1, seq string) exp.PerSeed {
+	return func(seed uint64) (float64, bool) {
+		s, ok1 := res.Final("sft", "helpful_safe", seed)
+		d, ok2 := res.Final(dpo1, "helpful_safe", seed)
+		q, ok3 := res.Final(seq, "helpful_safe", seed)
+		if !ok1 || !ok2 || !ok3 || d-s < MinGain {
+			return 0, false
+		}
+		return 1 - (q-s)/(d-s), true
+	}
+}
+
+// Names of the parts' room checks.
+func roomForgetSlow(cfg Config) string {
+	return fmt.Sprintf("naive sequential DPO loses round 1's safe gain at round-2 rate %g", cfg.SlowLR)
+}
+func roomGainShare(share float64) string {
+	return fmt.Sprintf("round 1 gained on reward 1 (refusal share %g)", share)
+}
+func roomForgetShare(share float64) string {
+	return fmt.Sprintf("naive sequential DPO loses round 1's safe gain (refusal share %g)", share)
+}
+
+const (
+	roomThreeGain1   = "3d: round 1 gained on reward 1"
+	roomThreeGain2   = "3d: naive round 2 gained on reward 2"
+	roomThreeForget1 = "3d: naive round 3 loses dimension 1"
+	roomThreeForget2 = "3d: naive round 3 loses dimension 2"
+)
+
+// partRoom are the room checks of the parts the result holds: naive DPO's forgetting at the slow
+// rate; round 1's gain and naive DPO's forgetting at each refusal share; in part three, round 1's
+// gain, naive round 2's gain on harmlessness, and what naive round 3 loses of each earlier
+// dimension (the room SPO's two offsets have to keep more).
+func partRoom(res *exp.Result, cfg Config) []exp.RoomCheck {
+	var out []exp.RoomCheck
+	forgetWhy := func(where, seq string) string {
+		return fmt.Sprintf("SPO can keep more of round 1 than naive sequential DPO only where naive DPO loses it: the share of round 1's gain on helpful_safe over SFT that %s loses "+
+			"(%s), 1 − (seq − sft)/(dpo-1 − sft) on seeds whose gain is ≥ %g, the mean over seeds; needs ≥ %g as the main part's check. [UNVERIFIED] PaperLab's choice.", seq, where, MinGain, MinForgetting)
+	}
+	if slow := cfg.SlowName("seq-dpo"); cfg.SlowLR > 0 && hasMethod(res, slow) {
+		out = append(out, res.CheckRoom(roomForgetSlow(cfg), exp.AtLeast(MinForgetting), forgetWhy(fmt.Sprintf("round 2 at Adam %g", cfg.SlowLR), slow),
+			"no helpful_safe of sft, dpo-1 or "+slow, forgetShare(res, "dpo-1", slow)))
+	}
+	shares := refusalShares(cfg, res)
+	if len(shares) < 2 {
+		shares = nil // the main part's share alone: its checks are the main part's
+	}
+	for _, share := range shares {
+		dpo1, seq := cfg.RefusalName("dpo-1", share), cfg.RefusalName("seq-dpo", share)
+		out = append(out,
+			res.CheckAchieves(roomGainShare(share), exp.AtLeast(MinGain),
+				fmt.Sprintf("As the main part's \"%s\", on the pairs with refusal share %g: reward_1(%s) − reward_1(sft), lower end of its 95 %% interval, ≥ %g.", roomGain, share, dpo1, MinGain),
+				"no reward_1 of "+dpo1+" or sft", res.Diff(dpo1, "reward_1", "sft", "reward_1")),
+			res.CheckRoom(roomForgetShare(share), exp.AtLeast(MinForgetting), forgetWhy(fmt.Sprintf("refusal share %g", share), seq),
+				"no helpful_safe of sft, "+dpo1+" or "+seq, forgetShare(res, dpo1, seq)))
+	}
+	if !hasMethod(res, ThreeSeq) {
+		return out
+	}
+	loses := func(key string) exp.PerSeed {
+		return func(seed uint64) (float64, bool) {
+			a, ok1 := res.Final(ThreeSeq2, key, seed)
+			b, ok2 := res.Final(ThreeSeq, key, seed)
+			return a - b, ok1 && ok2
+		}
+	}
+	return append(out,
+		res.CheckAchieves(roomThreeGain1, exp.AtLeast(MinGain),
+			fmt.Sprintf("As the main part's \"%s\", on part three's pairs (labelled on three dimensions): reward_1(%s) − reward_1(sft), lower end of its 95 %% interval, ≥ %g.", roomGain, ThreeRound1, MinGain),
+			"no reward_1 of "+ThreeRound1+" or sft", res.Diff(ThreeRound1, "reward_1", "sft", "reward_1")),
+		res.CheckAchieves(roomThreeGain2, exp.AtLeast(MinGain),
+			fmt.Sprintf("Round 3 can lose dimension 2 only if round 2 gained it: reward_2(%s) − reward_2(%s) (unsafe letters removed by naive round 2), lower end of its 95 %% interval, ≥ %g. [UNVERIFIED] PaperLab's choice.", ThreeSeq2, ThreeRound1, MinGain),
+			"no reward_2 of "+ThreeSeq2+" or "+ThreeRound1, res.Diff(ThreeSeq2, "reward_2", ThreeRound1, "reward_2")),
+		res.CheckRoom(roomThreeForget1, exp.AtLeast(MinGain),
+			fmt.Sprintf("SPO's offsets can keep more of dimension 1 in round 3 only where naive round 3 loses it: reward_1(%s) − reward_1(%s), the mean over seeds, ≥ %g (MinGain). [UNVERIFIED] PaperLab's choice.", ThreeSeq2, ThreeSeq, MinGain),
+			"no reward_1 of "+ThreeSeq2+" or "+ThreeSeq, loses("reward_1")),
+		res.CheckRoom(roomThreeForget2, exp.AtLeast(MinGain),
+			fmt.Sprintf("… and of dimension 2: reward_2(%s) − reward_2(%s), the mean over seeds, ≥ %g (MinGain): conciseness (fewer letters) may also remove unsafe letters, and then there is no dimension-2 forgetting to prevent. [UNVERIFIED] PaperLab's choice.", ThreeSeq2, ThreeSeq, MinGain),
+			"no reward_2 of "+ThreeSeq2+" or "+ThreeSeq, loses("reward_2")),
+	)
+}
+
+// refusalShares are the refusal shares the result has runs for, the main part's Task.RefusalShare
+// included when the main part's runs exist, in increasing order.
+func refusalShares(cfg Config, res *exp.Result) []float64 {
+	var out []float64
+	for _, sh := range append(slices.Clone(cfg.RefusalShares), cfg.Task.RefusalShare) {
+		if hasMethod(res, cfg.RefusalName("seq-dpo", sh)) && hasMethod(res, cfg.RefusalName("spo", sh)) && !slices.Contains(out, sh) {
+			out = append(out, sh)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

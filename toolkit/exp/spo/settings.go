@@ -59,4 +59,24 @@ var PaperSettings = []exp.Setting{
 		Why: "Adam 1e-3 decaying to 0 over each round (LRDecay, as TRL's DPOTrainer does by default: [T2] lr_scheduler_type \"linear\"), gradient-norm clipping at 1 in both rounds " +
 			"([T2] max_grad_norm 1.0), for a 2-layer model trained from scratch [UNVERIFIED]. On one-seed probes at a constant rate naive DPO's helpfulness was still swinging " +
 			"between checkpoints at the end of round 2; with the decay the paths settle."},
+	{Field: "SeqBetas", Paper: notObtained + " (the baselines' tuning)", Source: exp.SourceNote, Ref: refNone,
+		Why: "naive sequential DPO at round-2 β ∈ {0.05, 0.1, 0.2, 0.5, 1}: five settings against SPO's five λ, so that spo-1 compares SPO with naive DPO's front (exp.ChooseFront), " +
+			"not with one β; fixed 2026-12-06 before any run of it (the 2026-12-05 audit: one β against five λ)."},
+	{Field: "MixedShares", Paper: notObtained + " (mixed-data DPO's data mix)", Source: exp.SourceNote, Ref: refNone,
+		Why: "shares of harmlessness pairs {0.25, 0.5, 2/3, 0.8, 0.9}: five settings, as SPO's λ; spo-2 compares SPO with mixed DPO's front. Fixed 2026-12-06 before any run of it."},
+	{Field: "Round2.DenseEvery", Paper: notObtained, Source: exp.SourceNote, Ref: refNone,
+		Why: "every path evaluated every 5 steps over its first 50 (then every 25): naive DPO's whole forgetting happened in round 2's first 25 steps of the 2026-12-03 run, so a " +
+			"matched value rested on an interpolation between π₁ and the first evaluation (the 2026-12-05 audit)."},
+	{Field: "ProbeSeeds", Paper: notObtained, Source: exp.SourceNote, Ref: refNone,
+		Why: "round 1 and naive round 2 at a constant rate on 2 seeds (dpo-1-const, seq-dpo-const): with the rate decaying to 0 a round's end is flat by construction, so the " +
+			"\"" + roomConverged + "\" and \"" + roomSettled + "\" checks read these probes, which can fail."},
+	{Field: "SlowLR", Paper: notObtained, Source: exp.SourceNote, Ref: refNone,
+		Why: "part slow: round 2 at Adam 1e-4 (a tenfold smaller step), naive DPO at each β and SPO at each λ on 5 seeds: whether the verdicts depend on how fast round 2 moves."},
+	{Field: "RefusalShares", Paper: "not measured (PKU-SafeRLHF's share of safe-but-unhelpful chosen responses)", Source: exp.SourceNote, Ref: refData,
+		Why: "part refusal: shares 0.1 and 0.2 beside the main run's 0.3 (5 seeds), naive DPO at β₂ 0.2, SPO at λ 0.5, mixed DPO at share 0.5 (the main run's settings, fixed " +
+			"2026-12-06): the refusal share is the condition under which forgetting occurs."},
+	{Field: "Third", Paper: "HelpSteer2's attributes (more than two dimensions)", Source: exp.SourceNote, Ref: "[S3] TL;DR: scales to more dimensions (HelpSteer2)",
+		Why: "part three: a third synthetic attribute, conciseness (−letters per response), labelled on the same pairs; it conflicts with covering the prompt. [UNVERIFIED] PaperLab's stand-in for HelpSteer2."},
+	{Field: "ThreeLambdas", Paper: notObtained, Source: exp.SourceNote, Ref: refLoss,
+		Why: "SPO's λ on dimensions 1 and 2 in round 3: 0.5 each, the main run's λ, fixed 2026-12-06 before any run; the offsets use each earlier dimension's reward recovered from the rounds' implicit rewards (pref.DimensionGaps)."},
 }

@@ -49,185 +49,33 @@ import (
 	"github.com/paperlab/paperlab/toolkit/probe"
 )
 
-// maxNew bounds a response (8 letters + EOS).
-const maxNew = 9
-
-// sftStream is the stream of the generator that draws the SFT demonstrations' responses.
-const sftStream = 0x736674
-
-// Config of experiment "spo".
-type Config struct {
-	Model lm.Config    `json:"model"`
-	Task  prefs.Config `json:"task"`
-	// Dims are the dimensions aligned in order (round 1, round 2).
-	Dims []string `json:"dims"`
-	// SFT on SFTSize (prompt, random response) demonstrations.
-	SFTSize int          `json:"sft_size"`
-	SFT     lm.SFTConfig `json:"sft"`
-	// PairsPerDim prompts of preference pairs (two SFT samples each). On the two-label task one set of
-	// pairs is labelled on every dimension; on the one-label task each dimension draws its own.
-	PairsPerDim int `json:"pairs_per_dim"`
-	// Round1 is DPO on dimension 1 (its β is β₁, the scale of round 1's implicit reward in round 2);
-	// Round2 is one DPO/SPO round on dimension 2. Both evaluate every EvalEvery steps (the paths).
-	Round1 pref.TrainConfig `json:"round1"`
-	Round2 pref.TrainConfig `json:"round2"`
-	// LRDecay decays each round's learning rate to 0 over its steps (cosine, after the rounds'
-	// Opt.WarmupSteps; Opt.TotalSteps is set to the round's steps, mixed-data DPO's included), as
-	// TRL's DPOTrainer does by default (transformers' linear schedule to 0): a round ends at a
-	// settled policy rather than one step of a constant-rate walk. false keeps the rate constant.
-	LRDecay bool `json:"lr_decay"`
-	// Lambda is SPO's λ (method "spo"); Sweep the extra λ values run as spo-λ<value>; Flip adds
-	// spo-flip, SPO with −Lambda (the sign diagnostic). λ = 0 is seq-dpo.
-	Lambda float64   `json:"lambda"`
-	Sweep  []float64 `json:"sweep"`
-	Flip   bool      `json:"flip"`
-	// MixedShares are the shares of dimension-2 pairs in mixed-data DPO's data (mixed-dpo for 0.5,
-	// mixed-dpo-<share> otherwise), each run from SFT for Round1.Steps + Round2.Steps steps. A share
-	// must be a fraction with a denominator ≤ 20 (the data repeats each dimension's pairs).
-	MixedShares []float64 `json:"mixed_shares"`
-	// WeightPairs is how many round-2 pairs (the first ones) the gradient weights are tracked on.
-	WeightPairs int `json:"weight_pairs"`
-	// EvalPrompts held-out prompts × EvalSamples samples measure the true rewards of every final
-	// policy; PathSamples samples per prompt measure them at the checkpoints along a round's path.
-	EvalPrompts int `json:"eval_prompts"`
-	EvalSamples int `json:"eval_samples"`
-	PathSamples int `json:"path_samples"`
-	// MixedEvalEvery is the checkpoint spacing of mixed-data DPO's path (its run is as long as both
-	// rounds together).
-	MixedEvalEvery int `json:"mixed_eval_every"`
-}
-
-// ConfigFor returns the configuration at a scale.
-//
-// β = 0.2 in both rounds (β₁ = β₂: the offset's exponent λβ₁/β is λ), Adam 1e-3 decaying to 0 over
-// each round (LRDecay) with gradient-norm clipping at 1 and batches of 64 pairs. Round 1 runs
-// RoundOneSteps: on a one-seed probe at a constant rate its held-out helpfulness rose until step
-// ~150, stayed flat to ~500 and then fell as KL from SFT kept growing (over-optimisation); with the
-// decay the round's end is flat by construction, so "round 1 converged" is a note on the claims,
-// not a room check, and the constant-rate probe is the evidence. Round 2 runs RoundTwoSteps:
-// harmlessness reached its ceiling by step ~100 on four probe seeds; the first 8-seed run with 200
-// steps went over the experiment's 30-minute budget, with nearly all of the time in ONNX Runtime's
-// execution of the training and sampling graphs (a CPU profile), so round 2 was shortened
-// (2026-12-03). λ = 0.5 is the middle of the sweep {0.1, 0.25, 0.5, 1, 2} fixed on 2026-12-03, chosen
-// before any run ([UNVERIFIED]: the paper's λ was not obtained).
-func ConfigFor(s exp.Scale) Config {
-	sftOpt := lm.DefaultOpt(3e-3)
-	sftOpt.WarmupSteps, sftOpt.TotalSteps, sftOpt.MinLRFrac, sftOpt.ClipNorm = 20, 400, 0.1, 1
-	opt := lm.DefaultOpt(1e-3)
-	opt.ClipNorm = 1
-	c := Config{
-		Model: lm.ConfigR(), Task: prefs.Default(), Dims: []string{"helpful", "harmless"},
-		SFTSize: 8000, SFT: lm.SFTConfig{Steps: 400, BatchSize: 64, Opt: sftOpt},
-		PairsPerDim: 2000,
-		Round1:      pref.TrainConfig{Beta: 0.2, Steps: RoundOneSteps, BatchSize: 64, Opt: opt, EvalEvery: 25},
-		Round2:      pref.TrainConfig{Beta: 0.2, Steps: RoundTwoSteps, BatchSize: 64, Opt: opt, EvalEvery: 25},
-		Lambda:      0.5, Sweep: []float64{0.1, 0.25, 1, 2}, Flip: true,
-		LRDecay:     true,
-		MixedShares: []float64{0.25, 0.5, 0.75},
-		WeightPairs: 512,
-		EvalPrompts: 200, EvalSamples: 4, PathSamples: 2, MixedEvalEvery: 50,
-	}
-	if s == exp.Smoke {
-		c.SFTSize, c.SFT.Steps, c.SFT.Opt.TotalSteps, c.SFT.Opt.WarmupSteps = 500, 40, 40, 4
-		c.PairsPerDim, c.EvalPrompts, c.WeightPairs = 64, 32, 32
-		c.Round1.Steps, c.Round1.EvalEvery, c.Round2.Steps, c.Round2.EvalEvery, c.MixedEvalEvery = 10, 5, 10, 5, 10
-		c.Sweep, c.MixedShares = []float64{1}, []float64{0.25, 0.5}
-	}
-	return c
-}
-
-// RoundOneSteps and RoundTwoSteps are the default rounds' lengths (see ConfigFor).
-const (
-	RoundOneSteps = 300
-	RoundTwoSteps = 150
-)
-
-// Validate names a setting that would make the runs ambiguous or a measure meaningless.
-func (c Config) Validate() error {
-	if c.EvalPrompts < 2 {
-		return fmt.Errorf("spo: eval_prompts = %d, need ≥ 2 (the prompt-blind scores pair each response with another prompt)", c.EvalPrompts)
-	}
-	if c.EvalSamples < 1 || c.PathSamples < 1 || c.MixedEvalEvery < 1 {
-		return fmt.Errorf("spo: eval_samples %d, path_samples %d, mixed_eval_every %d: need ≥ 1", c.EvalSamples, c.PathSamples, c.MixedEvalEvery)
-	}
-	if len(c.Dims) != 2 {
-		return fmt.Errorf("spo: dims = %v, need two (round 1, round 2)", c.Dims)
-	}
-	for name, r := range map[string]pref.TrainConfig{"round1": c.Round1, "round2": c.Round2} {
-		if err := r.Validate(); err != nil {
-			return fmt.Errorf("spo: %s: %w", name, err)
-		}
-		if r.EvalEvery < 1 {
-			return fmt.Errorf("spo: %s eval_every = %d, need ≥ 1 (methods are compared along their paths)", name, r.EvalEvery)
-		}
-	}
-	if c.Lambda == 0 {
-		return fmt.Errorf("spo: lambda 0 is seq-dpo (give SPO's λ)")
-	}
-	seen := map[float64]bool{0: true, c.Lambda: true}
-	if c.Flip {
-		seen[-c.Lambda] = true
-	}
-	for _, l := range c.Sweep {
-		if seen[l] {
-			return fmt.Errorf("spo: sweep value %g repeats 0 (seq-dpo), lambda %g or its flip", l, c.Lambda)
-		}
-		seen[l] = true
-	}
-	for _, sh := range c.MixedShares {
-		if _, _, ok := shareRatio(sh); !ok {
-			return fmt.Errorf("spo: mixed_shares value %g is not a fraction in (0, 1) with a denominator ≤ 20", sh)
-		}
-	}
-	return nil
-}
-
-// shareRatio writes share as k/(h+k) with h + k ≤ 20: h copies of dimension 1's pairs and k of
-// dimension 2's.
-func shareRatio(share float64) (h, k int, ok bool) {
-	for n := 1; n <= 20; n++ {
-		k := int(math.Round(share * float64(n)))
-		if k > 0 && k < n && math.Abs(float64(k)/float64(n)-share) < 1e-9 {
-			return n - k, k, true
-		}
-	}
-	return 0, 0, false
-}
-
-// MixedName is mixed-data DPO's method name at a share of dimension-2 pairs.
-func MixedName(share float64) string {
-	if share == 0.5 {
-		return "mixed-dpo"
-	}
-	return fmt.Sprintf("mixed-dpo-%g", share)
-}
-
-// SPOName is the method name of SPO at λ (cfg.Lambda is "spo", its negative "spo-flip" when cfg.Flip,
-// 0 "seq-dpo").
-func (c Config) SPOName(lambda float64) string {
-	switch {
-	case lambda == 0:
-		return "seq-dpo"
-	case lambda == c.Lambda:
-		return "spo"
-	case lambda == -c.Lambda && c.Flip:
-		return "spo-flip"
-	}
-	return fmt.Sprintf("spo-λ%g", lambda)
-}
-
-// setup is what every method of a seed shares.
+// setup is what every method of a seed shares: the SFT model, the held-out prompts, the result and
+// the models to close when the seed is done.
 type setup struct {
 	cfg     Config
 	tok     *lm.Tokenizer
 	sft     *lm.Model
-	pi1     *lm.Model       // after round 1 (nil before)
-	labeled [][]prefs.Pair  // per dimension
-	pairs   [][]pref.PairEx // per dimension
 	eval    []string
 	evalIDs [][]int32
 	seed    uint64
 	opt     exp.Options
+	res     *exp.Result
+	models  []*lm.Model
+}
+
+// arm is one set of preference pairs and what is trained on it: the task and the dimensions its
+// pairs are labelled on, round 1's policy π₁, and round 2's tracked pairs.
+type arm struct {
+	*setup
+	tag     string // "" for the main part's pairs; else the pairs files' and progress labels' tag
+	task    prefs.Config
+	dims    []string
+	labeled [][]prefs.Pair  // per dimension
+	pairs   [][]pref.PairEx // per dimension
+	scores  []*pref.Scores  // per dimension: log-probabilities under fixed models, shared by rounds
+	start   pref.Stage      // SFT
+	round1  *pref.RoundResult
+	pi1     *lm.Model // after round 1 (nil before)
 	// Round 2's tracked pairs: the first WeightPairs, their refusal flags, π₁'s log-probs and Δr̂₁.
 	track             []pref.PairEx
 	refusal           []bool
@@ -242,22 +90,75 @@ func Run(opt exp.Options) (*exp.Result, error) {
 	})
 }
 
+// runSeed runs every part the options ask for on one seed: the main part on every seed, the other
+// parts on the first PartSeeds seeds.
 func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
+	inPart := seed <= uint64(cfg.PartSeeds)
+	slow := inPart && cfg.SlowLR > 0 && opt.RunsPart(PartSlow)
+	refusal := inPart && len(cfg.RefusalShares) > 0 && opt.RunsPart(PartRefusal)
+	three := inPart && cfg.Third != "" && opt.RunsPart(PartThree)
+	main := opt.RunsPart(PartMain)
+	if !main && !slow && !refusal && !three {
+		return nil
+	}
 	s, err := prepare(cfg, seed, opt, res)
 	if err != nil {
 		return err
 	}
-	return s.methods(res)
+	defer s.close()
+	if main || slow {
+		a, err := s.newArm("", cfg.Task, cfg.Dims)
+		if err != nil {
+			return err
+		}
+		// Round 1 is the same in both parts (same seed, data and settings); the main part records it.
+		if err := a.roundOne("dpo-1", main); err != nil {
+			return err
+		}
+		if main {
+			if err := a.mainPart(); err != nil {
+				return err
+			}
+		}
+		if slow {
+			if err := a.slowPart(); err != nil {
+				return err
+			}
+		}
+	}
+	if refusal {
+		for _, share := range cfg.RefusalShares {
+			task := cfg.Task
+			task.RefusalShare = share
+			a, err := s.newArm(fmt.Sprintf("r%g", share), task, cfg.Dims)
+			if err != nil {
+				return err
+			}
+			if err := a.refusalPart(share); err != nil {
+				return err
+			}
+		}
+	}
+	if three {
+		a, err := s.newArm("3d", cfg.Task, append(slices.Clone(cfg.Dims), cfg.Third))
+		if err != nil {
+			return err
+		}
+		if err := a.threePart(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// prepare trains the seed's SFT model and draws its preference pairs and held-out prompts.
+// prepare trains the seed's SFT model and draws its held-out prompts.
 func prepare(cfg Config, seed uint64, opt exp.Options, res *exp.Result) (*setup, error) {
 	t0 := time.Now()
 	tok, err := lm.NewTokenizer(prefs.Alphabet)
 	if err != nil {
 		return nil, err
 	}
-	s := &setup{cfg: cfg, tok: tok, seed: seed, opt: opt}
+	s := &setup{cfg: cfg, tok: tok, seed: seed, opt: opt, res: res}
 	// SFT on random responses.
 	prompts, err := cfg.Task.TrainPrompts(seed, cfg.SFTSize)
 	if err != nil {
@@ -278,19 +179,25 @@ func prepare(cfg Config, seed uint64, opt exp.Options, res *exp.Result) (*setup,
 		tr.Close()
 	}
 	if err != nil {
-		return nil, err
-	}
-	if err := s.makePairs(opt.Out); err != nil {
+		s.sft.Close()
 		return nil, err
 	}
 	if s.eval, err = cfg.Task.EvalPrompts(seed+50_000, cfg.EvalPrompts); err != nil {
+		s.sft.Close()
 		return nil, err
 	}
 	for _, x := range s.eval {
 		s.evalIDs = append(s.evalIDs, s.enc(x))
 	}
-	res.Timing["sft_and_pairs"] += time.Since(t0).Seconds()
+	res.Timing["sft"] += time.Since(t0).Seconds()
 	return s, nil
+}
+
+// close frees every model of the seed (they live in native engine memory until closed).
+func (s *setup) close() {
+	for _, m := range append(s.models, s.sft) {
+		m.Close()
+	}
 }
 
 // progress is a progress display for one part of this seed's run.
@@ -306,6 +213,9 @@ func (s *setup) enc(x string) []int32 {
 	return ids
 }
 
+// timed adds the seconds since t0 to the result's timing key.
+func (s *setup) timed(key string, t0 time.Time) { s.res.Timing[key] += time.Since(t0).Seconds() }
+
 // pairSeed is the seed of dimension d's pairs: the prompts are drawn with pairSeed+777, the SFT
 // samples with pairSeed, the labels with pairSeed's generators (prefs.BuildPairs). The two-label
 // task has one set of pairs for every dimension (d's seed is dimension 0's).
@@ -316,52 +226,89 @@ func (c Config) pairSeed(seed uint64, d int) uint64 {
 	return seed*100 + uint64(d)
 }
 
+// newArm draws an arm's preference pairs (makePairs) with task on dims; tag names its files.
+func (s *setup) newArm(tag string, task prefs.Config, dims []string) (*arm, error) {
+	t0 := time.Now()
+	defer s.timed("pairs", t0)
+	a := &arm{setup: s, tag: tag, task: task, dims: dims, start: pref.Stage{Model: s.sft}}
+	if err := a.makePairs(); err != nil {
+		return nil, err
+	}
+	for _, p := range a.pairs {
+		a.scores = append(a.scores, pref.NewScores(p))
+	}
+	return a, nil
+}
+
+// saves says whether the arm's policies are saved (where the options save a seed's policies): the
+// main part's and part three's; the other parts' runs are variants of the main part's.
+func (a *arm) saves() bool { return a.tag == "" || a.tag == "3d" }
+
+// label is a progress label with the arm's tag.
+func (a *arm) label(l string) string {
+	if a.tag == "" {
+		return l
+	}
+	return a.tag + " " + l
+}
+
+// pairsFile is the JSONL file (relative to the output folder) of the arm's pairs of dimension dim.
+func (a *arm) pairsFile(dim string) string {
+	name := fmt.Sprintf("%s_seed%d.jsonl", dim, a.seed)
+	if a.tag != "" {
+		name = fmt.Sprintf("%s_%s_seed%d.jsonl", a.tag, dim, a.seed)
+	}
+	return filepath.Join("pairs", name)
+}
+
 // makePairs samples two SFT responses per fresh prompt and labels them (prefs.BuildPairs): once for
 // every dimension on the two-label task, per dimension on its own prompts on the one-label task.
-// The pairs are written as JSONL per dimension when out is set.
-func (s *setup) makePairs(out string) error {
-	c := s.cfg
-	draws := [][]string{c.Dims}
-	if !c.Task.TwoLabel {
+// The pairs are written as JSONL per dimension when the run has an output folder: the main part's
+// always, another arm's when its seed's policies are saved (its checkpoints cite them).
+func (a *arm) makePairs() error {
+	c := a.cfg
+	draws := [][]string{a.dims}
+	if !a.task.TwoLabel {
 		draws = nil
-		for _, d := range c.Dims {
+		for _, d := range a.dims {
 			draws = append(draws, []string{d})
 		}
 	}
 	for d, dims := range draws {
-		seed := c.pairSeed(s.seed, d)
-		prompts, err := c.Task.TrainPrompts(seed+777, c.PairsPerDim)
+		seed := c.pairSeed(a.seed, d)
+		prompts, err := a.task.TrainPrompts(seed+777, c.PairsPerDim)
 		if err != nil {
 			return err
 		}
 		ids := make([][]int32, 0, 2*len(prompts))
 		for _, x := range prompts {
-			ids = append(ids, s.enc(x))
+			ids = append(ids, a.enc(x))
 		}
 		ids = append(ids, ids...)
-		gens, err := s.sft.Sample(ids, lm.SampleConfig{MaxNew: maxNew, Temperature: 1, Seed: seed})
+		gens, err := a.sft.Sample(ids, lm.SampleConfig{MaxNew: maxNew, Temperature: 1, Seed: seed})
 		if err != nil {
 			return err
 		}
 		n := len(prompts)
-		a, b := make([]string, n), make([]string, n)
+		ya, yb := make([]string, n), make([]string, n)
 		for i := range prompts {
-			a[i], b[i] = s.tok.Decode(gens[i].Tokens), s.tok.Decode(gens[n+i].Tokens)
+			ya[i], yb[i] = a.tok.Decode(gens[i].Tokens), a.tok.Decode(gens[n+i].Tokens)
 		}
-		labeled, err := c.Task.BuildPairs(seed, dims, prompts, a, b)
+		labeled, err := a.task.BuildPairs(seed, dims, prompts, ya, yb)
 		if err != nil {
 			return err
 		}
-		s.labeled = append(s.labeled, labeled...)
+		a.labeled = append(a.labeled, labeled...)
 	}
-	for d, ps := range s.labeled {
+	write := a.opt.Out != "" && (a.tag == "" || (a.saves() && a.opt.CheckpointDir("pairs", a.seed) != ""))
+	for d, ps := range a.labeled {
 		exs := make([]pref.PairEx, len(ps))
 		for i, p := range ps {
-			exs[i] = pref.PairEx{Prompt: s.enc(p.Prompt), Chosen: s.enc(p.Chosen), Rejected: s.enc(p.Rejected)}
+			exs[i] = pref.PairEx{Prompt: a.enc(p.Prompt), Chosen: a.enc(p.Chosen), Rejected: a.enc(p.Rejected)}
 		}
-		s.pairs = append(s.pairs, exs)
-		if out != "" {
-			if err := prefs.WriteJSONL(filepath.Join(out, "pairs", fmt.Sprintf("%s_seed%d.jsonl", c.Dims[d], s.seed)), ps); err != nil {
+		a.pairs = append(a.pairs, exs)
+		if write {
+			if err := prefs.WriteJSONL(filepath.Join(a.opt.Out, a.pairsFile(a.dims[d])), ps); err != nil {
 				return err
 			}
 		}
@@ -369,37 +316,39 @@ func (s *setup) makePairs(out string) error {
 	return nil
 }
 
-// evaluate returns the mean true reward of each dimension over the given number of samples per
-// held-out prompt ("reward_1", …),
-// "helpful_safe" (distinct safe prompt letters covered), "length", the prompt-blind references
-// "blind_reward_1" and "blind_helpful_safe" (the same responses scored against the next held-out
-// prompt instead of their own), and the Monte-Carlo KL divergences of m from the SFT model and from
-// π₁ (once round 1 has run): "kl_sft" and "kl_pi1", the mean of log m(y|x) − log π(y|x) over the
-// samples y (EOS included where sampled).
-func (s *setup) evaluate(m *lm.Model, seed uint64, samples int) (map[string]float64, error) {
+// evaluate returns the mean true reward of each of the arm's dimensions over the given number of
+// samples per held-out prompt ("reward_1", …), "helpful_safe" (distinct safe prompt letters
+// covered), "length", the prompt-blind references "blind_reward_1" and "blind_helpful_safe" (the
+// same responses scored against the next held-out prompt instead of their own), and the
+// Monte-Carlo KL divergences of m from the SFT model and from the arm's π₁ (once round 1 has run):
+// "kl_sft" and "kl_pi1", the mean of log m(y|x) − log π(y|x) over the samples y (EOS included where
+// sampled).
+func (a *arm) evaluate(m *lm.Model, seed uint64, samples int) (map[string]float64, error) {
+	t0 := time.Now()
 	var ids [][]int32
 	for k := 0; k < samples; k++ {
-		ids = append(ids, s.evalIDs...)
+		ids = append(ids, a.evalIDs...)
 	}
 	gens, err := m.Sample(ids, lm.SampleConfig{MaxNew: maxNew, Temperature: 1, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
+	a.timed("eval_sample", t0)
 	out := map[string]float64{}
-	n := len(s.eval)
+	n := len(a.eval)
 	texts := make([]string, len(gens))
 	for i, g := range gens {
-		texts[i] = s.tok.Decode(g.Tokens)
+		texts[i] = a.tok.Decode(g.Tokens)
 	}
 	var length float64
-	for d, dim := range s.cfg.Dims {
+	for d, dim := range a.dims {
 		sum, blind := 0.0, 0.0
 		for i, text := range texts {
-			v, err := s.cfg.Task.Reward(dim, s.eval[i%n], text)
+			v, err := a.task.Reward(dim, a.eval[i%n], text)
 			if err != nil {
 				return nil, err
 			}
-			b, _ := s.cfg.Task.Reward(dim, s.eval[(i+1)%n], text)
+			b, _ := a.task.Reward(dim, a.eval[(i+1)%n], text)
 			sum, blind = sum+v, blind+b
 		}
 		out[fmt.Sprintf("reward_%d", d+1)] = sum / float64(len(gens))
@@ -409,8 +358,8 @@ func (s *setup) evaluate(m *lm.Model, seed uint64, samples int) (map[string]floa
 	}
 	var safe, blindSafe float64
 	for i, text := range texts {
-		safe += s.cfg.Task.HelpfulSafe(s.eval[i%n], text)
-		blindSafe += s.cfg.Task.HelpfulSafe(s.eval[(i+1)%n], text)
+		safe += a.task.HelpfulSafe(a.eval[i%n], text)
+		blindSafe += a.task.HelpfulSafe(a.eval[(i+1)%n], text)
 	}
 	out["helpful_safe"] = safe / float64(len(gens))
 	out["blind_helpful_safe"] = blindSafe / float64(len(gens))
@@ -419,6 +368,7 @@ func (s *setup) evaluate(m *lm.Model, seed uint64, samples int) (map[string]floa
 	}
 	out["length"] = length / float64(len(gens))
 	// KL(m ‖ ref) = E_{y~m}[log m(y) − log ref(y)]: the samples' own log-probs against the refs'.
+	t1 := time.Now()
 	exs := make([]lm.Example, len(gens))
 	var own float64
 	for i, g := range gens {
@@ -430,7 +380,7 @@ func (s *setup) evaluate(m *lm.Model, seed uint64, samples int) (map[string]floa
 	for _, ref := range []struct {
 		key string
 		m   *lm.Model
-	}{{"kl_sft", s.sft}, {"kl_pi1", s.pi1}} {
+	}{{"kl_sft", a.sft}, {"kl_pi1", a.pi1}} {
 		if ref.m == nil {
 			continue
 		}
@@ -446,40 +396,43 @@ func (s *setup) evaluate(m *lm.Model, seed uint64, samples int) (map[string]floa
 		}
 		out[ref.key] = (own - lp) / float64(len(gens))
 	}
+	a.timed("eval_kl", t1)
 	return out, nil
 }
 
 // trackRound2 prepares the tracked round-2 pairs: the first WeightPairs pairs of dimension 2, their
 // refusal flags, π₁'s log-probs (the reference of round 2) and round 1's implicit reward gaps
 // Δr̂₁ = β₁·Δlog π₁/π_SFT on them.
-func (s *setup) trackRound2() error {
-	n := min(s.cfg.WeightPairs, len(s.pairs[1]))
-	s.track = s.pairs[1][:n]
-	s.refusal = make([]bool, n)
+func (a *arm) trackRound2() error {
+	n := min(a.cfg.WeightPairs, len(a.pairs[1]))
+	a.track = a.pairs[1][:n]
+	a.refusal = make([]bool, n)
 	for i := range n {
-		s.refusal[i] = s.labeled[1][i].Refusal
+		a.refusal[i] = a.labeled[1][i].Refusal
 	}
 	var err error
-	if s.refChosen, s.refRej, err = pref.SeqLogProbs(s.pi1, s.track); err != nil {
+	if a.refChosen, a.refRej, err = pref.SeqLogProbs(a.pi1, a.track); err != nil {
 		return err
 	}
-	s.gap1, err = pref.ImplicitRewardGaps(s.pi1, s.sft, s.cfg.Round1.Beta, s.track)
+	a.gap1, err = pref.ImplicitRewardGaps(a.pi1, a.sft, a.cfg.Round1.Beta, a.track)
 	return err
 }
 
 // weights are the mean gradient weights σ(λ·Δr̂₁ − β·Δθ) of policy's round-2 loss on the tracked
-// refusal pairs and ordinary pairs (Δθ: policy's log-ratio margin against π₁).
-func (s *setup) weights(policy *lm.Model, lambda float64) (map[string]float64, error) {
-	c, r, err := pref.SeqLogProbs(policy, s.track)
+// refusal pairs and ordinary pairs (Δθ: policy's log-ratio margin against π₁, β round 2's).
+func (a *arm) weights(policy *lm.Model, lambda, beta float64) (map[string]float64, error) {
+	t0 := time.Now()
+	defer a.timed("eval_weights", t0)
+	c, r, err := pref.SeqLogProbs(policy, a.track)
 	if err != nil {
 		return nil, err
 	}
 	var sum, cnt [2]float64
-	for i := range s.track {
-		margin := s.cfg.Round2.Beta * ((c[i] - s.refChosen[i]) - (r[i] - s.refRej[i]))
-		w := pref.PairWeight(margin, lambda*s.gap1[i])
+	for i := range a.track {
+		margin := beta * ((c[i] - a.refChosen[i]) - (r[i] - a.refRej[i]))
+		w := pref.PairWeight(margin, lambda*a.gap1[i])
 		k := 0
-		if s.refusal[i] {
+		if a.refusal[i] {
 			k = 1
 		}
 		sum[k] += w
@@ -494,12 +447,19 @@ func (s *setup) weights(policy *lm.Model, lambda float64) (map[string]float64, e
 	return out, nil
 }
 
-// round runs one DPO/SPO round on top of history (pref.NextRound: λ per finished round, nil = DPO)
-// and returns it with the curves of its path under the label's prefix. track adds the gradient
-// weights of the tracked round-2 pairs at SPO's λ (lambdas[0]; 0 for naive DPO).
-func (s *setup) round(label string, history []pref.Stage, pairs []pref.PairEx, lambdas []float64, rc pref.TrainConfig, seed uint64, track bool) (*pref.RoundResult, map[string]exp.Curve, error) {
+// round runs one DPO/SPO round on the arm's pairs of dimension dim on top of history
+// (pref.NextRound: λ per finished round, nil = DPO) and returns it with the curves of its path
+// under the label's prefix. The learning rate decays over the round (LRDecay) unless constant;
+// track adds the gradient weights of the tracked round-2 pairs at SPO's λ (lambdas[0]; 0 for
+// naive DPO).
+func (a *arm) round(label string, history []pref.Stage, dim int, lambdas []float64, rc pref.TrainConfig, seed uint64, track, constant bool) (*pref.RoundResult, map[string]exp.Curve, error) {
+	return a.roundOn(label, history, a.pairs[dim], a.scores[dim], lambdas, rc, seed, track, constant)
+}
+
+// roundOn is round on any pairs (scores: their cache, or nil).
+func (a *arm) roundOn(label string, history []pref.Stage, pairs []pref.PairEx, scores *pref.Scores, lambdas []float64, rc pref.TrainConfig, seed uint64, track, constant bool) (*pref.RoundResult, map[string]exp.Curve, error) {
 	rc.Seed = seed
-	if s.cfg.LRDecay {
+	if a.cfg.LRDecay && !constant {
 		rc.Opt.TotalSteps, rc.Opt.MinLRFrac = rc.Steps, 0
 	}
 	lambda := 0.0
@@ -507,13 +467,14 @@ func (s *setup) round(label string, history []pref.Stage, pairs []pref.PairEx, l
 		lambda = lambdas[0]
 	}
 	r, err := pref.NextRound(history, pairs, lambdas, rc, pref.Hooks{
-		Progress: s.progress(label, rc.Steps),
+		Progress: a.progress(a.label(label), rc.Steps),
+		Scores:   scores,
 		OnEval: func(policy *lm.Model, step int) (map[string]float64, error) {
-			v, err := s.evaluate(policy, seed*1000+uint64(step), s.cfg.PathSamples)
+			v, err := a.evaluate(policy, seed*1000+uint64(step), a.cfg.PathSamples)
 			if err != nil || !track {
 				return v, err
 			}
-			w, err := s.weights(policy, lambda)
+			w, err := a.weights(policy, lambda, rc.Beta)
 			maps.Copy(v, w)
 			return v, err
 		},
@@ -521,8 +482,9 @@ func (s *setup) round(label string, history []pref.Stage, pairs []pref.PairEx, l
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", label, err)
 	}
+	a.models = append(a.models, r.Policy)
 	out := map[string]exp.Curve{}
-	for _, k := range []string{"reward_1", "reward_2", "helpful_safe", "kl_sft", "kl_pi1", "weight_refusal", "weight_ordinary", "loss", "rewards/accuracies", "rewards/margins"} {
+	for _, k := range []string{"reward_1", "reward_2", "reward_3", "helpful_safe", "kl_sft", "kl_pi1", "weight_refusal", "weight_ordinary", "loss", "rewards/accuracies", "rewards/margins"} {
 		if c, ok := r.Curves[k]; ok {
 			out[label+"/"+k] = c
 		}
@@ -530,117 +492,282 @@ func (s *setup) round(label string, history []pref.Stage, pairs []pref.PairEx, l
 	return r, out, nil
 }
 
-func (s *setup) methods(res *exp.Result) error {
-	c, seed := s.cfg, s.seed
-	add := func(name string, m *lm.Model, curves map[string]exp.Curve, start time.Time, extra map[string]float64) error {
-		f, err := s.evaluate(m, seed, c.EvalSamples)
-		if err != nil {
-			return err
-		}
-		maps.Copy(f, extra)
-		res.Runs = append(res.Runs, exp.Run{Method: name, Seed: seed, Final: f, Curves: curves, Seconds: time.Since(start).Seconds()})
-		if err := s.savePolicy(res, name, m); err != nil {
-			return err
-		}
-		fmt.Fprintf(s.opt.Log, "seed %d %-14s reward_1 (%s) %.3f  reward_2 (%s) %.3f  helpful_safe %.3f\n", seed, name, c.Dims[0], f["reward_1"], c.Dims[1], f["reward_2"], f["helpful_safe"])
-		return nil
-	}
-	// Every model of this seed lives in native engine memory until closed.
-	var models []*lm.Model
-	defer func() {
-		for _, m := range append(models, s.sft) {
-			m.Close()
-		}
-	}()
-	t := time.Now()
-	if err := add("sft", s.sft, nil, t, nil); err != nil {
-		return err
-	}
-	// Round 1: DPO on dimension 1.
-	t = time.Now()
-	start := pref.Stage{Model: s.sft}
-	r1, c1, err := s.round("round1", []pref.Stage{start}, s.pairs[0], nil, c.Round1, seed, false)
+// add evaluates a finished policy on the held-out prompts (EvalSamples each), records it as a run of
+// method name with its path curves, and saves it when save and the options say so.
+func (a *arm) add(name string, m *lm.Model, curves map[string]exp.Curve, start time.Time, extra map[string]float64, save bool) error {
+	f, err := a.evaluate(m, a.seed, a.cfg.EvalSamples)
 	if err != nil {
 		return err
 	}
-	s.pi1 = r1.Policy
-	models = append(models, s.pi1)
-	if err := s.trackRound2(); err != nil {
+	maps.Copy(f, extra)
+	a.res.Runs = append(a.res.Runs, exp.Run{Method: name, Seed: a.seed, Final: f, Curves: curves, Seconds: time.Since(start).Seconds()})
+	if save {
+		if err := a.savePolicy(name, m); err != nil {
+			return err
+		}
+	}
+	line := fmt.Sprintf("seed %d %-22s", a.seed, name)
+	for d, dim := range a.dims {
+		line += fmt.Sprintf("  reward_%d (%s) %.3f", d+1, dim, f[fmt.Sprintf("reward_%d", d+1)])
+	}
+	fmt.Fprintf(a.opt.Log, "%s  helpful_safe %.3f\n", line, f["helpful_safe"])
+	return nil
+}
+
+// roundOne runs round 1 (DPO on dimension 1 from SFT) and prepares round 2's tracked pairs; record
+// adds it as a run of method name.
+func (a *arm) roundOne(name string, record bool) error {
+	t := time.Now()
+	r1, c1, err := a.round("round1", []pref.Stage{a.start}, 0, nil, a.cfg.Round1, a.seed, false, false)
+	if err != nil {
 		return err
 	}
-	if err := add("dpo-1", s.pi1, c1, t, s.implicitRewardStats()); err != nil {
+	a.round1, a.pi1 = r1, r1.Policy
+	if err := a.trackRound2(); err != nil {
 		return err
 	}
-	res.Timing["round1"] += time.Since(t).Seconds()
-	history := []pref.Stage{start, r1.Stage()}
-	// Round 2: naive sequential DPO (λ = 0), SPO at λ, the sweep and the flip, on the same batches.
-	lambdas := append([]float64{0, c.Lambda}, c.Sweep...)
-	if c.Flip {
-		lambdas = append(lambdas, -c.Lambda)
+	if record {
+		if err := a.add(name, a.pi1, c1, t, a.implicitRewardStats(), a.saves()); err != nil {
+			return err
+		}
+	}
+	a.timed("round1", t)
+	return nil
+}
+
+// history is the start and round 1, the history of every round 2.
+func (a *arm) history() []pref.Stage { return []pref.Stage{a.start, a.round1.Stage()} }
+
+// roundTwo runs one round-2 method: naive DPO (lambda 0) or SPO at lambda, with round 2's settings
+// at beta and learning rate lr (0: Round2's), on the main batches (seed+1); it records the run as
+// name (with the offset's size for SPO) and returns the round.
+func (a *arm) roundTwo(name string, lambda, beta, lr float64, track, save bool) (*pref.RoundResult, map[string]exp.Curve, error) {
+	t := time.Now()
+	rc := a.cfg.Round2
+	rc.Beta = beta
+	if lr > 0 {
+		rc.Opt.LR = lr
+	}
+	var lam []float64
+	if lambda != 0 {
+		lam = []float64{lambda}
+	}
+	r2, cs, err := a.round("round2", a.history(), 1, lam, rc, a.seed+1, track, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	extra := map[string]float64{}
+	if lambda != 0 {
+		// The offset's size, which the room check "λ offset within DPO's own margin" reads (room.go).
+		var abs float64
+		for _, p := range r2.Pairs {
+			abs += math.Abs(p.Offset)
+		}
+		extra[metricOffset] = abs / float64(len(r2.Pairs))
+	}
+	if err := a.add(name, r2.Policy, cs, t, extra, save); err != nil {
+		return nil, nil, err
+	}
+	a.timed("round2", t)
+	return r2, cs, nil
+}
+
+// mixed runs mixed-data DPO from SFT on data (both dimensions' pairs at once) for steps, evaluated
+// as densely as round 2 over its first steps, and records it as name.
+func (a *arm) mixed(name string, data []pref.PairEx, steps int, save bool) error {
+	t := time.Now()
+	mc := a.cfg.Round2
+	mc.Steps, mc.EvalEvery = steps, a.cfg.MixedEvalEvery
+	m, cm, err := a.roundOn("mixed", []pref.Stage{a.start}, data, nil, nil, mc, a.seed+2, false, false)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := a.add(name, m.Policy, cm, t, nil, save); err != nil {
+		return err
+	}
+	a.timed("mixed", t)
+	return nil
+}
+
+// mixedData is share of the data from dimension 2's pairs and the rest from dimension 1's
+// (shareRatio: whole copies of each).
+func (a *arm) mixedData(share float64) []pref.PairEx {
+	h, k, _ := shareRatio(share)
+	var data []pref.PairEx
+	for range h {
+		data = append(data, a.pairs[0]...)
+	}
+	for range k {
+		data = append(data, a.pairs[1]...)
+	}
+	return data
+}
+
+// mainPart: SFT, round 1 (recorded by roundOne), naive sequential DPO at each β, SPO at each λ and
+// the flip, mixed-data DPO at each share, all on the same pairs and batches, and the constant-rate
+// probes on the first ProbeSeeds seeds.
+func (a *arm) mainPart() error {
+	c := a.cfg
+	if err := a.add("sft", a.sft, nil, time.Now(), nil, true); err != nil {
+		return err
 	}
 	var seq *pref.RoundResult
-	for _, lambda := range lambdas {
-		t = time.Now()
-		name := c.SPOName(lambda)
-		r2, cs, err := s.round("round2", history, s.pairs[1], []float64{lambda}, c.Round2, seed+1, true)
+	for _, beta := range c.seqBetas() {
+		r2, _, err := a.roundTwo(c.SeqName(beta), 0, beta, 0, beta == c.Round2.Beta, true)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return err
 		}
-		models = append(models, r2.Policy)
-		extra := map[string]float64{}
-		if lambda != 0 {
-			// The offset's size, which the room check "λ offset within DPO's own margin" reads (room.go).
-			var abs float64
-			for _, p := range r2.Pairs {
-				abs += math.Abs(p.Offset)
-			}
-			extra[metricOffset] = abs / float64(len(r2.Pairs))
-		}
-		if lambda == 0 {
+		if beta == c.Round2.Beta {
 			seq = r2
 		}
-		if name == "spo" && seq != nil {
+	}
+	for _, lambda := range c.lambdas() {
+		name := c.SPOName(lambda)
+		r2, cs, err := a.roundTwo(name, lambda, c.Round2.Beta, 0, lambda == c.Lambda || name == "spo-flip", true)
+		if err != nil {
+			return err
+		}
+		if name == "spo" {
 			// Per-pair gradient weights at the end of round 2: SPO's σ(λΔr̂ − βΔθ) and naive DPO's σ(−βΔθ).
-			ws, err := pref.PairWeights(r2.Policy, s.pi1, c.Round2.Beta, r2.Pairs)
+			ws, err := pref.PairWeights(r2.Policy, a.pi1, c.Round2.Beta, r2.Pairs)
 			if err != nil {
 				return err
 			}
-			wd, err := pref.PairWeights(seq.Policy, s.pi1, c.Round2.Beta, seq.Pairs)
+			wd, err := pref.PairWeights(seq.Policy, a.pi1, c.Round2.Beta, seq.Pairs)
 			if err != nil {
 				return err
 			}
 			cs["weights/spo"], cs["weights/seq-dpo"] = histogram(ws), histogram(wd)
 		}
-		if err := add(name, r2.Policy, cs, t, extra); err != nil {
-			return err
-		}
-		res.Timing["round2_"+name] += time.Since(t).Seconds()
 	}
-	// Mixed: both dimensions' pairs at once, from SFT, for the steps of both rounds.
-	mc := c.Round2
-	mc.Steps, mc.EvalEvery = c.Round1.Steps+c.Round2.Steps, c.MixedEvalEvery
 	for _, share := range c.MixedShares {
-		t = time.Now()
-		name := MixedName(share)
-		h, k, _ := shareRatio(share)
-		var data []pref.PairEx
-		for range h {
-			data = append(data, s.pairs[0]...)
-		}
-		for range k {
-			data = append(data, s.pairs[1]...)
-		}
-		mixed, cm, err := s.round("mixed", []pref.Stage{start}, data, nil, mc, seed+2, false)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		models = append(models, mixed.Policy)
-		if err := add(name, mixed.Policy, cm, t, nil); err != nil {
+		if err := a.mixed(MixedName(share), a.mixedData(share), c.Round1.Steps+c.Round2.Steps, true); err != nil {
 			return err
 		}
-		res.Timing["mixed_"+name] += time.Since(t).Seconds()
+	}
+	if a.seed > uint64(c.ProbeSeeds) {
+		return nil
+	}
+	// The probes: round 1 and naive round 2 at a constant learning rate (the same steps and data).
+	t := time.Now()
+	p1, cp1, err := a.round("round1", []pref.Stage{a.start}, 0, nil, c.Round1, a.seed, false, true)
+	if err != nil {
+		return err
+	}
+	if err := a.add(ProbeRound1, p1.Policy, cp1, t, nil, false); err != nil {
+		return err
+	}
+	t = time.Now()
+	p2, cp2, err := a.round("round2", a.history(), 1, nil, c.Round2, a.seed+1, false, true)
+	if err != nil {
+		return err
+	}
+	if err := a.add(ProbeRound2, p2.Policy, cp2, t, nil, false); err != nil {
+		return err
+	}
+	a.timed("probes", t)
+	return nil
+}
+
+// The constant-rate probes of the main part (Config.ProbeSeeds).
+const (
+	ProbeRound1 = "dpo-1-const"
+	ProbeRound2 = "seq-dpo-const"
+)
+
+// slowPart: round 2 at SlowLR, naive DPO at each β and SPO at each λ (not the flip), from the main
+// part's round 1.
+func (a *arm) slowPart() error {
+	c := a.cfg
+	t := time.Now()
+	defer a.timed("part_slow", t)
+	for _, beta := range c.seqBetas() {
+		if _, _, err := a.roundTwo(c.SlowName(c.SeqName(beta)), 0, beta, c.SlowLR, false, false); err != nil {
+			return err
+		}
+	}
+	for _, lambda := range c.lambdas() {
+		if lambda > 0 {
+			if _, _, err := a.roundTwo(c.SlowName(c.SPOName(lambda)), lambda, c.Round2.Beta, c.SlowLR, false, false); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// refusalPart: at one refusal share, round 1, naive DPO (β₂), SPO (λ) and mixed-data DPO (share ½):
+// the main run's settings.
+func (a *arm) refusalPart(share float64) error {
+	c := a.cfg
+	t := time.Now()
+	defer a.timed("part_refusal", t)
+	name := func(m string) string { return c.RefusalName(m, share) }
+	if err := a.roundOne(name("dpo-1"), true); err != nil {
+		return err
+	}
+	if _, _, err := a.roundTwo(name("seq-dpo"), 0, c.Round2.Beta, 0, false, false); err != nil {
+		return err
+	}
+	if _, _, err := a.roundTwo(name("spo"), c.Lambda, c.Round2.Beta, 0, false, false); err != nil {
+		return err
+	}
+	return a.mixed(name("mixed-dpo"), a.mixedData(0.5), c.Round1.Steps+c.Round2.Steps, false)
+}
+
+// threePart: round 1 (dimension 1), round 2 (dimension 2) by naive DPO and by SPO (λ), round 3
+// (Third) by naive DPO from naive round 2, by SPO from SPO's round 2 with ThreeLambdas on both
+// earlier dimensions (pref.DimensionGaps: round 2's implicit reward less its own offset) and with
+// the direct offsets (each round's implicit reward read as its dimension's reward), and mixed 3-way
+// DPO from SFT on all three dimensions' pairs, for the steps of the three rounds.
+func (a *arm) threePart() error {
+	c := a.cfg
+	t := time.Now()
+	defer a.timed("part_three", t)
+	if err := a.roundOne(ThreeRound1, true); err != nil {
+		return err
+	}
+	seq2, _, err := a.roundTwo(ThreeSeq2, 0, c.Round2.Beta, 0, false, false)
+	if err != nil {
+		return err
+	}
+	spo2, _, err := a.roundTwo(ThreeSPO2, c.Lambda, c.Round2.Beta, 0, false, false)
+	if err != nil {
+		return err
+	}
+	direct := spo2.Stage()
+	direct.Lambdas = nil
+	for _, r := range []struct {
+		name    string
+		prev    pref.Stage
+		lambdas []float64
+	}{
+		{ThreeSeq, seq2.Stage(), nil},
+		{ThreeSPO, spo2.Stage(), c.ThreeLambdas},
+		{ThreeSPODirect, direct, c.ThreeLambdas},
+	} {
+		t := time.Now()
+		r3, cs, err := a.round("round3", append(a.history(), r.prev), 2, r.lambdas, c.Round2, a.seed+3, false, false)
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+		extra := map[string]float64{}
+		if r.lambdas != nil {
+			var abs float64
+			for _, p := range r3.Pairs {
+				abs += math.Abs(p.Offset)
+			}
+			extra[metricOffset] = abs / float64(len(r3.Pairs))
+		}
+		if err := a.add(r.name, r3.Policy, cs, t, extra, true); err != nil {
+			return err
+		}
+	}
+	var data []pref.PairEx
+	for _, p := range a.pairs {
+		data = append(data, p...)
+	}
+	return a.mixed(ThreeMixed, data, c.Round1.Steps+2*c.Round2.Steps, true)
 }
 
 // implicitRewardStats describes round 1's implicit reward Δr̂₁ on the tracked round-2 pairs, the
@@ -648,14 +775,14 @@ func (s *setup) methods(res *exp.Result) error {
 // differ in true helpfulness on which Δr̂₁ has the sign of Δhelpful; "rhat_refusal" and
 // "rhat_ordinary", the mean Δr̂₁ on refusal and ordinary pairs (refusals are preferred on
 // harmlessness and worse on helpfulness: the mechanism needs their Δr̂₁ < 0).
-func (s *setup) implicitRewardStats() map[string]float64 {
+func (a *arm) implicitRewardStats() map[string]float64 {
 	out := map[string]float64{}
 	var agree, n float64
 	var sum, cnt [2]float64
-	for i, g := range s.gap1 {
-		p := s.labeled[1][i]
-		hc, _ := s.cfg.Task.Reward(s.cfg.Dims[0], p.Prompt, p.Chosen)
-		hr, _ := s.cfg.Task.Reward(s.cfg.Dims[0], p.Prompt, p.Rejected)
+	for i, g := range a.gap1 {
+		p := a.labeled[1][i]
+		hc, _ := a.task.Reward(a.dims[0], p.Prompt, p.Chosen)
+		hr, _ := a.task.Reward(a.dims[0], p.Prompt, p.Rejected)
 		if dh := hc - hr; dh != 0 {
 			n++
 			if (dh > 0) == (g > 0) {
@@ -663,7 +790,7 @@ func (s *setup) implicitRewardStats() map[string]float64 {
 			}
 		}
 		k := 0
-		if s.refusal[i] {
+		if a.refusal[i] {
 			k = 1
 		}
 		sum[k] += g
@@ -682,32 +809,25 @@ func (s *setup) implicitRewardStats() map[string]float64 {
 
 // savePolicy saves a trained policy (weights only) with what rebuilds its data and repeats its final
 // evaluation (probe.Provenance), where the options say so.
-func (s *setup) savePolicy(res *exp.Result, method string, m *lm.Model) error {
-	dir := s.opt.CheckpointDir(method, s.seed)
+func (a *arm) savePolicy(method string, m *lm.Model) error {
+	dir := a.opt.CheckpointDir(method, a.seed)
 	if dir == "" {
 		return nil
 	}
-	c, seed := s.cfg, s.seed
-	task := c.Task
+	c, seed := a.cfg, a.seed
+	task := a.task
 	data := []probe.Draw{{Name: "sft", Kind: "prefs_train", Seed: seed, N: c.SFTSize, ResponseSeed: seed, ResponseStream: sftStream}}
-	for d, dim := range c.Dims {
+	for d, dim := range a.dims {
 		data = append(data, probe.Draw{Name: "pairs_" + dim, Kind: "prefs_train", Seed: c.pairSeed(seed, d) + 777, N: c.PairsPerDim,
-			File: filepath.ToSlash(filepath.Join("pairs", fmt.Sprintf("%s_seed%d.jsonl", dim, seed)))})
+			File: filepath.ToSlash(a.pairsFile(dim))})
 	}
 	data = append(data, probe.Draw{Name: "held_out", Kind: "prefs_eval", Seed: seed + 50_000, N: c.EvalPrompts})
 	return probe.Save(dir, m, nil, probe.Provenance{
-		Experiment: "spo", Method: method, Seed: seed, Scale: string(res.Scale), Commit: res.Commit, Engine: res.Backend,
+		Experiment: "spo", Method: method, Seed: seed, Scale: string(a.res.Scale), Commit: a.res.Commit, Engine: a.res.Backend,
 		Task: "prefs", Prefs: &task, Data: data,
 		Eval:     probe.Protocol{Samples: c.EvalSamples, Seed: seed, Temperature: 1, MaxNew: maxNew},
 		Training: c,
 	})
-}
-
-func merge(a, b map[string]exp.Curve) map[string]exp.Curve {
-	out := make(map[string]exp.Curve, len(a)+len(b))
-	maps.Copy(out, a)
-	maps.Copy(out, b)
-	return out
 }
 
 // histogram bins weights in [0,1] into 20 bins (x = bin centre, y = fraction of pairs).
@@ -730,6 +850,7 @@ func init() {
 		Description: "SPO vs DPO baselines on a two-label preference task (helpful vs harmless, with refusal pairs) with the tiny LM",
 		Seeds:       map[exp.Scale]int{exp.Smoke: 1, exp.Default: 8},
 		Jobs:        2,
+		Parts:       Parts,
 		Config:      func(s exp.Scale) any { return ConfigFor(s) },
 		Run:         Run,
 		Figures:     Figures,
@@ -742,10 +863,11 @@ func init() {
 }
 
 // Sweeps are the settings each method family of cfg runs at, and how each enters the claims: SPO's
-// λ (its default alone against naive DPO for spo-1, its front for spo-2, each λ its own row against
-// naive DPO), naive sequential DPO's one β, mixed-data DPO's shares (its front for spo-2).
+// λ (its default alone against each baseline's front for spo-1 and spo-2, its own front against
+// mixed DPO's beside it, each λ its own row against naive DPO at β₂ = 0.2), naive sequential DPO's
+// β₂ (its front for spo-1) and mixed-data DPO's shares (its front for spo-2).
 func Sweeps(cfg Config) []exp.Sweep {
-	var lambdas, shares []string
+	var lambdas, betas, shares []string
 	ls := []float64{cfg.Lambda}
 	for _, l := range cfg.Sweep {
 		if l > 0 {
@@ -756,13 +878,19 @@ func Sweeps(cfg Config) []exp.Sweep {
 	for _, l := range ls {
 		lambdas = append(lambdas, fmt.Sprint(l))
 	}
+	bs := cfg.seqBetas()
+	slices.Sort(bs)
+	for _, b := range bs {
+		betas = append(betas, fmt.Sprint(b))
+	}
 	for _, s := range cfg.MixedShares {
 		shares = append(shares, fmt.Sprint(s))
 	}
+	front := "front (exp.ChooseFront on " + frontMetric + ", chosen on the first half of the seeds, compared on the other)"
 	return []exp.Sweep{
 		{Family: "SPO (spo, spo-λ…)", Knob: "λ", Settings: lambdas,
-			Compared: fmt.Sprintf("spo-1: λ = %g alone (fixed before any run); spo-2: front (%s); each λ its own row against naive DPO", cfg.Lambda, frontMetric)},
-		{Family: "naive sequential DPO (seq-dpo)", Knob: "β", Settings: []string{fmt.Sprint(cfg.Round2.Beta)}, Compared: "one"},
-		{Family: "mixed-data DPO (mixed-dpo…)", Knob: "share of dimension-2 pairs", Settings: shares, Compared: "spo-2: front (" + frontMetric + ")"},
+			Compared: fmt.Sprintf("spo-1, spo-2: λ = %g alone (fixed before any run) against each baseline's front; beside spo-2 its own %s; each λ its own row against naive DPO at β₂ = %g", cfg.Lambda, front, cfg.Round2.Beta)},
+		{Family: "naive sequential DPO (seq-dpo, seq-dpo-β…)", Knob: "round-2 β", Settings: betas, Compared: "spo-1: " + front},
+		{Family: "mixed-data DPO (mixed-dpo…)", Knob: "share of dimension-2 pairs", Settings: shares, Compared: "spo-2: " + front},
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,11 +16,14 @@ import (
 	"github.com/paperlab/paperlab/toolkit/lm"
 )
 
-// TestSmokeRunMetricsComplete runs experiment "spo" at smoke scale and checks the metrics file, the
-// stored preference pairs (readable, with their seed) and the claims' evaluation.
+// TestSmokeRunMetricsComplete runs experiment "spo" at smoke scale (every part) and checks the
+// metrics file, the stored preference pairs (readable, with their seed) and the claims' evaluation.
 func TestSmokeRunMetricsComplete(t *testing.T) {
 	_, back, dir := exptest.Smoke(t, "spo")
-	exptest.RequireMetrics(t, back, []string{"sft", "dpo-1", "seq-dpo", "mixed-dpo", "mixed-dpo-0.25", "spo", "spo-λ1", "spo-flip"},
+	cfg := ConfigFor(exp.Smoke)
+	exptest.RequireMetrics(t, back, []string{"sft", "dpo-1", "seq-dpo", "seq-dpo-β0.5", "mixed-dpo", "mixed-dpo-0.25", "spo", "spo-λ1", "spo-flip",
+		ProbeRound1, ProbeRound2, cfg.SlowName("seq-dpo"), cfg.SlowName("seq-dpo-β0.5"), cfg.SlowName("spo"), cfg.SlowName("spo-λ1"),
+		"dpo-1-r0.1", "seq-dpo-r0.1", "spo-r0.1", "mixed-dpo-r0.1", ThreeRound1, ThreeSeq2, ThreeSPO2, ThreeSeq, ThreeSPO, ThreeSPODirect, ThreeMixed},
 		[]string{"reward_1", "reward_2", "helpful_safe", "blind_reward_1", "blind_helpful_safe", "kl_sft"}, 1)
 	// Covering distinct safe prompt letters is part of covering distinct prompt letters.
 	for _, m := range []string{"sft", "spo"} {
@@ -27,12 +31,16 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 			t.Fatalf("%s: helpful_safe %v outside [0, reward_1 = %v]", m, hs, r1)
 		}
 	}
-	// Every round's path, with a point at step 0; the gradient weights along round 2.
+	// Every round's path, with a point at step 0; the gradient weights along round 2 of naive DPO,
+	// SPO and the flip; part three's third reward along round 3 and mixed 3-way DPO's path.
 	paths := map[string][]string{
 		"dpo-1":          {"round1/reward_1", "round1/reward_2", "round1/helpful_safe", "round1/kl_sft"},
 		"mixed-dpo-0.25": {"mixed/reward_1", "mixed/reward_2", "mixed/helpful_safe", "mixed/kl_sft"},
+		ThreeSPO:         {"round3/reward_1", "round3/reward_2", "round3/reward_3", "round3/kl_sft"},
+		ThreeMixed:       {"mixed/reward_3", "mixed/reward_1"},
+		"spo-λ1":         {"round2/reward_1", "round2/kl_pi1"},
 	}
-	for _, m := range []string{"seq-dpo", "spo", "spo-λ1", "spo-flip"} {
+	for _, m := range []string{"seq-dpo", "spo", "spo-flip"} {
 		paths[m] = []string{"round2/reward_1", "round2/reward_2", "round2/helpful_safe", "round2/kl_pi1", "round2/kl_sft",
 			"round2/weight_refusal", "round2/weight_ordinary", "round2/rewards/margins"}
 	}
@@ -48,6 +56,17 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 				t.Fatalf("%s: curve %s starts at step %v, want a point at step 0", m, k, c.X[0])
 			}
 		}
+	}
+	// Round 2 and mixed DPO are evaluated every DenseEvery steps up to DenseUntil, then every EvalEvery.
+	if x := back.RunsOf("seq-dpo")[0].Curves["round2/reward_1"].X; !slices.Equal(x, []float64{0, 2, 4, 5, 10}) {
+		t.Errorf("round 2 evaluated at %v, want [0 2 4 5 10]", x)
+	}
+	if x := back.RunsOf("mixed-dpo")[0].Curves["mixed/reward_1"].X; !slices.Equal(x[:4], []float64{0, 2, 4, 10}) {
+		t.Errorf("mixed DPO evaluated at %v, want [0 2 4 10 …]", x)
+	}
+	// The slow part records its runs with their final rewards.
+	if _, ok := back.Summary[cfg.SlowName("spo")]["reward_2"]; !ok {
+		t.Error("the slow part's SPO has no final reward_2")
 	}
 	// At step 0 of round 2 the policy is π₁: naive DPO weighs every pair ½, KL from π₁ is 0.
 	seq := back.RunsOf("seq-dpo")[0]
@@ -98,9 +117,9 @@ func TestMakePairsDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	gen := func(seed uint64, dir string) *setup {
-		s := &setup{cfg: cfg, tok: tok, sft: m, seed: seed}
-		if err := s.makePairs(dir); err != nil {
+	gen := func(seed uint64, dir string) *arm {
+		s := &arm{setup: &setup{cfg: cfg, tok: tok, sft: m, seed: seed, opt: exp.Options{Out: dir}}, task: cfg.Task, dims: cfg.Dims}
+		if err := s.makePairs(); err != nil {
 			t.Fatal(err)
 		}
 		return s
@@ -162,7 +181,12 @@ func TestConfigValidate(t *testing.T) {
 		"lambda zero":        func(c *Config) { c.Lambda, c.Sweep = 0, []float64{1} },
 		"sweep has zero":     func(c *Config) { c.Sweep = []float64{0} },
 		"share 1/3 of 1":     func(c *Config) { c.MixedShares = []float64{1} },
-		"share not a ratio":  func(c *Config) { c.MixedShares = []float64{0.123} },
+		"share not a ratio":  func(c *Config) { c.MixedShares = []float64{0.03} },
+		"two shares a name":  func(c *Config) { c.MixedShares = []float64{0.67, 2.0 / 3} },
+		"β repeated":         func(c *Config) { c.SeqBetas = []float64{0.1, 0.1} },
+		"refusal share main": func(c *Config) { c.RefusalShares = []float64{c.Task.RefusalShare} },
+		"third is a dim":     func(c *Config) { c.Third = c.Dims[0] },
+		"third one λ":        func(c *Config) { c.ThreeLambdas = []float64{0.5} },
 		"round 2 no evals":   func(c *Config) { c.Round2.EvalEvery = 0 },
 		"one dimension":      func(c *Config) { c.Dims = c.Dims[:1] },
 		"sweep repeats λ":    func(c *Config) { c.Sweep = []float64{c.Lambda} },
