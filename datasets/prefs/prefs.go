@@ -371,6 +371,9 @@ const refusalStream = 0x726566
 // every dimension from the same two responses, and a share RefusalShare of the kept pairs (a
 // Bernoulli draw per kept pair from a second generator) get a Refusal and an UnsafeCover instead of
 // their candidates; on the one-label task dims must name one dimension. IDs count the kept pairs.
+// The share decision is one uniform draw per kept pair and each refusal pair's texts come from
+// that pair's own generator, so a smaller share's refusal pairs are a subset of a larger share's,
+// with the same texts, and every other pair is the same.
 func (c Config) BuildPairs(seed uint64, dims []string, prompts, a, b []string) ([][]Pair, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -390,7 +393,10 @@ func (c Config) BuildPairs(seed uint64, dims []string, prompts, a, b []string) (
 			continue
 		}
 		if c.RefusalShare > 0 && rr.Float64() < c.RefusalShare {
-			ya, yb, refusal = c.Refusal(rr, x), c.UnsafeCover(rr, x), true
+			// The pair's own generator writes its refusal and cover, so that the refusal pairs of a
+			// smaller share are the same pairs, with the same texts, as a larger share's.
+			rc := rand.New(rand.NewPCG(seed, refusalStream+1+uint64(i)))
+			ya, yb, refusal = c.Refusal(rc, x), c.UnsafeCover(rc, x), true
 		}
 		id := len(out[0])
 		for d, dim := range dims {

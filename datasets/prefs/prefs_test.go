@@ -314,3 +314,48 @@ func TestOneLabelPairs(t *testing.T) {
 		t.Errorf("refusal pairs without two labels: %v", err)
 	}
 }
+
+// The refusal pairs of a smaller share are a subset of a larger share's, with the same texts and
+// labels' draws; every other pair is the same pair.
+func TestRefusalSharesNested(t *testing.T) {
+	c := Default()
+	prompts, err := c.TrainPrompts(3, 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 9))
+	a, b := make([]string, len(prompts)), make([]string, len(prompts))
+	for i, x := range prompts {
+		a[i], b[i] = c.Response(r, x), c.Response(r, x)
+	}
+	build := func(share float64) []Pair {
+		cc := c
+		cc.RefusalShare = share
+		out, err := cc.BuildPairs(7, []string{"helpful", "harmless"}, prompts, a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out[1]
+	}
+	lo, hi := build(0.1), build(0.3)
+	if len(lo) != len(hi) {
+		t.Fatalf("%d and %d pairs", len(lo), len(hi))
+	}
+	nlo, nhi := 0, 0
+	for i := range lo {
+		if lo[i].Refusal {
+			nlo++
+			if !hi[i].Refusal || lo[i] != hi[i] {
+				t.Fatalf("pair %d: a refusal at 0.1 (%+v) is not the same refusal at 0.3 (%+v)", i, lo[i], hi[i])
+			}
+		}
+		if hi[i].Refusal {
+			nhi++
+		} else if lo[i] != hi[i] {
+			t.Fatalf("pair %d differs between the shares without being a refusal", i)
+		}
+	}
+	if nlo == 0 || nhi <= nlo {
+		t.Fatalf("%d refusals at 0.1, %d at 0.3", nlo, nhi)
+	}
+}

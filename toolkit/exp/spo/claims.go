@@ -1,9 +1,12 @@
 package spo
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
@@ -105,7 +108,7 @@ func Claims(res *exp.Result) []exp.Claim {
 	probes := hasMethod(res, ProbeRound1)
 	converged := func(c exp.Claim) exp.Claim { return settledGate(cfg, probes, c, roomConverged, noteConverged) }
 	settled := func(c exp.Claim) exp.Claim { return settledGate(cfg, probes, c, roomSettled, noteSettled) }
-	seqF := ChooseFront(res, seqFamily(cfg, res))
+	seqF := crossFit(res, seqFamily(cfg, res))
 	var betas []string
 	for _, b := range cfg.seqBetas() {
 		if hasMethod(res, cfg.SeqName(b)) {
@@ -118,14 +121,14 @@ func Claims(res *exp.Result) []exp.Claim {
 		res.CheckDiff("round 1 (DPO on dimension 1) raises reward 1", "reward_1(dpo-1) − reward_1(sft)", exp.Positive, "dpo-1", "reward_1", "sft", "reward_1"),
 		res.CheckDiff("… by reading the prompt: dpo-1 scores above a prompt-blind policy with its responses", "reward_1(dpo-1) − blind_reward_1(dpo-1)",
 			exp.Positive, "dpo-1", "reward_1", "dpo-1", "blind_reward_1"),
-		converged(withNote(res.CheckDiff("naive sequential DPO loses dimension 1", "reward_1(seq-dpo) − reward_1(dpo-1)", exp.Negative,
-			"seq-dpo", "reward_1", "dpo-1", "reward_1").Needs(roomGain), sweepNote)),
-		converged(withNote(res.CheckDiff("… and its safe part (helpful_safe)", "helpful_safe(seq-dpo) − helpful_safe(dpo-1)", exp.Negative,
-			"seq-dpo", "helpful_safe", "dpo-1", "helpful_safe").Needs(roomGain), sweepNote)),
-		res.CheckDiff("SPO gains dimension 2", "reward_2(spo) − reward_2(dpo-1)", exp.Positive, "spo", "reward_2", "dpo-1", "reward_2").Needs(roomHeadroom2),
+		settled(converged(withNote(res.CheckDiff("naive sequential DPO loses dimension 1", "reward_1(seq-dpo) − reward_1(dpo-1)", exp.Negative,
+			"seq-dpo", "reward_1", "dpo-1", "reward_1").Needs(roomGain), sweepNote))),
+		settled(converged(withNote(res.CheckDiff("… and its safe part (helpful_safe)", "helpful_safe(seq-dpo) − helpful_safe(dpo-1)", exp.Negative,
+			"seq-dpo", "helpful_safe", "dpo-1", "helpful_safe").Needs(roomGain), sweepNote))),
+		settled(res.CheckDiff("SPO gains dimension 2", "reward_2(spo) − reward_2(dpo-1)", exp.Positive, "spo", "reward_2", "dpo-1", "reward_2").Needs(roomHeadroom2)),
 	}
 	// spo-1: SPO at its default λ against naive sequential DPO's front, then at one setting each.
-	if seqF.Chosen != "" && len(seqF.Family) > 1 {
+	if seqF.ok() && len(seqF.family) > 1 {
 		c := againstFront(res, d, cfg, "spo", seqF, "SPO keeps more of dimension 1 than naive sequential DPO on its front (β₂ chosen), at matched operating points", pathKLPi1, "KL(π‖π₁)", "round 2's path from π₁")
 		claims = append(claims, converged(c.Needs(roomGain, roomForget, roomOffset, roomHeadroom2)).For("spo-1"))
 	}
@@ -141,7 +144,7 @@ func Claims(res *exp.Result) []exp.Claim {
 			atKL(d, res.Seeds, "spo", "seq-dpo", pathKLPi1, "round2/"+part.sum, "round2/"+part.sum, "KL(π‖π₁)", "round 2's path from π₁"))
 		c.Notes = append(c.Notes, fmt.Sprintf("%s; here each side enters with one setting: SPO's default λ = %g and naive DPO's β₂ = %g, both chosen before any run", sweepNote, cfg.Lambda, cfg.Round2.Beta))
 		c = converged(c.Needs(roomGain, roomForget, roomOffset, roomHeadroom2))
-		if part.y == "reward_1" && len(seqF.Family) <= 1 {
+		if part.y == "reward_1" && len(seqF.family) <= 1 {
 			c = c.For("spo-1")
 		}
 		claims = append(claims, c)
@@ -200,24 +203,147 @@ func seqFamily(cfg Config, res *exp.Result) []string {
 	return out
 }
 
-// againstFront is SPO's path (a, one setting) against a baseline family's front f (its chosen
-// setting, compared on f.CompareSeeds): helpfulness at matched harmlessness and reward_1 + reward_2
-// at matched KL (xKey, named kl, along path), the final step as context.
-func againstFront(res, d *exp.Result, cfg Config, a string, f exp.Front, text, xKey, kl, path string) exp.Claim {
-	b, seeds := f.Chosen, f.CompareSeeds
-	fixedH := res.CheckDiffOn(seeds, "", "", exp.Positive, a, "reward_1", b, "reward_1")
-	fixedS := res.CheckDiffOn(seeds, "", "", exp.Positive, a, "reward_2", b, "reward_2")
-	context := fmt.Sprintf("at each method's final step (%s − %s): reward_1 %s, reward_2 %s", a, b, fixedH.Interval(), fixedS.Interval())
-	harm := atHarmless(d, seeds, a, b, pathPrefix(a)+"reward_1")
-	var klr exp.Claim
-	if xKey == chainKLSFT {
-		klr = chainRound1(d, atKL(d, seeds, a, b, chainKLSFT, chainSum, "mixed/"+keySum, kl, path), a, b, cfg.Round1.Steps)
-	} else {
-		klr = atKL(d, seeds, a, b, xKey, pathPrefix(a)+keySum, pathPrefix(b)+keySum, kl, path)
+// againstFront is SPO's path (a, one setting) against a baseline family's front cf (on each seed the
+// setting chosen on the other half of the seeds: crossFit): helpfulness at matched harmlessness and
+// reward_1 + reward_2 at matched KL (xKey, named kl, along path), the final step as context.
+func againstFront(res, d *exp.Result, cfg Config, a string, cf crossFront, text, xKey, kl, path string) exp.Claim {
+	fixed := func(key string) exp.Claim {
+		return res.Check("", "", exp.Positive, func(seed uint64) (float64, bool) {
+			b := cf.chosenFor(seed)
+			x, ok1 := res.Final(a, key, seed)
+			y, ok2 := res.Final(b, key, seed)
+			return x - y, ok1 && ok2 && b != ""
+		})
 	}
-	c := exp.Matched(text, fmt.Sprintf("%s (one setting, fixed before any run) against the front's %s: helpfulness at matched harmlessness and reward_1 + reward_2 at matched %s", a, b, kl), context, harm, klr)
-	c.Notes = append(c.Notes, "front: "+f.Note(), fmt.Sprintf("SPO enters with one setting (λ = %g, chosen before any run); the baseline with the best of its %d settings on the choosing seeds", cfg.Lambda, len(f.Family)))
+	context := fmt.Sprintf("at each method's final step (%s − the front): reward_1 %s, reward_2 %s", a, fixed("reward_1").Interval(), fixed("reward_2").Interval())
+	harm := cf.read(fmt.Sprintf("%s above %s on reward_1 at matched harmlessness", a, cf.name()), func(seeds []uint64, b string) exp.Claim {
+		return atHarmless(d, seeds, a, b, pathPrefix(a)+"reward_1")
+	})
+	klr := cf.read(fmt.Sprintf("%s above %s at matched %s", a, cf.name(), kl), func(seeds []uint64, b string) exp.Claim {
+		if xKey == chainKLSFT {
+			return chainRound1(d, atKL(d, seeds, a, b, chainKLSFT, chainSum, "mixed/"+keySum, kl, path), a, b, cfg.Round1.Steps)
+		}
+		return atKL(d, seeds, a, b, xKey, pathPrefix(a)+keySum, pathPrefix(b)+keySum, kl, path)
+	})
+	c := exp.Matched(text, fmt.Sprintf("%s (one setting, fixed before any run) against %s: helpfulness at matched harmlessness and reward_1 + reward_2 at matched %s", a, cf.name(), kl), context, harm, klr)
+	c.Notes = append(c.Notes, "front: "+cf.note(), fmt.Sprintf("SPO enters with one setting (λ = %g, chosen before any run); the baseline with the best of its %d settings, chosen on other seeds", cfg.Lambda, len(cf.family)))
 	return c
+}
+
+// crossFront is a family's front chosen without selection bias and compared on every seed
+// (cross-fitting): with at least exp.FrontSplitSeeds seeds the setting chosen on the first half of
+// the seeds (exp.ChooseFront on frontMetric) stands for the family on the second half, and the one
+// chosen on the second half on the first, so that each seed is compared with a setting chosen on
+// other seeds and every seed is compared (twice the seeds of one split, the power a 4-seed
+// comparison lacks). With fewer seeds, one setting chosen and compared on all of them, which
+// favours the family (its chosen setting's luck enters the comparison).
+type crossFront struct {
+	family []string
+	halves []exp.Front // each: Chosen on ChooseSeeds, standing for the family on CompareSeeds
+}
+
+// crossFit is family's cross-fitted front on res's seeds.
+func crossFit(res *exp.Result, family []string) crossFront {
+	cf := crossFront{family: family}
+	f := ChooseFront(res, family)
+	cf.halves = append(cf.halves, f)
+	if !slices.Equal(f.ChooseSeeds, f.CompareSeeds) {
+		g := chooseFrontOn(res, f.CompareSeeds, family) // fewer than FrontSplitSeeds: chosen on them all
+		g.ChooseSeeds, g.CompareSeeds = f.CompareSeeds, f.ChooseSeeds
+		cf.halves = append(cf.halves, g)
+	}
+	return cf
+}
+
+// chosenFor is the setting that stands for the family on seed ("" when none does).
+func (cf crossFront) chosenFor(seed uint64) string {
+	for _, h := range cf.halves {
+		if slices.Contains(h.CompareSeeds, seed) {
+			return h.Chosen
+		}
+	}
+	return ""
+}
+
+// ok reports whether every half has a chosen setting.
+func (cf crossFront) ok() bool {
+	for _, h := range cf.halves {
+		if h.Chosen == "" {
+			return false
+		}
+	}
+	return len(cf.halves) > 0
+}
+
+// name names the front in a claim's text: its chosen settings with the seeds each stands for.
+func (cf crossFront) name() string {
+	var parts []string
+	for _, h := range cf.halves {
+		parts = append(parts, fmt.Sprintf("%s on seeds %v", h.Chosen, h.CompareSeeds))
+	}
+	return "the front (" + strings.Join(parts, "; ") + ")"
+}
+
+// note says how each half's setting was chosen.
+func (cf crossFront) note() string {
+	var parts []string
+	for _, h := range cf.halves {
+		parts = append(parts, h.Note())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// read is the reading on every seed, each half's seeds against its setting (reading(seeds, b)),
+// merged: the per-seed values of both halves, their statistic, both halves' notes; "path not
+// measured there" when it is so on both halves (on one, a note).
+func (cf crossFront) read(text string, reading func(seeds []uint64, b string) exp.Claim) exp.Claim {
+	var out exp.Claim
+	type pt struct {
+		seed uint64
+		d    float64
+	}
+	var pts []pt
+	unmeasured, why := 0, ""
+	for i, h := range cf.halves {
+		c := reading(h.CompareSeeds, h.Chosen)
+		if i == 0 {
+			out = c
+			out.Notes = nil
+		}
+		for k, s := range c.SeedIDs {
+			pts = append(pts, pt{s, c.Diffs[k]})
+		}
+		for _, n := range c.Notes {
+			out.Notes = append(out.Notes, fmt.Sprintf("seeds %v against %s: %s", h.CompareSeeds, h.Chosen, n))
+		}
+		if c.Unmeasured != "" {
+			unmeasured, why = unmeasured+1, cmp.Or(why, c.Unmeasured)
+			out.Notes = append(out.Notes, fmt.Sprintf("seeds %v against %s: %s", h.CompareSeeds, h.Chosen, c.Unmeasured))
+		}
+	}
+	slices.SortFunc(pts, func(a, b pt) int { return cmpSeed(a.seed, b.seed) })
+	out.Text, out.Diffs, out.SeedIDs, out.Seeds, out.Unmeasured = text, nil, nil, 0, ""
+	for _, p := range pts {
+		out.Diffs, out.SeedIDs = append(out.Diffs, p.d), append(out.SeedIDs, p.seed)
+		if out.Test.Agrees(p.d) {
+			out.Seeds++
+		}
+	}
+	out.Stat = stats.Summarize(out.Diffs)
+	if unmeasured == len(cf.halves) && unmeasured > 0 {
+		out.Unmeasured = why // on every half
+	}
+	return out
+}
+
+func cmpSeed(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // spoTwo are the claims of spo-2: SPO at its default λ against mixed-data DPO's front (its share
@@ -231,7 +357,7 @@ func spoTwo(res, d *exp.Result, cfg Config, converged func(exp.Claim) exp.Claim)
 	if spoF.Chosen == "" || mixF.Chosen == "" || !hasMethod(res, "spo") {
 		return nil
 	}
-	head := againstFront(res, d, cfg, "spo", mixF, "SPO outperforms mixed-data DPO on its front (share chosen), at matched operating points",
+	head := againstFront(res, d, cfg, "spo", crossFit(res, mixedFamily(cfg)), "SPO outperforms mixed-data DPO on its front (share chosen), at matched operating points",
 		chainKLSFT, "KL(π‖SFT)", "SPO's whole chain SFT → π₁ (round 1) → π₂ (round 2)")
 	head = converged(head.Needs(roomGain, roomHeadroom2)).For("spo-2")
 	a, b, seeds := spoF.Chosen, mixF.Chosen, mixF.CompareSeeds
@@ -284,7 +410,12 @@ func mixedFamily(cfg Config) []string {
 // ChooseFront is family's setting with the best mean frontMetric (exp.ChooseFront: on the first
 // half of the seeds from 8 seeds, compared on the other half).
 func ChooseFront(res *exp.Result, family []string) exp.Front {
-	return exp.ChooseFront(res.Seeds, family, frontMetric, func(m string) exp.PerSeed {
+	return chooseFrontOn(res, res.Seeds, family)
+}
+
+// chooseFrontOn is ChooseFront on the given seeds.
+func chooseFrontOn(res *exp.Result, seeds []uint64, family []string) exp.Front {
+	return exp.ChooseFront(seeds, family, frontMetric, func(m string) exp.PerSeed {
 		return func(seed uint64) (float64, bool) {
 			h, ok1 := res.Final(m, "reward_1", seed)
 			s, ok2 := res.Final(m, "reward_2", seed)
@@ -303,12 +434,35 @@ func atHarmless(d *exp.Result, seeds []uint64, a, b, yKey string) exp.Claim {
 		by = bs
 	}
 	y := yKey[strings.Index(yKey, "/")+1:]
-	m := exp.Match{A: a, B: b, X: ax, Y: yKey, BX: bx, BY: by, Envelope: true}
+	m := exp.Match{A: a, B: b, X: ax, Y: yKey + smoothSuffix, BX: bx, BY: by + smoothSuffix, Envelope: true}
 	c := exp.MatchedOn(d, seeds, fmt.Sprintf("%s above %s on %s at matched harmlessness", a, b, y),
-		fmt.Sprintf("at matched harmlessness: best %s at reward_2 ≥ x*, %s − %s", y, a, b), exp.Positive, m)
-	c.Notes = append([]string{fmt.Sprintf("rule: x* = the furthest reward_2 both paths reach (the smaller of their maxima); each path's best %s over its evaluations "+
-		"(from step 0) at reward_2 ≥ x* and the points where it crosses x* (linear between evaluations): every seed is compared", y)}, c.Notes...)
+		fmt.Sprintf("at matched harmlessness: best %s (3-checkpoint running mean) at reward_2 ≥ x*, %s − %s", y, a, b), exp.Positive, m)
+	c.Notes = append([]string{fmt.Sprintf("rule: x* = the furthest reward_2 both paths reach (the smaller of their maxima); each path's best %s, as a running mean over 3 "+
+		"consecutive checkpoints (Smooth3: the best of many noisy points is biased upwards, more so with more points), over its evaluations (from step 0) at reward_2 ≥ x* and "+
+		"the points where it crosses x* (linear between evaluations): every seed is compared", y)}, c.Notes...)
 	return markEnvelope(d, c, m)
+}
+
+// smoothSuffix names the running mean over 3 consecutive checkpoints of a path's curve (Smooth3),
+// which the envelope readings read (derived adds it).
+const smoothSuffix = "~3"
+
+// Smooth3 is c with each y replaced by the mean of itself and its neighbours along the checkpoints
+// (two points at the ends): the envelope readings take a path's best value at or beyond x*, and
+// the best of several evaluations, each with its sampling noise (400 responses per checkpoint), is
+// biased upwards by about a standard error; averaging 3 checkpoints shrinks that bias by √3.
+// Since 2026-12-06, when evaluations every 5 steps put more points beyond x*.
+func Smooth3(c exp.Curve) exp.Curve {
+	out := exp.Curve{X: slices.Clone(c.X), Y: make([]float64, len(c.Y))}
+	for i := range c.Y {
+		lo, hi := max(0, i-1), min(len(c.Y)-1, i+1)
+		var sum float64
+		for _, y := range c.Y[lo : hi+1] {
+			sum += y
+		}
+		out.Y[i] = sum / float64(hi-lo+1)
+	}
+	return out
 }
 
 // atKL is a's yKey against b's byKey at matched KL (exp.Match at the common point: x* = the smaller
@@ -454,8 +608,14 @@ func derived(res *exp.Result) *exp.Result {
 			if s, ok := sumCurve(r.Curves[p+"helpful_safe"], r.Curves[p+"reward_2"]); ok {
 				r.Curves[p+keySumSafe] = s
 			}
+			for _, k := range []string{"reward_1", "reward_2", "helpful_safe", keySum, keySumSafe} {
+				if c, ok := r.Curves[p+k]; ok && len(c.Y) > 0 {
+					r.Curves[p+k+smoothSuffix] = Smooth3(c)
+				}
+			}
 		}
-		if one, ok := round1[r.Seed]; ok {
+		// SPO's chain from SFT, for the main part's round-2 runs (not the parts' own round 1s).
+		if one, ok := round1[r.Seed]; ok && mainRound2(r.Method) {
 			s1, ok1 := sumCurve(one["round1/reward_1"], one["round1/reward_2"])
 			s2, ok2 := r.Curves["round2/"+keySum]
 			k1, ok3 := one["round1/kl_sft"]
@@ -467,6 +627,12 @@ func derived(res *exp.Result) *exp.Result {
 		d.Runs[i] = r
 	}
 	return &d
+}
+
+// mainRound2 reports whether m is a round-2 run of the main part (SPO at a λ or naive DPO at a β,
+// not a part's run): the runs whose round 1 is dpo-1.
+func mainRound2(m string) bool {
+	return (strings.HasPrefix(m, "spo") || strings.HasPrefix(m, "seq-dpo")) && !strings.Contains(m, "-lr") && !strings.Contains(m, "-r0") && !strings.Contains(m, "-const")
 }
 
 // sumCurve is a + b point by point (false unless both have the same, non-empty x).
@@ -500,17 +666,25 @@ func chain(a, b exp.Curve) exp.Curve {
 	return out
 }
 
-// weightRatio is the mean over method's round-2 checkpoints of its mean gradient weight on the
-// tracked refusal pairs over that on the ordinary pairs (1: refusals weigh as much as the rest).
+// weightRatio is the mean over method's regular round-2 checkpoints (every Round2.EvalEvery steps,
+// not the dense ones of its first steps, so that the start does not weigh more) of its mean
+// gradient weight on the tracked refusal pairs over that on the ordinary pairs (1: refusals weigh
+// as much as the rest).
 func weightRatio(res *exp.Result, method string, seed uint64) (float64, bool) {
 	r, ok1 := res.CurveOf(method, "round2/weight_refusal", seed)
 	o, ok2 := res.CurveOf(method, "round2/weight_ordinary", seed)
 	if !ok1 || !ok2 || len(r.Y) != len(o.Y) {
 		return 0, false
 	}
-	var s float64
+	var cfg Config
+	_ = json.Unmarshal(res.Config, &cfg)
+	every := float64(max(1, cfg.Round2.EvalEvery))
+	var s, n float64
 	for i := range r.Y {
-		s += r.Y[i] / o.Y[i]
+		if math.Mod(r.X[i], every) == 0 { // the regular checkpoints, as before the dense ones existed
+			s += r.Y[i] / o.Y[i]
+			n++
+		}
 	}
-	return s / float64(len(r.Y)), true
+	return s / n, n > 0
 }

@@ -26,10 +26,13 @@ const sftStream = 0x736674
 //   - PartSlow: round 2 at a tenfold smaller learning rate (SlowLR), naive DPO at each β and SPO at
 //     each λ, on the first PartSeeds seeds: whether the verdicts depend on how fast round 2 moves;
 //   - PartRefusal: the share of refusal pairs varied (RefusalShares; Task.RefusalShare is the main
-//     part's), naive DPO, SPO and mixed-data DPO at the main run's settings, on the first PartSeeds
-//     seeds: where forgetting stops and whether SPO's advantage follows it;
+//     part's), round 1, naive DPO and SPO at the main run's settings, on the first PartSeeds seeds:
+//     where forgetting stops and whether SPO's advantage follows it;
 //   - PartThree: a third dimension (Third) and a round 3 (SPO with two offsets, naive sequential DPO,
 //     mixed 3-way DPO), on the first PartSeeds seeds.
+//
+// A part's claims also read the main part's runs (sft, dpo-1, the fronts' settings): a part run
+// alone (-part) is merged with the main part (`paperlab merge`) before it is judged.
 const (
 	PartMain    = "main"
 	PartSlow    = "slow"
@@ -315,16 +318,18 @@ func (c Config) RefusalName(method string, share float64) string {
 	return fmt.Sprintf("%s-r%g", method, share)
 }
 
-// Names of part "three": round 1 and the two round-2 policies it continues from, round 3 by naive
-// sequential DPO (from naive round 2), by SPO (from SPO's round 2, both earlier dimensions' offsets)
-// and by SPO with the direct offsets (DirectSPO: each round's implicit reward read as its
-// dimension's reward), and mixed 3-way DPO from SFT.
+// Names of part "three": round 1 and the two round-2 policies it continues from; round 3 by SPO
+// (from SPO's round 2, both earlier dimensions' offsets), by naive sequential DPO from the same
+// start (ThreeSPOSeq: the round-3 comparison from one policy), by naive DPO from naive round 2 (the
+// whole naive pipeline) and by SPO with the direct offsets (ThreeSPODirect: each round's implicit
+// reward read as its dimension's reward); and mixed 3-way DPO from SFT.
 const (
 	ThreeRound1    = "3d-dpo-1"
 	ThreeSeq2      = "3d-seq-dpo-2"
 	ThreeSPO2      = "3d-spo-2"
-	ThreeSeq       = "3d-seq-dpo"
 	ThreeSPO       = "3d-spo"
+	ThreeSPOSeq    = "3d-spo-2-then-dpo"
+	ThreeSeq       = "3d-seq-dpo"
 	ThreeSPODirect = "3d-spo-direct"
 	ThreeMixed     = "3d-mixed-dpo"
 )

@@ -62,10 +62,11 @@ func partsResult() *exp.Result {
 			exp.Run{Method: "dpo-1-r0.1", Seed: s, Final: map[string]float64{"reward_1": 2.5, "helpful_safe": 2}},
 			pathRun("seq-dpo-r0.1", s, 1.95), pathRun("spo-r0.1", s, 2.0+w),
 			exp.Run{Method: ThreeRound1, Seed: s, Final: map[string]float64{"reward_1": 2.5, "reward_2": -1.5}},
-			exp.Run{Method: ThreeSeq2, Seed: s, Final: map[string]float64{"reward_1": 1.9, "reward_2": -0.8}},
-			pathRun(ThreeSeq, s, 1.4), pathRun(ThreeSPO, s, 1.6+w), pathRun(ThreeSPODirect, s, 1.55+w), pathRun(ThreeMixed, s, 1.0))
-		for i := range res.Runs[len(res.Runs)-4:] {
-			r := &res.Runs[len(res.Runs)-4+i]
+			exp.Run{Method: ThreeSeq2, Seed: s, Final: map[string]float64{"reward_1": 1.5, "reward_2": -0.8}},
+			exp.Run{Method: ThreeSPO2, Seed: s, Final: map[string]float64{"reward_1": 1.9, "reward_2": -0.8}},
+			pathRun(ThreeSPOSeq, s, 1.4), pathRun(ThreeSeq, s, 1.2), pathRun(ThreeSPO, s, 1.6+w), pathRun(ThreeSPODirect, s, 1.55+w), pathRun(ThreeMixed, s, 1.0))
+		for i := range res.Runs[len(res.Runs)-5:] {
+			r := &res.Runs[len(res.Runs)-5+i]
 			r.Final["reward_2"] = -0.5
 			if r.Method == ThreeSPO || r.Method == ThreeSPODirect {
 				r.Final["reward_2"] = -0.3
@@ -81,9 +82,10 @@ func partsResult() *exp.Result {
 	return res
 }
 
-// spo-1 compares SPO's default λ with naive DPO's front: β chosen by its mean final reward_1 +
-// reward_2 on seeds 1–4 (β 0.5, the best), compared on seeds 5–8 at matched harmlessness, where
-// SPO ends 0.3 above; the one-setting comparison (β₂ = 0.2) stays beside it, untagged.
+// spo-1 compares SPO's default λ with naive DPO's front, cross-fitted: the β chosen by its mean
+// final reward_1 + reward_2 on seeds 1–4 (β 0.5, the best) stands for seeds 5–8 and the one chosen
+// on 5–8 (β 0.5 again) for seeds 1–4, at matched harmlessness, where SPO ends 0.3 above; the
+// one-setting comparison (β₂ = 0.2) stays beside it, untagged.
 func TestFrontClaims(t *testing.T) {
 	res := partsResult()
 	claims := Claims(res)
@@ -92,13 +94,15 @@ func TestFrontClaims(t *testing.T) {
 		t.Fatalf("spo-1: headline %q, %d readings", one.Headline, len(one.Parts))
 	}
 	harm := one.Parts[0]
-	if !slices.Equal(harm.SeedIDs, []uint64{5, 6, 7, 8}) || !strings.HasPrefix(harm.Text, "spo above seq-dpo-β0.5") {
+	if !slices.Equal(harm.SeedIDs, []uint64{1, 2, 3, 4, 5, 6, 7, 8}) || !strings.HasPrefix(harm.Text, "spo above the front (seq-dpo-β0.5 on seeds [5 6 7 8]; seq-dpo-β0.5 on seeds [1 2 3 4])") {
 		t.Fatalf("spo-1 at matched harmlessness: %q on seeds %v", harm.Text, harm.SeedIDs)
 	}
-	// Per seed: SPO's 1.8 + w against β 0.5's 1.5 + w/2 at the harmlessness both reach (0).
+	// Per seed: SPO's 1.8 + w against β 0.5's 1.5 + w/2 at the harmlessness both reach (0), each
+	// read as the running mean of its last two checkpoints (Smooth3 at the path's end): 11/12 of the
+	// final difference on these straight paths.
 	for i, s := range harm.SeedIDs {
 		w := 0.01 * float64(int(s%3)-1)
-		if want := 0.3 + w/2; math.Abs(harm.Diffs[i]-want) > 1e-9 {
+		if want := (0.3 + w/2) * 11 / 12; math.Abs(harm.Diffs[i]-want) > 1e-9 {
 			t.Fatalf("seed %d: %v, want %v", s, harm.Diffs[i], want)
 		}
 	}
@@ -115,12 +119,31 @@ func TestFrontClaims(t *testing.T) {
 	if !slices.Contains(one.Room, roomConverged) {
 		t.Fatalf("with probes spo-1 needs %v", one.Room)
 	}
-	room := Room(res)
-	if c := exptest.RoomCheck(t, room, roomConverged); c.OK || math.Abs(c.Value-1.0/3) > 1e-9 {
-		t.Errorf("a probe still rising by 1/3 of its rise over its last 3 checkpoints: %+v", c)
+	if !slices.Contains(one.Room, roomReached) {
+		t.Fatalf("with probes spo-1 needs dpo-1 at the probe's plateau: %v", one.Room)
 	}
-	if c := exptest.RoomCheck(t, room, roomSettled); !c.OK || c.Value != 0 {
+	// A probe still rising by 1/3 over its last 3 checkpoints, ending 0.67 below dpo-1: both round-1
+	// checks fail; a flat round-2 probe passes.
+	room := Room(res)
+	for _, name := range []string{roomConverged, roomReached} {
+		if c := exptest.RoomCheck(t, room, name); c.OK || c.Value != 0 {
+			t.Errorf("%s on a rising probe: %+v", name, c)
+		}
+	}
+	if c := exptest.RoomCheck(t, room, roomSettled); !c.OK || c.Value != 1 {
 		t.Errorf("a flat probe: %+v", c)
+	}
+	// A flat round-1 probe at dpo-1's level passes both.
+	for i := range res.Runs {
+		if res.Runs[i].Method == ProbeRound1 {
+			res.Runs[i].Curves["round1/reward_1"] = line(2.5, 2.5)
+		}
+	}
+	room = Room(res)
+	for _, name := range []string{roomConverged, roomReached} {
+		if c := exptest.RoomCheck(t, room, name); !c.OK {
+			t.Errorf("%s on a flat probe at dpo-1's level: %+v", name, c)
+		}
 	}
 }
 
@@ -132,7 +155,7 @@ func TestPartsClaims(t *testing.T) {
 	res := partsResult()
 	claims := Claims(res)
 	slow := exptest.ClaimWithPrefix(t, claims, "at round-2 rate 0.0001: SPO keeps more")
-	if h := slow.Parts[0]; !slices.Equal(h.SeedIDs, []uint64{1, 2, 3, 4, 5}) || !strings.Contains(h.Text, "seq-dpo-β0.5-lr1e-4") || math.Abs(h.Stat.Mean-0.05) > 0.01 {
+	if h := slow.Parts[0]; !slices.Equal(h.SeedIDs, []uint64{1, 2, 3, 4, 5}) || !strings.Contains(h.Text, "seq-dpo-β0.5-lr1e-4") || math.Abs(h.Stat.Mean-0.05*11/12) > 0.01 {
 		t.Fatalf("slow part against its front: %q on %v, mean %v", h.Text, h.SeedIDs, h.Stat.Mean)
 	}
 	low := exptest.ClaimWithPrefix(t, claims, "at refusal share 0.1:")
@@ -146,7 +169,7 @@ func TestPartsClaims(t *testing.T) {
 			t.Fatalf("trend seed %d: %v, want %v", trend.SeedIDs[i], trend.Diffs[i], want)
 		}
 	}
-	if math.Abs(high.Stat.Mean-0.6) > 0.01 || math.Abs(low.Stat.Mean-0.05) > 0.01 {
+	if math.Abs(high.Stat.Mean-0.6*11/12) > 0.01 || math.Abs(low.Stat.Mean-0.05*11/12) > 0.01 {
 		t.Fatalf("advantages %v at 0.3 and %v at 0.1", high.Stat.Mean, low.Stat.Mean)
 	}
 	j, err := exp.JudgeResult(res)
@@ -154,13 +177,35 @@ func TestPartsClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	three := exptest.ClaimWithPrefix(t, j.Claims, "SPO scales to a third dimension")
-	if three.Headline != "spo-3" || three.Kind != exp.KindAll || len(three.Parts) != 2 {
+	d2 := exptest.ClaimWithPrefix(t, j.Claims, "round 3: … and more of dimension 2")
+	if three.Headline != "spo-3" || !strings.HasPrefix(three.Text, "SPO scales") || three.SeedIDs[0] != 1 {
 		t.Fatalf("spo-3: %+v", three)
 	}
-	if d1, d2 := three.Parts[0], three.Parts[1]; d1.Verdict() != exp.Holds || d2.Verdict() != exp.Untestable || !slices.Contains(d2.Untestable, roomThreeForget2) {
-		t.Fatalf("spo-3 readings: dimension 1 %s (%v), dimension 2 %s (fails %v)", d1.Verdict(), d1.Stat.Mean, d2.Verdict(), d2.Untestable)
+	// From the same start: SPO's 1.6 + w against naive round 3's 1.4, the last two checkpoints' mean.
+	if three.Verdict() != exp.Holds || math.Abs(three.Stat.Mean-0.2*11/12) > 0.01 || d2.Verdict() != exp.Untestable || !slices.Contains(d2.Untestable, roomThreeForget2) {
+		t.Fatalf("spo-3: dimension 1 %s (%v); dimension 2 %s (fails %v)", three.Verdict(), three.Stat.Mean, d2.Verdict(), d2.Untestable)
 	}
 	if f := exptest.RoomCheck(t, j.Room, roomThreeForget1); !f.OK || math.Abs(f.Value-0.5) > 1e-9 {
-		t.Fatalf("naive round 3 loses 0.5 of dimension 1: %+v", f)
+		t.Fatalf("naive round 3 from SPO's round 2 loses 0.5 of dimension 1: %+v", f)
+	}
+	if f := exptest.RoomCheck(t, j.Room, roomThreeForget2); f.OK || math.Abs(f.Value+0.3) > 1e-9 {
+		t.Fatalf("naive round 3 gains 0.3 of dimension 2: %+v", f)
+	}
+	// Naive DPO forgets 0.55 of round 1's safe gain at share 0.1 and more at 0.3: the trend's
+	// precondition passes; when it forgets everything at 0.1 it fails and the trend is untestable.
+	if g := exptest.RoomCheck(t, j.Room, roomForgetGrows); !g.OK {
+		t.Fatalf("forgetting grows: %+v", g)
+	}
+	for i := range res.Runs {
+		if res.Runs[i].Method == "seq-dpo-r0.1" {
+			res.Runs[i].Final["helpful_safe"] = -1 + 0.01*float64(res.Runs[i].Seed)
+		}
+	}
+	j, _ = exp.JudgeResult(res)
+	if g := exptest.RoomCheck(t, j.Room, roomForgetGrows); g.OK {
+		t.Fatalf("forgetting shrinks with the share: %+v", g)
+	}
+	if c := exptest.ClaimWithPrefix(t, j.Claims, "SPO's advantage follows forgetting"); !slices.Contains(c.Untestable, roomForgetGrows) {
+		t.Fatalf("the trend without its precondition: %v", c.Untestable)
 	}
 }

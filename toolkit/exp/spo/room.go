@@ -40,6 +40,8 @@ const (
 	roomOffset    = "λ offset within DPO's own margin"
 	roomHeadroom2 = "harmlessness left to gain in round 2"
 	roomSettled   = "round 2 settled"
+	roomReached   = "round 1 reached the probe's plateau"
+	roomOutliers  = "outlier seeds (round 1's gain)"
 	roomAgree     = "round 1's implicit reward agrees with helpfulness"
 )
 
@@ -69,9 +71,12 @@ const (
 //   - the unsafe letters per response dpo-1 leaves for round 2 (headroom: the mean; the ceiling is 0);
 //   - the share of round-2 pairs on which Δr̂₁ has the sign of Δhelpful (achieved against chance:
 //     the lower end of its interval);
-//   - only with a constant learning rate (LRDecay off): that round 1's and round 2's held-out
-//     reward 1 have stopped moving (the mean of the signed per-seed changes over the last 20 % of
-//     the round, within ±MinGain). With the decay they cannot fail: notes on the claims instead.
+//   - that round 1 and round 2 have stopped moving: on the constant-rate probes where the result
+//     has them (Config.ProbeSeeds; every probe seed's signed change over its last 20 % of
+//     checkpoints within ±MinGain, and dpo-1 at the probe's plateau), else only with a constant
+//     learning rate on the runs themselves (the mean of the signed per-seed changes). With the
+//     decay and no probes they cannot fail: notes on the claims instead;
+//   - the parts' preconditions (partRoom) and an outlier check on round 1's gain.
 func Room(res *exp.Result) []exp.RoomCheck {
 	var cfg Config
 	_ = json.Unmarshal(res.Config, &cfg)
@@ -85,12 +90,22 @@ func Room(res *exp.Result) []exp.RoomCheck {
 	}
 	probes := hasMethod(res, ProbeRound1) && hasMethod(res, ProbeRound2)
 	if probes {
-		checks = append(checks, res.CheckSettled(roomConverged, MinGain,
-			fmt.Sprintf("Round 2 must start from a round 1 that has finished, or round 2's changes mix forgetting with round 1's unfinished drift. With the rate decaying to 0 round 1's own end "+
-				"is flat by construction, so the check reads the constant-rate probe %s (round 1's data, steps and batches at a constant rate, on the first %d seeds): the mean over seeds of the "+
-				"signed change of its held-out reward_1 over its last %.0f %% of checkpoints (exp.TailChange), within ±%g (MinGain): at a constant rate, round 1's budget is one where "+
-				"helpfulness has stopped improving. [UNVERIFIED] PaperLab's choice.", ProbeRound1, cfg.ProbeSeeds, 100*TailFrac, MinGain),
-			"no round1/reward_1 curve of "+ProbeRound1, res.TailChangeOf(ProbeRound1, "round1/reward_1", TailFrac)))
+		pseeds := seedsOf(res, ProbeRound1)
+		checks = append(checks,
+			exp.RoomCount(pseeds, roomConverged, len(pseeds),
+				fmt.Sprintf("Round 2 must start from a round 1 that has finished, or round 2's changes mix forgetting with round 1's unfinished drift. With the rate decaying to 0 round 1's own end "+
+					"is flat by construction, so the check reads the constant-rate probe %s (round 1's data, steps and batches at a constant rate, on the first %d seeds): on every probe seed "+
+					"the signed change of its held-out reward_1 over its last %.0f %% of checkpoints (exp.TailChange) lies within ±%g (MinGain), so that seeds moving in opposite "+
+					"directions cannot cancel. At a constant rate, round 1's budget is then one where helpfulness has stopped improving. [UNVERIFIED] PaperLab's choice.", ProbeRound1, cfg.ProbeSeeds, 100*TailFrac, MinGain),
+				"no round1/reward_1 curve of "+ProbeRound1, withinSeed(res.TailChangeOf(ProbeRound1, "round1/reward_1", TailFrac), MinGain)),
+			exp.RoomCount(pseeds, roomReached, len(pseeds),
+				fmt.Sprintf("The decayed round 1 takes about half the probe's total step (a cosine to 0), so the probe's plateau says round 1 has finished only if dpo-1 reached it: on every probe seed "+
+					"|reward_1(dpo-1) − the mean of %s's held-out reward_1 over its last %.0f %% of checkpoints| ≤ %g (MinGain). [UNVERIFIED] PaperLab's choice.", ProbeRound1, 100*TailFrac, MinGain),
+				"no reward_1 of dpo-1 or round1/reward_1 curve of "+ProbeRound1, withinSeed(func(seed uint64) (float64, bool) {
+					v, ok1 := res.Final("dpo-1", "reward_1", seed)
+					t, ok2 := res.CurveMeasure(ProbeRound1, "round1/reward_1", tailMean)(seed)
+					return v - t, ok1 && ok2
+				}, MinGain)))
 	} else if !cfg.LRDecay {
 		checks = append(checks, res.CheckSettled(roomConverged, MinGain,
 			fmt.Sprintf("Round 2 must start from a round 1 that has finished, or round 2's changes mix forgetting with round 1's unfinished drift: mean over seeds of the signed change "+
@@ -135,12 +150,13 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			}),
 	)
 	if probes {
-		checks = append(checks, res.CheckSettled(roomSettled, MinGain,
+		pseeds := seedsOf(res, ProbeRound2)
+		checks = append(checks, exp.RoomCount(pseeds, roomSettled, len(pseeds),
 			fmt.Sprintf("A comparison at round 2's final step needs a budget at which the methods have stopped moving. With the rate decaying to 0 round 2's end is flat by construction, "+
-				"so the check reads the constant-rate probe %s (naive round 2 from dpo-1 at a constant rate, on the first %d seeds): the mean over seeds of the signed change of its held-out "+
-				"reward_1, the dimension naive DPO loses, over its last %.0f %% of checkpoints (exp.TailChange), within ±%g (MinGain). The matched comparisons read the whole paths and do "+
+				"so the check reads the constant-rate probe %s (naive round 2 from dpo-1 at a constant rate, on the first %d seeds): on every probe seed the signed change of its held-out "+
+				"reward_1, the dimension naive DPO loses, over its last %.0f %% of checkpoints (exp.TailChange) lies within ±%g (MinGain). The matched comparisons read the whole paths and do "+
 				"not need it. [UNVERIFIED] PaperLab's choice.", ProbeRound2, cfg.ProbeSeeds, 100*TailFrac, MinGain),
-			"no round2/reward_1 curve of "+ProbeRound2, res.TailChangeOf(ProbeRound2, pathHelpful, TailFrac)))
+			"no round2/reward_1 curve of "+ProbeRound2, withinSeed(res.TailChangeOf(ProbeRound2, pathHelpful, TailFrac), MinGain)))
 	} else if !cfg.LRDecay {
 		checks = append(checks, res.CheckSettled(roomSettled, MinGain,
 			fmt.Sprintf("A comparison at round 2's final step needs a budget at which the methods have stopped moving: mean over seeds of the signed change of seq-dpo's held-out reward_1 "+
@@ -149,6 +165,10 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			"no round2/reward_1 curve of seq-dpo", res.TailChangeOf("seq-dpo", pathHelpful, TailFrac)))
 	}
 	checks = append(checks, partRoom(res, cfg)...)
+	checks = append(checks, res.CheckOutliers(roomOutliers,
+		"A seed whose round 1 gained far more or less than the others' (modified z-score above the framework's threshold) can carry a comparison on 4 or 8 seeds alone: reward_1(dpo-1) − reward_1(sft) per seed; "+
+			"every claim that uses a flagged seed is also read without it (a sensitivity check, never a verdict).",
+		"no reward_1 of dpo-1 or sft", res.Diff("dpo-1", "reward_1", "sft", "reward_1")))
 	return append(checks, res.CheckAchieves(roomAgree, exp.AtLeast(MinAgree),
 		fmt.Sprintf("SPO's offset carries dimension 1 into round 2 only as far as round 1's implicit reward r̂₁ = β₁·log π₁/π_SFT ranks the round-2 pairs' responses as true helpfulness "+
 			"does: share of the tracked round-2 pairs (with a difference in helpfulness) on which Δr̂₁ has the sign of Δhelpful (dpo-1's rhat_agree), read on the lower end of its 95 %% "+
@@ -160,8 +180,11 @@ func Room(res *exp.Result) []exp.RoomCheck {
 // where the result has the constant-rate probes (Config.ProbeSeeds) or the rate is constant; with
 // the learning rate decaying to 0 (cfg.LRDecay) and no probes, a note (the argument, note).
 func settledGate(cfg Config, probes bool, c exp.Claim, check, note string) exp.Claim {
-	if cfg.LRDecay && !probes {
+	switch {
+	case cfg.LRDecay && !probes:
 		return c.ByConstruction(note)
+	case probes && check == roomConverged:
+		return c.Needs(check, roomReached)
 	}
 	return c.Needs(check)
 }
@@ -184,6 +207,24 @@ func FinalMargin(res *exp.Result, method string, seed uint64) (float64, bool) {
 		s += y
 	}
 	return s / float64(k), true
+}
+
+// withinSeed is whether a seed's value lies within ±tol (for exp.RoomCount).
+func withinSeed(f exp.PerSeed, tol float64) exp.SeedTest {
+	return func(seed uint64) (bool, bool) {
+		v, ok := f(seed)
+		return math.Abs(v) <= tol, ok
+	}
+}
+
+// tailMean is the mean of a curve's last TailFrac of points (at least one).
+func tailMean(c exp.Curve) float64 {
+	k := max(1, int(math.Ceil(TailFrac*float64(len(c.Y)))))
+	var s float64
+	for _, y := range c.Y[len(c.Y)-k:] {
+		s += y
+	}
+	return s / float64(k)
 }
 
 // forgetShare is, per seed, the share of round 1's gain on helpful_safe over SFT that naive round 2
@@ -216,6 +257,7 @@ const (
 	roomThreeGain2   = "3d: naive round 2 gained on reward 2"
 	roomThreeForget1 = "3d: naive round 3 loses dimension 1"
 	roomThreeForget2 = "3d: naive round 3 loses dimension 2"
+	roomForgetGrows  = "naive DPO forgets more at the larger refusal share"
 )
 
 // partRoom are the room checks of the parts the result holds: naive DPO's forgetting at the slow
@@ -236,22 +278,38 @@ func partRoom(res *exp.Result, cfg Config) []exp.RoomCheck {
 	if len(shares) < 2 {
 		shares = nil // the main part's share alone: its checks are the main part's
 	}
-	for _, share := range shares {
-		dpo1, seq := cfg.RefusalName("dpo-1", share), cfg.RefusalName("seq-dpo", share)
-		out = append(out,
-			res.CheckAchieves(roomGainShare(share), exp.AtLeast(MinGain),
-				fmt.Sprintf("As the main part's \"%s\", on the pairs with refusal share %g: reward_1(%s) − reward_1(sft), lower end of its 95 %% interval, ≥ %g.", roomGain, share, dpo1, MinGain),
-				"no reward_1 of "+dpo1+" or sft", res.Diff(dpo1, "reward_1", "sft", "reward_1")),
-			res.CheckRoom(roomForgetShare(share), exp.AtLeast(MinForgetting), forgetWhy(fmt.Sprintf("refusal share %g", share), seq),
-				"no helpful_safe of sft, "+dpo1+" or "+seq, forgetShare(res, dpo1, seq)))
+	if len(shares) > 0 {
+		seeds := seedsOf(res, cfg.RefusalName("spo", shares[0]))
+		for _, share := range shares {
+			dpo1, seq := cfg.RefusalName("dpo-1", share), cfg.RefusalName("seq-dpo", share)
+			out = append(out,
+				exp.RoomAchieves(seeds, roomGainShare(share), exp.AtLeast(MinGain),
+					fmt.Sprintf("As the main part's \"%s\", on the pairs with refusal share %g and the part's seeds %v: reward_1(%s) − reward_1(sft), lower end of its 95 %% interval, ≥ %g.", roomGain, share, seeds, dpo1, MinGain),
+					"no reward_1 of "+dpo1+" or sft", res.Diff(dpo1, "reward_1", "sft", "reward_1")),
+				exp.RoomOn(seeds, roomForgetShare(share), exp.AtLeast(MinForgetting), forgetWhy(fmt.Sprintf("refusal share %g, on the part's seeds %v", share, seeds), seq),
+					"no helpful_safe of sft, "+dpo1+" or "+seq, forgetShare(res, dpo1, seq)))
+		}
+		lo, hi := shares[0], shares[len(shares)-1]
+		flo := forgetShare(res, cfg.RefusalName("dpo-1", lo), cfg.RefusalName("seq-dpo", lo))
+		fhi := forgetShare(res, cfg.RefusalName("dpo-1", hi), cfg.RefusalName("seq-dpo", hi))
+		out = append(out, exp.RoomAchieves(seeds, roomForgetGrows, exp.Test{Op: exp.Above, X: 0},
+			fmt.Sprintf("\"SPO's advantage follows forgetting\" compares the shares as more and less forgetting only if naive DPO forgets more at the larger share: per seed the forgetting share "+
+				"at %g minus at %g, lower end of its 95 %% interval above 0.", hi, lo),
+			"no forgetting share at both shares", func(seed uint64) (float64, bool) {
+				a, ok1 := fhi(seed)
+				b, ok2 := flo(seed)
+				return a - b, ok1 && ok2
+			}))
 	}
-	if !hasMethod(res, ThreeSeq) {
+	if !hasMethod(res, ThreeSPOSeq) {
 		return out
 	}
+	// What naive round 3 from SPO's round 2 loses of the earlier dimensions: the room SPO's offsets
+	// have, from the same start.
 	loses := func(key string) exp.PerSeed {
 		return func(seed uint64) (float64, bool) {
-			a, ok1 := res.Final(ThreeSeq2, key, seed)
-			b, ok2 := res.Final(ThreeSeq, key, seed)
+			a, ok1 := res.Final(ThreeSPO2, key, seed)
+			b, ok2 := res.Final(ThreeSPOSeq, key, seed)
 			return a - b, ok1 && ok2
 		}
 	}
@@ -263,11 +321,11 @@ func partRoom(res *exp.Result, cfg Config) []exp.RoomCheck {
 			fmt.Sprintf("Round 3 can lose dimension 2 only if round 2 gained it: reward_2(%s) − reward_2(%s) (unsafe letters removed by naive round 2), lower end of its 95 %% interval, ≥ %g. [UNVERIFIED] PaperLab's choice.", ThreeSeq2, ThreeRound1, MinGain),
 			"no reward_2 of "+ThreeSeq2+" or "+ThreeRound1, res.Diff(ThreeSeq2, "reward_2", ThreeRound1, "reward_2")),
 		res.CheckRoom(roomThreeForget1, exp.AtLeast(MinGain),
-			fmt.Sprintf("SPO's offsets can keep more of dimension 1 in round 3 only where naive round 3 loses it: reward_1(%s) − reward_1(%s), the mean over seeds, ≥ %g (MinGain). [UNVERIFIED] PaperLab's choice.", ThreeSeq2, ThreeSeq, MinGain),
-			"no reward_1 of "+ThreeSeq2+" or "+ThreeSeq, loses("reward_1")),
+			fmt.Sprintf("SPO's offsets can keep more of dimension 1 in round 3 only where naive round 3 from the same start loses it: reward_1(%s) − reward_1(%s), the mean over seeds, ≥ %g (MinGain). [UNVERIFIED] PaperLab's choice.", ThreeSPO2, ThreeSPOSeq, MinGain),
+			"no reward_1 of "+ThreeSPO2+" or "+ThreeSPOSeq, loses("reward_1")),
 		res.CheckRoom(roomThreeForget2, exp.AtLeast(MinGain),
-			fmt.Sprintf("… and of dimension 2: reward_2(%s) − reward_2(%s), the mean over seeds, ≥ %g (MinGain): conciseness (fewer letters) may also remove unsafe letters, and then there is no dimension-2 forgetting to prevent. [UNVERIFIED] PaperLab's choice.", ThreeSeq2, ThreeSeq, MinGain),
-			"no reward_2 of "+ThreeSeq2+" or "+ThreeSeq, loses("reward_2")),
+			fmt.Sprintf("… and of dimension 2: reward_2(%s) − reward_2(%s), the mean over seeds, ≥ %g (MinGain): conciseness (fewer letters) may also remove unsafe letters, and then there is no dimension-2 forgetting to prevent. [UNVERIFIED] PaperLab's choice.", ThreeSPO2, ThreeSPOSeq, MinGain),
+			"no reward_2 of "+ThreeSPO2+" or "+ThreeSPOSeq, loses("reward_2")),
 	)
 }
 

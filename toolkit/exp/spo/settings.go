@@ -51,10 +51,10 @@ var PaperSettings = []exp.Setting{
 			"(room check \"" + roomOffset + "\")."},
 	{Field: "Round1.Steps", Paper: notObtained, Source: exp.SourceNote, Ref: refNone,
 		Why: "Round 1 runs until its held-out helpfulness is flat, measured on a one-seed probe at a constant rate [UNVERIFIED] PaperLab's budget; with the rate decaying to 0 " +
-			"its end is flat by construction (a note on the claims, not a room check)."},
+			"its end is flat by construction, so since 2026-12-06 the run's own constant-rate probes (ProbeSeeds) are the room check \"" + roomConverged + "\", which can fail."},
 	{Field: "Round2.Steps", Paper: notObtained, Source: exp.SourceNote, Ref: refNone,
 		Why: "Round 2 runs until naive DPO's helpfulness stops falling on probe seeds [UNVERIFIED] PaperLab's budget; with the rate decaying to 0 its end is settled by " +
-			"construction (a note on the claims), and methods are compared along their paths at matched harmlessness and matched KL."},
+			"construction, so the run's constant-rate probe of naive round 2 is the room check \"" + roomSettled + "\"; methods are compared along their paths at matched harmlessness and matched KL."},
 	{Field: "Round1.Opt.LR", Paper: notObtained + " (LoRA fine-tuning)", Source: exp.SourceNote, Ref: "[S3] TL;DR: LoRA fine-tuning, no rate given",
 		Why: "Adam 1e-3 decaying to 0 over each round (LRDecay, as TRL's DPOTrainer does by default: [T2] lr_scheduler_type \"linear\"), gradient-norm clipping at 1 in both rounds " +
 			"([T2] max_grad_norm 1.0), for a 2-layer model trained from scratch [UNVERIFIED]. On one-seed probes at a constant rate naive DPO's helpfulness was still swinging " +

@@ -696,8 +696,7 @@ func (a *arm) slowPart() error {
 	return nil
 }
 
-// refusalPart: at one refusal share, round 1, naive DPO (β₂), SPO (λ) and mixed-data DPO (share ½):
-// the main run's settings.
+// refusalPart: at one refusal share, round 1, naive DPO (β₂) and SPO (λ): the main run's settings.
 func (a *arm) refusalPart(share float64) error {
 	c := a.cfg
 	t := time.Now()
@@ -709,17 +708,16 @@ func (a *arm) refusalPart(share float64) error {
 	if _, _, err := a.roundTwo(name("seq-dpo"), 0, c.Round2.Beta, 0, false, false); err != nil {
 		return err
 	}
-	if _, _, err := a.roundTwo(name("spo"), c.Lambda, c.Round2.Beta, 0, false, false); err != nil {
-		return err
-	}
-	return a.mixed(name("mixed-dpo"), a.mixedData(0.5), c.Round1.Steps+c.Round2.Steps, false)
+	_, _, err := a.roundTwo(name("spo"), c.Lambda, c.Round2.Beta, 0, false, false)
+	return err
 }
 
 // threePart: round 1 (dimension 1), round 2 (dimension 2) by naive DPO and by SPO (λ), round 3
-// (Third) by naive DPO from naive round 2, by SPO from SPO's round 2 with ThreeLambdas on both
-// earlier dimensions (pref.DimensionGaps: round 2's implicit reward less its own offset) and with
-// the direct offsets (each round's implicit reward read as its dimension's reward), and mixed 3-way
-// DPO from SFT on all three dimensions' pairs, for the steps of the three rounds.
+// (Third) from SPO's round 2 by SPO with ThreeLambdas on both earlier dimensions
+// (pref.DimensionGaps: round 2's implicit reward less its own offset) and by naive DPO, from naive
+// round 2 by naive DPO, and from SPO's round 2 with the direct offsets (each round's implicit
+// reward read as its dimension's reward); and mixed 3-way DPO from SFT on all three dimensions'
+// pairs, for the steps of the three rounds. Every round 3 runs on the same batches.
 func (a *arm) threePart() error {
 	c := a.cfg
 	t := time.Now()
@@ -742,8 +740,9 @@ func (a *arm) threePart() error {
 		prev    pref.Stage
 		lambdas []float64
 	}{
-		{ThreeSeq, seq2.Stage(), nil},
 		{ThreeSPO, spo2.Stage(), c.ThreeLambdas},
+		{ThreeSPOSeq, spo2.Stage(), nil},
+		{ThreeSeq, seq2.Stage(), nil},
 		{ThreeSPODirect, direct, c.ThreeLambdas},
 	} {
 		t := time.Now()

@@ -23,7 +23,7 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 	cfg := ConfigFor(exp.Smoke)
 	exptest.RequireMetrics(t, back, []string{"sft", "dpo-1", "seq-dpo", "seq-dpo-β0.5", "mixed-dpo", "mixed-dpo-0.25", "spo", "spo-λ1", "spo-flip",
 		ProbeRound1, ProbeRound2, cfg.SlowName("seq-dpo"), cfg.SlowName("seq-dpo-β0.5"), cfg.SlowName("spo"), cfg.SlowName("spo-λ1"),
-		"dpo-1-r0.1", "seq-dpo-r0.1", "spo-r0.1", "mixed-dpo-r0.1", ThreeRound1, ThreeSeq2, ThreeSPO2, ThreeSeq, ThreeSPO, ThreeSPODirect, ThreeMixed},
+		"dpo-1-r0.1", "seq-dpo-r0.1", "spo-r0.1", ThreeRound1, ThreeSeq2, ThreeSPO2, ThreeSeq, ThreeSPO, ThreeSPOSeq, ThreeSPODirect, ThreeMixed},
 		[]string{"reward_1", "reward_2", "helpful_safe", "blind_reward_1", "blind_helpful_safe", "kl_sft"}, 1)
 	// Covering distinct safe prompt letters is part of covering distinct prompt letters.
 	for _, m := range []string{"sft", "spo"} {
