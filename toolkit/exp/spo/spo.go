@@ -112,7 +112,7 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 			return err
 		}
 		// Round 1 is the same in both parts (same seed, data and settings); the main part records it.
-		if err := a.roundOne("dpo-1", main); err != nil {
+		if err := a.roundOne("dpo-1", main, klSFT); err != nil {
 			return err
 		}
 		if main {
@@ -321,9 +321,9 @@ func (a *arm) makePairs() error {
 // covered), "length", the prompt-blind references "blind_reward_1" and "blind_helpful_safe" (the
 // same responses scored against the next held-out prompt instead of their own), and the
 // Monte-Carlo KL divergences of m from the SFT model and from the arm's π₁ (once round 1 has run):
-// "kl_sft" and "kl_pi1", the mean of log m(y|x) − log π(y|x) over the samples y (EOS included where
-// sampled).
-func (a *arm) evaluate(m *lm.Model, seed uint64, samples int) (map[string]float64, error) {
+// "kl_sft" and "kl_pi1" (those kl asks for), the mean of log m(y|x) − log π(y|x) over the samples y
+// (EOS included where sampled).
+func (a *arm) evaluate(m *lm.Model, seed uint64, samples int, kl klRefs) (map[string]float64, error) {
 	t0 := time.Now()
 	var ids [][]int32
 	for k := 0; k < samples; k++ {
@@ -380,8 +380,9 @@ func (a *arm) evaluate(m *lm.Model, seed uint64, samples int) (map[string]float6
 	for _, ref := range []struct {
 		key string
 		m   *lm.Model
-	}{{"kl_sft", a.sft}, {"kl_pi1", a.pi1}} {
-		if ref.m == nil {
+		on  klRefs
+	}{{"kl_sft", a.sft, klSFT}, {"kl_pi1", a.pi1, klPi1}} {
+		if ref.m == nil || kl&ref.on == 0 {
 			continue
 		}
 		scored, err := ref.m.Score(exs, false)
@@ -452,14 +453,32 @@ func (a *arm) weights(policy *lm.Model, lambda, beta float64) (map[string]float6
 // under the label's prefix. The learning rate decays over the round (LRDecay) unless constant;
 // track adds the gradient weights of the tracked round-2 pairs at SPO's λ (lambdas[0]; 0 for
 // naive DPO).
-func (a *arm) round(label string, history []pref.Stage, dim int, lambdas []float64, rc pref.TrainConfig, seed uint64, track, constant bool) (*pref.RoundResult, map[string]exp.Curve, error) {
-	return a.roundOn(label, history, a.pairs[dim], a.scores[dim], lambdas, rc, seed, track, constant)
+func (a *arm) round(label string, history []pref.Stage, dim int, lambdas []float64, rc pref.TrainConfig, seed uint64, o roundOpts) (*pref.RoundResult, map[string]exp.Curve, error) {
+	return a.roundOn(label, history, a.pairs[dim], a.scores[dim], lambdas, rc, seed, o)
 }
 
+// roundOpts are how a round runs and what its path measures: the gradient weights of the tracked
+// round-2 pairs (track, at SPO's λ; at the regular checkpoints, every EvalEvery steps, which the
+// mechanism claim reads), a constant learning rate (the probes), and the KL divergences a claim or
+// figure reads along the path (kl: each costs a scoring of every evaluation sample; the final
+// evaluation measures both).
+type roundOpts struct {
+	track, constant bool
+	kl              klRefs
+}
+
+// klRefs names the references of the KL divergences evaluate measures.
+type klRefs uint8
+
+const (
+	klSFT klRefs = 1 << iota // KL(π‖π_SFT): matched KL from SFT along SPO's chain and mixed DPO's path
+	klPi1                    // KL(π‖π₁): matched KL from π₁ in round 2
+)
+
 // roundOn is round on any pairs (scores: their cache, or nil).
-func (a *arm) roundOn(label string, history []pref.Stage, pairs []pref.PairEx, scores *pref.Scores, lambdas []float64, rc pref.TrainConfig, seed uint64, track, constant bool) (*pref.RoundResult, map[string]exp.Curve, error) {
+func (a *arm) roundOn(label string, history []pref.Stage, pairs []pref.PairEx, scores *pref.Scores, lambdas []float64, rc pref.TrainConfig, seed uint64, o roundOpts) (*pref.RoundResult, map[string]exp.Curve, error) {
 	rc.Seed = seed
-	if a.cfg.LRDecay && !constant {
+	if a.cfg.LRDecay && !o.constant {
 		rc.Opt.TotalSteps, rc.Opt.MinLRFrac = rc.Steps, 0
 	}
 	lambda := 0.0
@@ -470,8 +489,8 @@ func (a *arm) roundOn(label string, history []pref.Stage, pairs []pref.PairEx, s
 		Progress: a.progress(a.label(label), rc.Steps),
 		Scores:   scores,
 		OnEval: func(policy *lm.Model, step int) (map[string]float64, error) {
-			v, err := a.evaluate(policy, seed*1000+uint64(step), a.cfg.PathSamples)
-			if err != nil || !track {
+			v, err := a.evaluate(policy, seed*1000+uint64(step), a.cfg.PathSamples, o.kl)
+			if err != nil || !o.track || (step%rc.EvalEvery != 0 && step != rc.Steps) {
 				return v, err
 			}
 			w, err := a.weights(policy, lambda, rc.Beta)
@@ -495,7 +514,7 @@ func (a *arm) roundOn(label string, history []pref.Stage, pairs []pref.PairEx, s
 // add evaluates a finished policy on the held-out prompts (EvalSamples each), records it as a run of
 // method name with its path curves, and saves it when save and the options say so.
 func (a *arm) add(name string, m *lm.Model, curves map[string]exp.Curve, start time.Time, extra map[string]float64, save bool) error {
-	f, err := a.evaluate(m, a.seed, a.cfg.EvalSamples)
+	f, err := a.evaluate(m, a.seed, a.cfg.EvalSamples, klSFT|klPi1)
 	if err != nil {
 		return err
 	}
@@ -514,11 +533,11 @@ func (a *arm) add(name string, m *lm.Model, curves map[string]exp.Curve, start t
 	return nil
 }
 
-// roundOne runs round 1 (DPO on dimension 1 from SFT) and prepares round 2's tracked pairs; record
-// adds it as a run of method name.
-func (a *arm) roundOne(name string, record bool) error {
+// roundOne runs round 1 (DPO on dimension 1 from SFT, measuring the KL divergences kl along its
+// path) and prepares round 2's tracked pairs; record adds it as a run of method name.
+func (a *arm) roundOne(name string, record bool, kl klRefs) error {
 	t := time.Now()
-	r1, c1, err := a.round("round1", []pref.Stage{a.start}, 0, nil, a.cfg.Round1, a.seed, false, false)
+	r1, c1, err := a.round("round1", []pref.Stage{a.start}, 0, nil, a.cfg.Round1, a.seed, roundOpts{kl: kl})
 	if err != nil {
 		return err
 	}
@@ -539,9 +558,9 @@ func (a *arm) roundOne(name string, record bool) error {
 func (a *arm) history() []pref.Stage { return []pref.Stage{a.start, a.round1.Stage()} }
 
 // roundTwo runs one round-2 method: naive DPO (lambda 0) or SPO at lambda, with round 2's settings
-// at beta and learning rate lr (0: Round2's), on the main batches (seed+1); it records the run as
-// name (with the offset's size for SPO) and returns the round.
-func (a *arm) roundTwo(name string, lambda, beta, lr float64, track, save bool) (*pref.RoundResult, map[string]exp.Curve, error) {
+// at beta and learning rate lr (0: Round2's), on the main batches (seed+1), measured as o says; it
+// records the run as name (with the offset's size for SPO) and returns the round.
+func (a *arm) roundTwo(name string, lambda, beta, lr float64, o roundOpts, save bool) (*pref.RoundResult, map[string]exp.Curve, error) {
 	t := time.Now()
 	rc := a.cfg.Round2
 	rc.Beta = beta
@@ -552,7 +571,7 @@ func (a *arm) roundTwo(name string, lambda, beta, lr float64, track, save bool) 
 	if lambda != 0 {
 		lam = []float64{lambda}
 	}
-	r2, cs, err := a.round("round2", a.history(), 1, lam, rc, a.seed+1, track, false)
+	r2, cs, err := a.round("round2", a.history(), 1, lam, rc, a.seed+1, o)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -578,7 +597,7 @@ func (a *arm) mixed(name string, data []pref.PairEx, steps int, save bool) error
 	t := time.Now()
 	mc := a.cfg.Round2
 	mc.Steps, mc.EvalEvery = steps, a.cfg.MixedEvalEvery
-	m, cm, err := a.roundOn("mixed", []pref.Stage{a.start}, data, nil, nil, mc, a.seed+2, false, false)
+	m, cm, err := a.roundOn("mixed", []pref.Stage{a.start}, data, nil, nil, mc, a.seed+2, roundOpts{kl: klSFT})
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -613,7 +632,12 @@ func (a *arm) mainPart() error {
 	}
 	var seq *pref.RoundResult
 	for _, beta := range c.seqBetas() {
-		r2, _, err := a.roundTwo(c.SeqName(beta), 0, beta, 0, beta == c.Round2.Beta, true)
+		// KL from SFT along naive DPO's path only at β₂ (the figure of how far round 2 moves).
+		o := roundOpts{track: beta == c.Round2.Beta, kl: klPi1}
+		if beta == c.Round2.Beta {
+			o.kl |= klSFT
+		}
+		r2, _, err := a.roundTwo(c.SeqName(beta), 0, beta, 0, o, true)
 		if err != nil {
 			return err
 		}
@@ -623,7 +647,7 @@ func (a *arm) mainPart() error {
 	}
 	for _, lambda := range c.lambdas() {
 		name := c.SPOName(lambda)
-		r2, cs, err := a.roundTwo(name, lambda, c.Round2.Beta, 0, lambda == c.Lambda || name == "spo-flip", true)
+		r2, cs, err := a.roundTwo(name, lambda, c.Round2.Beta, 0, roundOpts{track: lambda == c.Lambda || name == "spo-flip", kl: klSFT | klPi1}, true)
 		if err != nil {
 			return err
 		}
@@ -650,7 +674,7 @@ func (a *arm) mainPart() error {
 	}
 	// The probes: round 1 and naive round 2 at a constant learning rate (the same steps and data).
 	t := time.Now()
-	p1, cp1, err := a.round("round1", []pref.Stage{a.start}, 0, nil, c.Round1, a.seed, false, true)
+	p1, cp1, err := a.round("round1", []pref.Stage{a.start}, 0, nil, c.Round1, a.seed, roundOpts{constant: true})
 	if err != nil {
 		return err
 	}
@@ -658,7 +682,7 @@ func (a *arm) mainPart() error {
 		return err
 	}
 	t = time.Now()
-	p2, cp2, err := a.round("round2", a.history(), 1, nil, c.Round2, a.seed+1, false, true)
+	p2, cp2, err := a.round("round2", a.history(), 1, nil, c.Round2, a.seed+1, roundOpts{constant: true})
 	if err != nil {
 		return err
 	}
@@ -682,13 +706,13 @@ func (a *arm) slowPart() error {
 	t := time.Now()
 	defer a.timed("part_slow", t)
 	for _, beta := range c.seqBetas() {
-		if _, _, err := a.roundTwo(c.SlowName(c.SeqName(beta)), 0, beta, c.SlowLR, false, false); err != nil {
+		if _, _, err := a.roundTwo(c.SlowName(c.SeqName(beta)), 0, beta, c.SlowLR, roundOpts{kl: klPi1}, false); err != nil {
 			return err
 		}
 	}
 	for _, lambda := range c.lambdas() {
 		if lambda > 0 {
-			if _, _, err := a.roundTwo(c.SlowName(c.SPOName(lambda)), lambda, c.Round2.Beta, c.SlowLR, false, false); err != nil {
+			if _, _, err := a.roundTwo(c.SlowName(c.SPOName(lambda)), lambda, c.Round2.Beta, c.SlowLR, roundOpts{kl: klPi1}, false); err != nil {
 				return err
 			}
 		}
@@ -702,13 +726,13 @@ func (a *arm) refusalPart(share float64) error {
 	t := time.Now()
 	defer a.timed("part_refusal", t)
 	name := func(m string) string { return c.RefusalName(m, share) }
-	if err := a.roundOne(name("dpo-1"), true); err != nil {
+	if err := a.roundOne(name("dpo-1"), true, 0); err != nil {
 		return err
 	}
-	if _, _, err := a.roundTwo(name("seq-dpo"), 0, c.Round2.Beta, 0, false, false); err != nil {
+	if _, _, err := a.roundTwo(name("seq-dpo"), 0, c.Round2.Beta, 0, roundOpts{}, false); err != nil {
 		return err
 	}
-	_, _, err := a.roundTwo(name("spo"), c.Lambda, c.Round2.Beta, 0, false, false)
+	_, _, err := a.roundTwo(name("spo"), c.Lambda, c.Round2.Beta, 0, roundOpts{}, false)
 	return err
 }
 
@@ -722,14 +746,14 @@ func (a *arm) threePart() error {
 	c := a.cfg
 	t := time.Now()
 	defer a.timed("part_three", t)
-	if err := a.roundOne(ThreeRound1, true); err != nil {
+	if err := a.roundOne(ThreeRound1, true, 0); err != nil {
 		return err
 	}
-	seq2, _, err := a.roundTwo(ThreeSeq2, 0, c.Round2.Beta, 0, false, false)
+	seq2, _, err := a.roundTwo(ThreeSeq2, 0, c.Round2.Beta, 0, roundOpts{}, false)
 	if err != nil {
 		return err
 	}
-	spo2, _, err := a.roundTwo(ThreeSPO2, c.Lambda, c.Round2.Beta, 0, false, false)
+	spo2, _, err := a.roundTwo(ThreeSPO2, c.Lambda, c.Round2.Beta, 0, roundOpts{}, false)
 	if err != nil {
 		return err
 	}
@@ -746,7 +770,7 @@ func (a *arm) threePart() error {
 		{ThreeSPODirect, direct, c.ThreeLambdas},
 	} {
 		t := time.Now()
-		r3, cs, err := a.round("round3", append(a.history(), r.prev), 2, r.lambdas, c.Round2, a.seed+3, false, false)
+		r3, cs, err := a.round("round3", append(a.history(), r.prev), 2, r.lambdas, c.Round2, a.seed+3, roundOpts{})
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.name, err)
 		}

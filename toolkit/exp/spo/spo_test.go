@@ -36,7 +36,7 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 	paths := map[string][]string{
 		"dpo-1":          {"round1/reward_1", "round1/reward_2", "round1/helpful_safe", "round1/kl_sft"},
 		"mixed-dpo-0.25": {"mixed/reward_1", "mixed/reward_2", "mixed/helpful_safe", "mixed/kl_sft"},
-		ThreeSPO:         {"round3/reward_1", "round3/reward_2", "round3/reward_3", "round3/kl_sft"},
+		ThreeSPO:         {"round3/reward_1", "round3/reward_2", "round3/reward_3"},
 		ThreeMixed:       {"mixed/reward_3", "mixed/reward_1"},
 		"spo-λ1":         {"round2/reward_1", "round2/kl_pi1"},
 	}
