@@ -76,13 +76,7 @@ func NextRound(history []Stage, pairs []PairEx, lambdas []float64, cfg TrainConf
 		withOff[i].Offset = off[i]
 	}
 	ref := history[done].Model
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if len(pairs) == 0 {
-		return nil, fmt.Errorf("pref: no pairs")
-	}
-	refC, refR, err := hooks.Scores.Of(ref, pairs)
+	refC, refR, err := refScores(ref, pairs, cfg, hooks)
 	if err != nil {
 		return nil, err
 	}

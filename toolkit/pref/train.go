@@ -67,17 +67,23 @@ type Hooks struct {
 // It returns the curves: loss, grad_norm and TRL's rewards/… and logps/… per step; OnEval's metrics
 // at eval steps.
 func TrainPairs(policy, ref *lm.Model, pairs []PairEx, cfg TrainConfig, hooks Hooks) (track.Curves, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if len(pairs) == 0 {
-		return nil, fmt.Errorf("pref: no pairs")
-	}
-	refC, refR, err := hooks.Scores.Of(ref, pairs)
+	refC, refR, err := refScores(ref, pairs, cfg, hooks)
 	if err != nil {
 		return nil, err
 	}
 	return trainPairs(policy, pairs, refC, refR, cfg, hooks)
+}
+
+// refScores checks a round's configuration and pairs and scores the pairs under the reference
+// (from hooks.Scores when it holds them).
+func refScores(ref *lm.Model, pairs []PairEx, cfg TrainConfig, hooks Hooks) (chosen, rejected []float64, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if len(pairs) == 0 {
+		return nil, nil, fmt.Errorf("pref: no pairs")
+	}
+	return hooks.Scores.Of(ref, pairs)
 }
 
 // trainPairs is TrainPairs with the reference's log-probabilities of the pairs given.
