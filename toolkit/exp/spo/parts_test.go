@@ -209,3 +209,21 @@ func TestPartsClaims(t *testing.T) {
 		t.Fatalf("the trend without its precondition: %v", c.Untestable)
 	}
 }
+
+// A part run alone (here the slow part's methods only, no main-part spo) draws its figures without
+// the main part's: a result of one part is what `paperlab spo -part slow` writes before a merge.
+func TestFiguresOfAPartAlone(t *testing.T) {
+	cfg, err := json.Marshal(ConfigFor(exp.Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &exp.Result{Experiment: "spo", Seeds: []uint64{1, 2}, Config: cfg}
+	c := ConfigFor(exp.Default)
+	for _, s := range res.Seeds {
+		res.Runs = append(res.Runs, pathRun(c.SlowName("spo"), s, 1.4), pathRun(c.SlowName("seq-dpo"), s, 1.1))
+	}
+	res.Summarize()
+	if _, err := Figures(res, t.TempDir()); err != nil {
+		t.Fatalf("figures of the slow part alone: %v", err)
+	}
+}
