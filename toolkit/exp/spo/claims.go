@@ -61,7 +61,7 @@ func pathPrefix(m string) string {
 		return "round1/"
 	case strings.HasPrefix(m, "mixed-dpo") || m == ThreeMixed:
 		return "mixed/"
-	case m == ThreeSeq || m == ThreeSPO || m == ThreeSPODirect:
+	case m == ThreeSeq || m == ThreeSPO || m == ThreeSPOSeq || m == ThreeSPODirect:
 		return "round3/"
 	}
 	return "round2/"
@@ -568,12 +568,15 @@ func EnvelopeSource(xs, ys []float64, x float64) (evaluated int, first bool) {
 	return evaluated, cross0 > best
 }
 
-// sumName names a derived sum curve in words.
+// sumName names a curve in words: a derived sum, or the key itself.
 func sumName(key string) string {
-	if strings.HasSuffix(key, keySumSafe) {
+	switch {
+	case strings.HasSuffix(key, keySumSafe):
 		return "helpful_safe + reward_2"
+	case strings.HasSuffix(key, keySum):
+		return "reward_1 + reward_2"
 	}
-	return "reward_1 + reward_2"
+	return key
 }
 
 func maxOf(xs []float64) float64 {

@@ -45,6 +45,20 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 			"round2/weight_refusal", "round2/weight_ordinary", "round2/rewards/margins"}
 	}
 	paths["spo"] = append(paths["spo"], "weights/spo", "weights/seq-dpo")
+	// Every path method's curves lie where the claims read them (pathPrefix): a method missing
+	// there reads "not measured" (spo-3 did, for 3d-spo-2-then-dpo, until 2026-12-06).
+	for _, r := range back.Runs {
+		if r.Seed != 1 || r.Method == "sft" || strings.HasPrefix(r.Method, "prm") {
+			continue
+		}
+		if _, ok := r.Curves[pathPrefix(r.Method)+"reward_1"]; !ok {
+			var keys []string
+			for k := range r.Curves {
+				keys = append(keys, k)
+			}
+			t.Errorf("%s: no %sreward_1 among its curves %v", r.Method, pathPrefix(r.Method), keys)
+		}
+	}
 	for m, keys := range paths {
 		run := back.RunsOf(m)[0]
 		for _, k := range keys {
