@@ -526,7 +526,8 @@ func markEnvelope(d *exp.Result, c exp.Claim, m exp.Match) exp.Claim {
 	}
 	if len(evals) > 0 {
 		na, nb := stats.Percentile(evals, 0.5), stats.Percentile(bevals, 0.5)
-		c.Notes = append(c.Notes, fmt.Sprintf("matched points rest on evaluated points at reward_2 ≥ x*: %s's best over a median of %.0f, %s's over %.0f (%d seeds)", m.A, na, m.B, nb, len(evals)))
+		xname := m.X[strings.LastIndex(m.X, "/")+1:] // the matched metric, without its path prefix
+		c.Notes = append(c.Notes, fmt.Sprintf("matched points rest on evaluated points at %s ≥ x*: %s's best over a median of %.0f, %s's over %.0f (%d seeds)", xname, m.A, na, m.B, nb, len(evals)))
 		if na != nb {
 			more := m.A
 			if nb > na {
