@@ -110,7 +110,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	if err := partFigures(res, cfg, figs); err != nil {
 		return nil, err
 	}
-	if _, ok := res.Summary["spo"]; !ok { // a part run alone (slow, refusal, three): the rest is the main part's
+	if !hasMethod(res, "spo") { // a part run alone (slow, refusal, three): the rest is the main part's
 		return figs.Paths, nil
 	}
 	// The mechanism: mean gradient weight on refusal and on ordinary pairs along round 2.
