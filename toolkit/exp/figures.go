@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"github.com/paperlab/paperlab/toolkit/calib"
 	"github.com/paperlab/paperlab/toolkit/plot"
@@ -138,6 +139,36 @@ func CurveSeries(res *Result, key string, methods []string) []plot.Series {
 				s.X = c.X
 			}
 			if len(c.Y) == len(s.X) {
+				s.Y = append(s.Y, c.Y)
+			}
+		}
+		if len(s.Y) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// StoppedSeries is CurveSeries for curves that seeds stop at different points (early stopping):
+// a seed whose x values are a prefix of the longest seed's joins with its shorter y, so a band's
+// later points rest on the seeds that reached them (plot.Band counts them); a seed whose x values
+// are not a prefix is left out, as in CurveSeries.
+func StoppedSeries(res *Result, key string, methods []string) []plot.Series {
+	var out []plot.Series
+	for _, m := range methods {
+		var curves []Curve
+		var longest []float64
+		for _, run := range res.RunsOf(m) {
+			if c, ok := run.Curves[key]; ok && len(c.X) == len(c.Y) && len(c.X) > 0 {
+				curves = append(curves, c)
+				if len(c.X) > len(longest) {
+					longest = c.X
+				}
+			}
+		}
+		s := plot.Series{Name: m, Color: MethodColor(res, m), X: longest}
+		for _, c := range curves {
+			if slices.Equal(c.X, longest[:len(c.X)]) {
 				s.Y = append(s.Y, c.Y)
 			}
 		}

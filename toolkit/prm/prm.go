@@ -246,26 +246,64 @@ func (p *PRM) features(prompts, completions [][]int32) ([][][NumFeatures]float32
 
 // TrainConfig configures PRM training: Steps of Adam on batches of BatchSize examples drawn with
 // replacement (a function of Seed and the step, lm.BatchIndices).
+//
+// With EvalEvery > 0 and a Validate hook, training is judged on held-out traces: every EvalEvery
+// steps (and at the last) the hook scores the PRM, the weights of the best score so far are kept
+// and restored at the end, and Patience > 0 stops training once that many evaluations in a row have
+// not improved on the best (Steps is then a cap). The learning-rate schedule runs over Steps either way.
 type TrainConfig struct {
 	Steps     int          `json:"steps"`
 	BatchSize int          `json:"batch_size"`
 	Seed      uint64       `json:"seed"`
 	Opt       lm.OptConfig `json:"opt"`
+	EvalEvery int          `json:"eval_every,omitempty"`
+	Patience  int          `json:"patience,omitempty"`
+}
+
+// Validate names the first invalid field.
+func (c TrainConfig) Validate() error {
+	if c.Steps < 1 || c.BatchSize < 1 || c.EvalEvery < 0 || c.Patience < 0 {
+		return fmt.Errorf("prm: training needs steps ≥ 1 and batch_size ≥ 1, eval_every and patience ≥ 0 (got %d, %d, %d, %d)",
+			c.Steps, c.BatchSize, c.EvalEvery, c.Patience)
+	}
+	return nil
+}
+
+// TrainHooks are what a caller watches or decides during training: Progress (nil: none), and
+// Validate, the held-out score of the PRM (higher is better; NaN when it cannot be measured, which
+// never counts as an improvement), read every EvalEvery steps.
+type TrainHooks struct {
+	Progress track.Progress
+	Validate func(p *PRM) (float64, error)
+}
+
+// TrainResult is a training's curves ("loss" and "tag_accuracy" per step; "validation" at each
+// evaluation), the step whose weights the PRM holds at the end (BestStep, with its validation score
+// Best; the last step when nothing validates) and the number of steps run (Ran).
+type TrainResult struct {
+	Curves   track.Curves
+	BestStep int
+	Best     float64
+	Ran      int
 }
 
 // Train fits the PRM head (and trunk) on labelled traces and returns the curves of the loss and tag
-// accuracy per step.
-func (p *PRM) Train(examples []Example, cfg TrainConfig, progress track.Progress) (track.Curves, error) {
-	if len(examples) == 0 || cfg.Steps < 1 || cfg.BatchSize < 1 {
-		return nil, errors.New("prm: training needs examples, steps ≥ 1 and batch_size ≥ 1")
+// accuracy per step (and of the validation score, TrainConfig).
+func (p *PRM) Train(examples []Example, cfg TrainConfig, hooks TrainHooks) (TrainResult, error) {
+	if len(examples) == 0 {
+		return TrainResult{}, errors.New("prm: training needs examples")
 	}
+	if err := cfg.Validate(); err != nil {
+		return TrainResult{}, err
+	}
+	validates := cfg.EvalEvery > 0 && hooks.Validate != nil
 	prompts, comps := make([][]int32, len(examples)), make([][]int32, len(examples))
 	for i, e := range examples {
 		prompts[i], comps[i] = e.Prompt, e.Completion
 	}
 	feats, err := p.features(prompts, comps) // the policy is frozen: once for all steps
 	if err != nil {
-		return nil, err
+		return TrainResult{}, err
 	}
 	loss := Loss
 	if p.ReadsPolicy() {
@@ -273,10 +311,12 @@ func (p *PRM) Train(examples []Example, cfg TrainConfig, progress track.Progress
 	}
 	tr, err := lm.NewTrainer(p.LM, cfg.Opt, Metrics, loss)
 	if err != nil {
-		return nil, err
+		return TrainResult{}, err
 	}
 	defer tr.Close()
-	curves := track.Curves{}
+	res := TrainResult{Curves: track.Curves{}, Best: math.Inf(-1)}
+	var best []float32
+	stale := 0
 	for step := 1; step <= cfg.Steps; step++ {
 		idx := lm.BatchIndices(len(examples), cfg.BatchSize, cfg.Seed, step)
 		batch := make([]Example, len(idx))
@@ -289,19 +329,51 @@ func (p *PRM) Train(examples []Example, cfg TrainConfig, progress track.Progress
 		}
 		in, err := pack(batch, p.Tag, p.LM.Config.Context, bf)
 		if err != nil {
-			return nil, err
+			return TrainResult{}, err
 		}
 		st, err := tr.Update(in)
 		if err != nil {
-			return nil, err
+			return TrainResult{}, err
 		}
-		curves.Add("loss", float64(step), st.Loss)
-		curves.Add("tag_accuracy", float64(step), st.Metrics["tag_accuracy"])
-		if progress != nil {
-			progress.Update(step, fmt.Sprintf("loss %.4f tag accuracy %.3f", st.Loss, st.Metrics["tag_accuracy"]))
+		res.Ran = step
+		res.Curves.Add("loss", float64(step), st.Loss)
+		res.Curves.Add("tag_accuracy", float64(step), st.Metrics["tag_accuracy"])
+		msg := fmt.Sprintf("loss %.4f tag accuracy %.3f", st.Loss, st.Metrics["tag_accuracy"])
+		if validates && (step%cfg.EvalEvery == 0 || step == cfg.Steps) {
+			v, err := hooks.Validate(p)
+			if err != nil {
+				return TrainResult{}, fmt.Errorf("prm: validation at step %d: %w", step, err)
+			}
+			if !math.IsNaN(v) { // an unmeasurable evaluation leaves no point
+				res.Curves.Add("validation", float64(step), v)
+			}
+			if v > res.Best {
+				if best, err = p.LM.Weights(); err != nil {
+					return TrainResult{}, err
+				}
+				res.Best, res.BestStep, stale = v, step, 0
+			} else {
+				stale++
+			}
+			msg += fmt.Sprintf(" validation %.3f (best %.3f at %d)", v, res.Best, res.BestStep)
+		}
+		if hooks.Progress != nil {
+			hooks.Progress.Update(step, msg)
+		}
+		if validates && cfg.Patience > 0 && stale >= cfg.Patience {
+			break
 		}
 	}
-	return curves, nil
+	if best == nil { // no validation, or none scored (NaN: an undefined score never counts as best)
+		res.BestStep, res.Best = res.Ran, math.NaN()
+		return res, nil
+	}
+	if res.BestStep != res.Ran {
+		if err := p.LM.SetWeights(best); err != nil {
+			return TrainResult{}, err
+		}
+	}
+	return res, nil
 }
 
 // scoreFunc is the graph of p(good) at every position.

@@ -424,11 +424,14 @@ func TestIndependentPRMLearns(t *testing.T) {
 				Labels: []float64{float64(1 - a%2), float64(1 - b%2)}})
 		}
 	}
-	curves, err := p.Train(exs, TrainConfig{Steps: 150, BatchSize: 32, Seed: 1, Opt: lm.DefaultOpt(3e-3)}, nil)
+	res, err := p.Train(exs, TrainConfig{Steps: 150, BatchSize: 32, Seed: 1, Opt: lm.DefaultOpt(3e-3)}, TrainHooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc := curves["tag_accuracy"].Y
+	if res.Ran != 150 || res.BestStep != 150 {
+		t.Fatalf("ran %d steps, holds step %d: without validation both should be 150", res.Ran, res.BestStep)
+	}
+	acc := res.Curves["tag_accuracy"].Y
 	if last := acc[len(acc)-1]; last < 0.9 {
 		t.Fatalf("tag accuracy %.2f after training, want ≥ 0.9", last)
 	}
@@ -451,17 +454,85 @@ func TestPickPairs(t *testing.T) {
 		0.4, 0.45, 0.3, // r = 2
 	}
 	finished := []bool{true, true, true, true, true, false, true, true, true}
-	pairs, gaps := PickPairs(3, 3, finished, scores, 0.1)
+	pairs, gaps := PickPairs(3, 3, finished, nil, scores, 0.1)
 	// q0: best 0 (0.9), worst 3 (0.1). q1: all within 0.05 → none. q2: index 5 is cut off, so best 8
 	// (0.3)? no: finished are 2 (0.2) and 8 (0.3): gap 0.1, not above the threshold → none.
 	if len(pairs) != 1 || pairs[0] != [2]int{0, 3} || math.Abs(gaps[0]-0.8) > 1e-12 {
 		t.Fatalf("pairs %v gaps %v, want [[0 3]] [0.8]", pairs, gaps)
 	}
-	pairs, _ = PickPairs(3, 3, finished, scores, 0.05)
+	pairs, _ = PickPairs(3, 3, finished, nil, scores, 0.05)
 	if len(pairs) != 2 || pairs[1] != [2]int{8, 2} {
 		t.Fatalf("threshold 0.05: pairs %v, want q2's (8, 2) second", pairs)
 	}
-	if p, _ := PickPairs(1, 2, []bool{true, true}, []float64{0.5, 0.5}, -1); len(p) != 1 || p[0] != [2]int{0, 0} {
+	// Only eligible samples are chosen: with sample 0 of q0 (0.9) ineligible, q0's best is 6 (0.4),
+	// gap 0.3 over 3 (0.1); q2 with no eligible sample gives no pair.
+	eligible := []bool{false, true, false, true, true, true, true, true, false}
+	if p, g := PickPairs(3, 3, finished, eligible, scores, 0.1); len(p) != 1 || p[0] != [2]int{6, 3} || math.Abs(g[0]-0.3) > 1e-12 {
+		t.Fatalf("eligible: pairs %v gaps %v, want [[6 3]] [0.3]", p, g)
+	}
+	if p, _ := PickPairs(1, 2, []bool{true, true}, nil, []float64{0.5, 0.5}, -1); len(p) != 1 || p[0] != [2]int{0, 0} {
 		t.Fatalf("ties: %v, want the first sample as both", p)
+	}
+}
+
+// With validation, training keeps the weights of the best evaluation and stops after Patience
+// evaluations without improvement: here the scripted scores peak at the second evaluation (step 4),
+// so evaluations 3–5 are stale and training stops at step 10, holding step 4's weights.
+func TestTrainKeepsBestValidation(t *testing.T) {
+	pol, tag, _ := tinyPolicy(t)
+	p, err := New(pol, tag, 5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	exs := []Example{
+		{Prompt: enc(t, pol, "1+1="), Completion: enc(t, pol, "2#2#"), Labels: []float64{1, 1}},
+		{Prompt: enc(t, pol, "1+2="), Completion: enc(t, pol, "4#4#"), Labels: []float64{0, 0}},
+	}
+	scores := []float64{0.5, 0.9, 0.8, 0.9, 0.7, 0.95}
+	var seen []float32
+	calls := 0
+	validate := func(q *PRM) (float64, error) {
+		v := scores[calls]
+		if calls == 1 {
+			if seen, err = q.LM.Weights(); err != nil {
+				return 0, err
+			}
+		}
+		calls++
+		return v, nil
+	}
+	cfg := TrainConfig{Steps: 100, BatchSize: 2, Seed: 1, Opt: lm.DefaultOpt(1e-2), EvalEvery: 2, Patience: 3}
+	res, err := p.Train(exs, cfg, TrainHooks{Validate: validate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ran != 10 || res.BestStep != 4 || res.Best != 0.9 || calls != 5 {
+		t.Fatalf("ran %d, best step %d (%.2f), %d evaluations; want 10, 4 (0.90), 5", res.Ran, res.BestStep, res.Best, calls)
+	}
+	if v := res.Curves["validation"]; len(v.X) != 5 || v.X[4] != 10 || v.Y[1] != 0.9 {
+		t.Fatalf("validation curve %v", v)
+	}
+	now, err := p.LM.Weights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(now, seen) {
+		t.Fatal("the PRM does not hold the weights of its best evaluation")
+	}
+	if _, err := p.Train(exs, TrainConfig{Steps: 5, BatchSize: 2, Opt: lm.DefaultOpt(1e-2), Patience: -1}, TrainHooks{}); err == nil {
+		t.Fatal("a negative patience was accepted")
+	}
+}
+
+func TestRoundSteps(t *testing.T) {
+	for _, c := range []struct {
+		epochs       float64
+		pairs, batch int
+		want         int
+	}{{1, 320, 32, 10}, {1, 321, 32, 11}, {2.5, 100, 32, 8}, {1, 5, 32, 1}, {1, 0, 32, 0}, {0.1, 3, 32, 1}} {
+		if got := RoundSteps(c.epochs, c.pairs, c.batch); got != c.want {
+			t.Errorf("RoundSteps(%v, %d, %d) = %d, want %d", c.epochs, c.pairs, c.batch, got, c.want)
+		}
 	}
 }

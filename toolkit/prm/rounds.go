@@ -2,6 +2,7 @@ package prm
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/pref"
@@ -24,6 +25,10 @@ type RoundsConfig struct {
 	Sample lm.SampleConfig `json:"sample"`
 	// Train is the DPO+RPO training of one round (pref.TrainPairs; Seed is set per round).
 	Train pref.TrainConfig `json:"train"`
+	// Epochs > 0 sets each round's steps from its pairs: ⌈Epochs · pairs / Train.BatchSize⌉ (CoS: one
+	// epoch per round), a learning-rate schedule (Train.Opt.TotalSteps > 0) stretched over them;
+	// 0 keeps Train.Steps.
+	Epochs float64 `json:"epochs,omitempty"`
 	// Seed draws the rounds' samples and minibatches.
 	Seed uint64 `json:"seed"`
 }
@@ -33,11 +38,17 @@ type RoundHooks struct {
 	// Score returns the selection score of every generation (generation i answers prompt i mod n,
 	// lm.Repeat's order): the verifier's outcome, or a PRM trace score.
 	Score func(inputs [][]int32, gens []lm.Generation) ([]float64, error)
+	// Eligible (optional) says which generations may be a pair's chosen side (e.g. only those whose
+	// answer is right); nil: every finished one.
+	Eligible func(inputs [][]int32, gens []lm.Generation) ([]bool, error)
+	// BeforeRound (optional) runs before a round samples, with the policy as the previous round left
+	// it (e.g. to re-train the scorer on the policy's current traces).
+	BeforeRound func(round int, policy *lm.Model) error
 	// Evaluate sees the policy after every round (optional); trained is false after a round without
 	// pairs, which left the policy as it was.
 	Evaluate func(round int, policy *lm.Model, trained bool) error
-	// Progress reports a round's DPO steps (optional).
-	Progress func(round int) track.Progress
+	// Progress reports a round's DPO steps (optional; steps: how many the round runs).
+	Progress func(round, steps int) track.Progress
 }
 
 // RoundStats is what one round of Iterate did: the pairs it trained on (0: it did not train) and their
@@ -46,6 +57,16 @@ type RoundStats struct {
 	Round int     `json:"round"`
 	Pairs int     `json:"pairs"`
 	Gap   float64 `json:"gap"`
+	Steps int     `json:"steps"`
+}
+
+// RoundSteps is the number of DPO steps of epochs passes over pairs in batches of batch: ⌈epochs ·
+// pairs / batch⌉, at least 1 for a round with pairs.
+func RoundSteps(epochs float64, pairs, batch int) int {
+	if pairs == 0 || batch < 1 {
+		return 0
+	}
+	return max(1, int(math.Ceil(epochs*float64(pairs)/float64(batch)-1e-9)))
 }
 
 // Iterate is CoS's loop, top to bottom: every round it samples Samples traces of each prompt from
@@ -66,6 +87,11 @@ func Iterate(policy, start *lm.Model, prompts [][]int32, cfg RoundsConfig, hooks
 	}()
 	var out []RoundStats
 	for round := 1; round <= cfg.Rounds; round++ {
+		if hooks.BeforeRound != nil {
+			if err := hooks.BeforeRound(round, policy); err != nil {
+				return nil, fmt.Errorf("round %d: %w", round, err)
+			}
+		}
 		// 1. Sample.
 		inputs := lm.Repeat(prompts, cfg.Samples)
 		sc := cfg.Sample
@@ -84,7 +110,13 @@ func Iterate(policy, start *lm.Model, prompts [][]int32, cfg RoundsConfig, hooks
 		for i, g := range gens {
 			finished[i] = g.Finished
 		}
-		picks, gaps := PickPairs(len(prompts), cfg.Samples, finished, scores, cfg.GapThreshold)
+		var eligible []bool
+		if hooks.Eligible != nil {
+			if eligible, err = hooks.Eligible(inputs, gens); err != nil {
+				return nil, err
+			}
+		}
+		picks, gaps := PickPairs(len(prompts), cfg.Samples, finished, eligible, scores, cfg.GapThreshold)
 		out = append(out, RoundStats{Round: round, Pairs: len(picks)})
 		if len(picks) == 0 {
 			if hooks.Evaluate != nil {
@@ -112,9 +144,16 @@ func Iterate(policy, start *lm.Model, prompts [][]int32, cfg RoundsConfig, hooks
 		}
 		tc := cfg.Train
 		tc.Seed = cfg.Seed*100 + uint64(round)
+		if cfg.Epochs > 0 {
+			tc.Steps = RoundSteps(cfg.Epochs, len(pairs), tc.BatchSize)
+			if tc.Opt.TotalSteps > 0 {
+				tc.Opt.TotalSteps = tc.Steps
+			}
+		}
+		out[len(out)-1].Steps = tc.Steps
 		var progress track.Progress
 		if hooks.Progress != nil {
-			progress = hooks.Progress(round)
+			progress = hooks.Progress(round, tc.Steps)
 		}
 		if _, err := pref.TrainPairs(policy, ref, pairs, tc, pref.Hooks{Progress: progress}); err != nil {
 			return nil, err
@@ -130,10 +169,10 @@ func Iterate(policy, start *lm.Model, prompts [][]int32, cfg RoundsConfig, hooks
 }
 
 // PickPairs pairs, for each of n prompts with k samples each (sample r of prompt q at r·n + q), the
-// best finished sample by score (chosen, first on ties) against the worst (rejected), when their
-// gap exceeds threshold; unfinished (cut-off) samples are neither. It returns the index pairs and
-// their gaps, in prompt order.
-func PickPairs(n, k int, finished []bool, scores []float64, threshold float64) (pairs [][2]int, gaps []float64) {
+// best finished sample by score among those eligible to be chosen (eligible nil: all; first on ties)
+// against the worst finished one (rejected), when their gap exceeds threshold; unfinished (cut-off)
+// samples are neither. It returns the index pairs and their gaps, in prompt order.
+func PickPairs(n, k int, finished, eligible []bool, scores []float64, threshold float64) (pairs [][2]int, gaps []float64) {
 	for q := 0; q < n; q++ {
 		best, worst := -1, -1
 		for r := 0; r < k; r++ {
@@ -141,7 +180,7 @@ func PickPairs(n, k int, finished []bool, scores []float64, threshold float64) (
 			if !finished[i] {
 				continue
 			}
-			if best < 0 || scores[i] > scores[best] {
+			if (eligible == nil || eligible[i]) && (best < 0 || scores[i] > scores[best]) {
 				best = i
 			}
 			if worst < 0 || scores[i] < scores[worst] {

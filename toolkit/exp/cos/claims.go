@@ -10,24 +10,27 @@ import (
 
 // Claims checks the paper's claims per seed with paired intervals: step&answer PRM pairs beat
 // outcome pairs and answer-only PRM pairs, on whole-chain correctness and on answer accuracy (one
-// sample, mean@16, after the last round; greedy answer accuracy too); best-of-16 at step weight 0.2
-// beats the sweep's weights away from it, and each of 0 and 1; PRM best-of-N, PRM-weighted vote and
-// the width-k PRM beam beat majority voting at N = 16 and at the largest N, with a gap that grows
-// from N = 4; PRM-DPO shortens the chain in its first round.
+// sample, mean@16, after the last round and after round 1; greedy answer accuracy too); the
+// step&answer arms with a right chosen answer and with the PRM re-trained each round against
+// outcome pairs; best-of-16 at step weight 0.2 beats the sweep's weights away from it, and each of 0
+// and 1; PRM best-of-N, PRM-weighted vote and the width-k PRM beam beat majority voting at N = 16
+// and at the largest N, with a gap that grows from N = 4; PRM best-of-N and the PRM-weighted vote
+// beat the same rules by the policy's self-confidence; PRM-DPO shortens the chain in its first round.
 //
 // The headline claims (exp.Headlines) are tagged: cos-1 on step&answer vs outcome pairs (answer
-// accuracy, the paper's Table 2), cos-2 on the width-k beam against majority voting at the largest N
-// (the paper's beam search against self-consistency, Fig. 5), cos-3 on step weight 0.2 against the
-// sweep's weights away from it (Fig. 3). The PRM-weighted vote is PaperLab's addition and says so.
+// accuracy, the paper's Table 2), read at matched KL from SFT along the rounds with the last round
+// as context; cos-2 on the width-k beam against majority voting at the largest N (the paper's beam
+// search against self-consistency, Fig. 5), cos-3 on step weight 0.2 against the sweep's weights
+// away from it (Fig. 3). The PRM-weighted vote is PaperLab's addition and says so.
 //
-// Each claim names the room checks it needs (room.go): the step-aware comparisons need right
-// answers reached through wrong steps; greedy and one-sample gains need SFT below its ceiling;
-// rankings of the same samples need the oracle above them; PRM search above voting needs the oracle
-// above voting and a PRM that ranks steps better than the policy's own step probability (a PRM that
-// knows no more about the steps than the policy cannot make search beat majority voting for the
-// paper's reason); step&answer
-// pairs against the verifier's outcome pairs need a PRM that judges answers about as well as the
-// paper's; the chain-length claims need chains whose length the problem does not fix.
+// Each claim names the room checks it needs (room.go), none of which reads a claim's outcome: the
+// step-aware comparisons need right answers reached through wrong steps; greedy and one-sample gains
+// need SFT below its ceiling; rankings of the same samples need the oracle above them; every claim
+// that uses the PRM needs it trained (above the policy's own step score on every seed); PRM search
+// above voting needs the oracle above voting and a PRM trace score that ranks held-out traces better
+// than the policy's self-confidence; step&answer pairs against the verifier's outcome pairs need a
+// PRM that judges answers about as well as the paper's; the chain-length claims need chains whose
+// length the problem does not fix.
 func Claims(res *exp.Result) []exp.Claim {
 	diff, pair := res.Check, res.Diff
 	pos, neg := exp.Positive, exp.Negative
@@ -51,19 +54,41 @@ func Claims(res *exp.Result) []exp.Claim {
 	}
 	// gain is method m's accuracy at N minus majority voting's on the same question set.
 	gain := func(m string, n int) exp.PerSeed { return pair(m, acc(n), "majority", acc(n)) }
+	// vsOutcome is the pair claim of arm a against outcome pairs on one-sample answer accuracy, read
+	// at matched KL from SFT along the rounds (each round's policy a point of the path), the last
+	// round beside it as context; round 1 is its own claim (roundOne).
+	vsOutcome := func(a, text string) exp.Claim {
+		last := diff("", fmt.Sprintf("mean@16(%s) − mean@16(dpo-outcome) after the last round", a), pos, pair(a, "accuracy_mean16", "dpo-outcome", "accuracy_mean16"))
+		kl := res.Matched(text+", at matched KL from SFT", fmt.Sprintf("mean@16(%s) − mean@16(dpo-outcome) where both paths over the rounds reach the same KL(π‖SFT)", a), pos,
+			exp.Match{A: a, B: "dpo-outcome", X: "round/kl_sft", Y: "round/accuracy_mean16"})
+		return exp.Matched(text, fmt.Sprintf("%s against outcome pairs: mean@16 at matched KL(π‖SFT) over the rounds", a),
+			fmt.Sprintf("after the last round, %s: %s → %s", last.Measure, last.Interval(), last.VerdictText()), kl).Needs(roomWrongStep, roomTrained, roomAnswerAUC)
+	}
+	roundOne := func(a, b, metric, text string) exp.Claim {
+		return diff(text, fmt.Sprintf("%s(%s) − %s(%s) after round 1", metric, a, metric, b), pos, func(seed uint64) (float64, bool) {
+			x, ok1 := roundValue(res, a, "round/"+metric, 1, seed)
+			y, ok2 := roundValue(res, b, "round/"+metric, 1, seed)
+			return x - y, ok1 && ok2
+		})
+	}
 	claims := []exp.Claim{
 		diff("step&answer PRM pairs beat outcome pairs on whole-chain correctness", "chain@16(dpo-step-answer) − chain@16(dpo-outcome)", pos,
-			pair("dpo-step-answer", "chain_accuracy_mean16", "dpo-outcome", "chain_accuracy_mean16")).Needs(roomWrongStep, roomPRM, roomAnswer),
-		diff("step&answer PRM pairs beat outcome pairs on answer accuracy", "mean@16(dpo-step-answer) − mean@16(dpo-outcome)", pos,
-			pair("dpo-step-answer", "accuracy_mean16", "dpo-outcome", "accuracy_mean16")).Needs(roomWrongStep, roomPRM, roomAnswer).For("cos-1"),
+			pair("dpo-step-answer", "chain_accuracy_mean16", "dpo-outcome", "chain_accuracy_mean16")).Needs(roomWrongStep, roomTrained, roomAnswerAUC),
+		vsOutcome("dpo-step-answer", "step&answer PRM pairs beat outcome pairs on answer accuracy").For("cos-1"),
+		roundOne("dpo-step-answer", "dpo-outcome", "accuracy_mean16", "step&answer PRM pairs beat outcome pairs on answer accuracy after round 1").Needs(roomWrongStep, roomTrained, roomAnswerAUC),
+		roundOne("dpo-step-answer", "dpo-answer", "chain_accuracy_mean16", "step&answer PRM pairs beat answer-only PRM pairs on whole-chain correctness after round 1").Needs(roomWrongStep, roomTrained),
+		vsOutcome("dpo-step-answer-right", "step&answer PRM pairs with a right chosen answer beat outcome pairs on answer accuracy"),
+		vsOutcome("dpo-step-answer-retrain", "step&answer PRM pairs, the PRM re-trained each round, beat outcome pairs on answer accuracy"),
+		diff("re-training the PRM each round keeps more whole-chain correctness than a PRM frozen after SFT", "chain@16(dpo-step-answer-retrain) − chain@16(dpo-step-answer)", pos,
+			pair("dpo-step-answer-retrain", "chain_accuracy_mean16", "dpo-step-answer", "chain_accuracy_mean16")).Needs(roomWrongStep, roomTrained),
 		diff("step&answer PRM pairs beat answer-only PRM pairs on whole-chain correctness", "chain@16(dpo-step-answer) − chain@16(dpo-answer)", pos,
-			pair("dpo-step-answer", "chain_accuracy_mean16", "dpo-answer", "chain_accuracy_mean16")).Needs(roomWrongStep, roomPRM),
+			pair("dpo-step-answer", "chain_accuracy_mean16", "dpo-answer", "chain_accuracy_mean16")).Needs(roomWrongStep, roomTrained),
 		diff("step&answer PRM pairs beat answer-only PRM pairs on answer accuracy", "mean@16(dpo-step-answer) − mean@16(dpo-answer)", pos,
-			pair("dpo-step-answer", "accuracy_mean16", "dpo-answer", "accuracy_mean16")).Needs(roomWrongStep, roomPRM),
+			pair("dpo-step-answer", "accuracy_mean16", "dpo-answer", "accuracy_mean16")).Needs(roomWrongStep, roomTrained),
 		diff("step&answer PRM pairs beat outcome pairs (greedy answer accuracy)", "acc(dpo-step-answer) − acc(dpo-outcome)", pos,
-			pair("dpo-step-answer", "accuracy", "dpo-outcome", "accuracy")).Needs(roomWrongStep, roomGreedy, roomPRM, roomAnswer),
+			pair("dpo-step-answer", "accuracy", "dpo-outcome", "accuracy")).Needs(roomWrongStep, roomGreedy, roomTrained, roomAnswerAUC),
 		diff("step&answer PRM DPO beats SFT", "mean@16(dpo-step-answer) − mean@16(sft)", pos, pair("dpo-step-answer", "accuracy_mean16", "sft", "accuracy_mean16")).Needs(roomSample),
-		beatsFar(res, 0.2).Needs(roomWrongStep, roomRanking).For("cos-3"),
+		beatsFar(res, 0.2).Needs(roomWrongStep, roomRanking, roomTrained).For("cos-3"),
 		diff("best-of-16 at step weight 0.2 beats weight 0 (answer only)", "bon16(w=0.2) − bon16(w=0)", pos, pair("step-weight", w(0.2), "step-weight", w(0))).Needs(roomWrongStep, roomRanking),
 		diff("best-of-16 at step weight 0.2 beats weight 1 (steps only)", "bon16(w=0.2) − bon16(w=1)", pos, pair("step-weight", w(0.2), "step-weight", w(1))).Needs(roomWrongStep, roomRanking),
 		diff("the trained PRM's best-of-16 beats the policy's own step confidence", "bon16(w=0.2) − bon16(policy's lowest step log-probability)", pos, pair("step-weight", w(0.2), "step-weight", "self_bon")).Needs(roomRanking),
@@ -87,14 +112,22 @@ func Claims(res *exp.Result) []exp.Claim {
 	for _, m := range []struct{ name, text string }{{"bon", "PRM best-of-N"}, {"weighted", "PRM-weighted voting"}, {"beam", "width-k PRM beam search"}} {
 		for _, n := range ns {
 			claims = append(claims, note(diff(fmt.Sprintf("%s beats majority voting at N = %d", m.text, n), fmt.Sprintf("%s@%d − majority@%d", m.name, n, n), pos,
-				gain(m.name, n)).Needs(roomVoting, roomPRM), m.name, n))
+				gain(m.name, n)).Needs(roomVoting, roomTrained, roomTraceRank), m.name, n))
 		}
 		claims = append(claims, note(diff(fmt.Sprintf("%s's gain over majority voting grows from N = 4 to N = %d", m.text, nMax),
 			fmt.Sprintf("(%s − majority)@%d − (%s − majority)@4", m.name, nMax, m.name), pos, func(seed uint64) (float64, bool) {
 				hi, ok1 := gain(m.name, nMax)(seed)
 				lo, ok2 := gain(m.name, 4)(seed)
 				return hi - lo, ok1 && ok2
-			}).Needs(roomVoting, roomPRM), m.name, 0))
+			}).Needs(roomVoting, roomTrained, roomTraceRank), m.name, 0))
+	}
+	// The PRM against the policy's own confidence on the same samples: the result the room checks do
+	// not gate on (best-of-N), and the control of PaperLab's weighted vote.
+	for _, m := range []struct{ prm, self, text string }{{"bon", "bon-self", "best-of-N"}, {"weighted", "weighted-self", "weighted voting"}} {
+		for _, n := range ns {
+			claims = append(claims, diff(fmt.Sprintf("PRM %s beats %s by the policy's self-confidence at N = %d", m.text, m.text, n),
+				fmt.Sprintf("%s@%d − %s@%d", m.prm, n, m.self, n), pos, pair(m.prm, acc(n), m.self, acc(n))).Needs(roomTrained))
+		}
 	}
 	return append(claims,
 		diff("PRM-DPO (step&answer) shortens the chain in round 1", "chain length after round 1 − before (dpo-step-answer)", neg, round1("dpo-step-answer")).Needs(roomLength),
@@ -104,7 +137,7 @@ func Claims(res *exp.Result) []exp.Claim {
 
 // Notes on the search claims (Claims).
 const (
-	weightedNote = "PaperLab's addition: the paper compares best-of-N and step-level beam search with self-consistency; the PRM-weighted vote has no weighted-by-self-confidence control here"
+	weightedNote = "PaperLab's addition: the paper compares best-of-N and step-level beam search with self-consistency; its control is the vote weighted by the policy's self-confidence (weighted-self)"
 	beamNote     = "the paper's comparison: PRM step-level beam search against self-consistency (> 5 points at N = 64); here search-and-learn's width-k beam at N = %d (the width-1 step search of the paper's description converges to greedy decoding on this task, audit 2026-12-02)"
 )
 
@@ -133,4 +166,20 @@ func beatsFar(res *exp.Result, w float64) exp.Claim {
 		return exp.Claim{Text: text, Measure: "no far weight in the sweep", Test: exp.Positive}
 	}
 	return exp.AllOf(text, fmt.Sprintf("bon16(w=%g) − bon16(w) for each w more than %g away, each > 0", w, nearWeight), parts...)
+}
+
+// roundValue is method m's curve key (a "round/…" curve, x = round) at round r on seed.
+func roundValue(res *exp.Result, m, key string, r int, seed uint64) (float64, bool) {
+	for _, run := range res.RunsOf(m) {
+		if run.Seed != seed {
+			continue
+		}
+		c := run.Curves[key]
+		for i, x := range c.X {
+			if int(x) == r && i < len(c.Y) {
+				return c.Y[i], true
+			}
+		}
+	}
+	return 0, false
 }

@@ -68,3 +68,39 @@ func TestHeadlineClaims(t *testing.T) {
 		}
 	}
 }
+
+// cos-1 reads step&answer against outcome pairs at the KL from SFT both round paths reach (here
+// KL 3: step&answer's round 3, 0.8 + d, against outcome's path halfway between rounds 1 and 2,
+// 0.575), the last round beside it as context (0.15 + d); round 1 is its own claim (0.05).
+func TestPairClaimsAtMatchedKL(t *testing.T) {
+	res := &exp.Result{Experiment: "cos", Seeds: []uint64{1, 2, 3, 4, 5}}
+	rounds := []float64{0, 1, 2, 3}
+	for _, s := range res.Seeds {
+		d := 0.01 * float64(s)
+		for _, m := range []struct {
+			name    string
+			kl, acc []float64
+		}{
+			{"dpo-step-answer", []float64{0, 1, 2, 3}, []float64{0.5, 0.6, 0.7, 0.8 + d}},
+			{"dpo-outcome", []float64{0, 2, 4, 6}, []float64{0.5, 0.55, 0.6, 0.65}},
+		} {
+			res.Runs = append(res.Runs, exp.Run{Method: m.name, Seed: s, Final: map[string]float64{"accuracy_mean16": m.acc[3]},
+				Curves: map[string]exp.Curve{"round/kl_sft": {X: rounds, Y: m.kl}, "round/accuracy_mean16": {X: rounds, Y: m.acc}}})
+		}
+	}
+	cs := Claims(res)
+	one := exptest.ClaimWithPrefix(t, cs, "step&answer PRM pairs beat outcome pairs on answer accuracy")
+	if one.Headline != "cos-1" || one.Kind != exp.KindMatched || len(one.Parts) != 1 {
+		t.Fatalf("cos-1: headline %q, kind %q, %d readings", one.Headline, one.Kind, len(one.Parts))
+	}
+	if kl := one.Parts[0]; math.Abs(kl.Stat.Mean-(0.8+0.03-0.575)) > 1e-9 || kl.Verdict() != exp.Holds {
+		t.Fatalf("at matched KL: mean %v (%s), want %v, holds", kl.Stat.Mean, kl.VerdictText(), 0.8+0.03-0.575)
+	}
+	if !strings.Contains(one.Context, "after the last round") || !strings.Contains(one.Context, "+0.18") {
+		t.Fatalf("context %q, want the last round's +0.180", one.Context)
+	}
+	r1 := exptest.ClaimWithPrefix(t, cs, "step&answer PRM pairs beat outcome pairs on answer accuracy after round 1")
+	if math.Abs(r1.Stat.Mean-0.05) > 1e-9 || len(r1.Diffs) != 5 {
+		t.Fatalf("round 1: mean %v over %d seeds, want 0.05 over 5", r1.Stat.Mean, len(r1.Diffs))
+	}
+}

@@ -43,6 +43,16 @@ type Config struct {
 	PRMModel    lm.Config       `json:"prm_model"`
 	PRMPretrain lm.SFTConfig    `json:"prm_pretrain"`
 	PRM         prm.TrainConfig `json:"prm"`
+	// HeldOut is the share of the labelled traces (one per PRM prompt) kept out of BCE training, split
+	// in two halves: the selection half is scored every PRM.EvalEvery steps and the checkpoint with
+	// the best step AUC against the verifier's step labels is kept (soft-label BCE has a floor, so
+	// training is judged on AUC); the check half is what the room checks read, so the checkpoint is
+	// not chosen on the traces that judge it. [UNVERIFIED: PaperLab's choice, 10 % in all.]
+	HeldOut float64 `json:"held_out"`
+	// JudgeOnly also trains the diagnostic "prm-judge": the same pretrained trunk and training, every
+	// training trace labelled by the step judge (exact, no Monte-Carlo rollouts), to tell label noise
+	// from optimisation.
+	JudgeOnly bool `json:"judge_only"`
 	// SelfConf trains the ablation "prm-selfconf" on the same labels: a head on the SFT policy's trunk
 	// that also reads the policy's step log-probability and its running minimum (prm.New with
 	// readPolicy, the default PRM until 2026-12-02). Steps 0 skips it.
@@ -58,6 +68,15 @@ type Config struct {
 	GapThreshold float64          `json:"gap_threshold"`
 	Ref          string           `json:"ref"`
 	Round        pref.TrainConfig `json:"round"`
+	// RoundEpochs > 0 sets each round's DPO steps to that many passes over its pairs (CoS: one
+	// epoch; prm.RoundsConfig.Epochs); 0 keeps Round.Steps.
+	RoundEpochs float64 `json:"round_epochs"`
+	// The dpo-step-answer-retrain arm re-trains its copy of the PRM before every round after the
+	// first on one trace of each of the first RetrainPrompts PRM prompts sampled from the current
+	// policy, labelled by the step judge, for Retrain's steps; Retrain.Steps 0 drops the arm.
+	// [UNVERIFIED: PaperLab's choice; CoS's PRM is trained once.]
+	RetrainPrompts int             `json:"retrain_prompts"`
+	Retrain        prm.TrainConfig `json:"retrain"`
 	// Trace scores: StepWeight w and the step aggregation (prm.Aggregations); WeightSweep for the
 	// best-of-16 sweep.
 	StepWeight  float64   `json:"step_weight"`
@@ -110,25 +129,41 @@ func ConfigFor(s exp.Scale) Config {
 	// 0.87 for the policy's own lowest step probability, and its best-of-32 (0.23) fell below one
 	// random sample (0.40). [UNVERIFIED] PaperLab's choice: CoS fine-tunes a pretrained 38B VLM.
 	prmModel := model
+	//
+	// Since 2026-12-06 BCE runs until the held-out step AUC (HeldOut) has not improved for 10
+	// evaluations 100 steps apart, up to 4,000 steps, keeping the best checkpoint: at a fixed 1,000
+	// steps two seeds of five stopped at BCE 0.66 and 0.58 (step AUC 0.80 and 0.75) while the other
+	// three reached 0.42–0.47 (AUC 0.90–0.94), an optimisation failure the room check then read as
+	// the PRM's.
 	prmOpt := lm.DefaultOpt(1e-3)
-	prmOpt.WarmupSteps, prmOpt.TotalSteps, prmOpt.MinLRFrac, prmOpt.ClipNorm = 50, 1000, 0.1, 1
+	prmOpt.WarmupSteps, prmOpt.TotalSteps, prmOpt.MinLRFrac, prmOpt.ClipNorm = 50, 4000, 0.1, 1
 	// prm-selfconf at 3e-3: the head's policy-feature weights start near 0 and Adam moves them about
 	// lr per step (seed-1 probe, 800 steps: within-question AUC of the trace score 0.90 / 0.95 / 0.97
 	// and best-of-16 0.75 / 0.90 / 0.97 at 3e-4 / 1e-3 / 3e-3).
 	selfOpt := lm.DefaultOpt(3e-3)
 	selfOpt.WarmupSteps, selfOpt.TotalSteps, selfOpt.MinLRFrac, selfOpt.ClipNorm = 40, 800, 0.1, 1
-	roundOpt := lm.DefaultOpt(2e-4)
-	roundOpt.ClipNorm = 1
+	// Rounds since 2026-12-06: one epoch over the round's pairs (CoS's shape) of 800 prompts, at 1e-4
+	// decaying by a cosine over the round (TotalSteps > 0 marks the schedule; prm.Iterate stretches
+	// it over the round's steps). Until then: 25 steps of 32 pairs at a constant 2e-4 (about 2.3
+	// epochs of ~330 pairs), under which cos-vision's chain accuracy fell round by round as the
+	// policy exploited a PRM frozen after SFT.
+	roundOpt := lm.DefaultOpt(1e-4)
+	roundOpt.ClipNorm, roundOpt.TotalSteps, roundOpt.MinLRFrac = 1, 1, 0.1
+	// The retrain arm's PRM fine-tuning before rounds 2 and 3, at the rate's tenth that trained it.
+	retrainOpt := lm.DefaultOpt(1e-4)
+	retrainOpt.ClipNorm = 1
 	c := Config{
 		Model: model, Data: data,
 		SFTSize: 8000, SFTNoise: 0.1, SFTCarry: 0.5, SFT: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, MaxNew: 12,
 		PRMPrompts: 10000, PRMSamples: 1, MCRollouts: 16, Labels: "soft", JudgeShare: 0.5,
-		PRMModel: prmModel, PRMPretrain: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, PRM: prm.TrainConfig{Steps: 1000, BatchSize: 64, Opt: prmOpt},
+		PRMModel: prmModel, PRMPretrain: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, PRM: prm.TrainConfig{Steps: 4000, BatchSize: 64, Opt: prmOpt, EvalEvery: 100, Patience: 10},
+		HeldOut: 0.1, JudgeOnly: true,
 		SelfConf: prm.TrainConfig{Steps: 800, BatchSize: 64, Opt: selfOpt},
-		Rounds:   3, DPOPrompts: 400, DPOSamples: 16, GapThreshold: 0.1, Ref: "sft",
-		// 25 steps of 32 pairs a round: about two epochs of round 1's ~400 pairs. At 120 steps (ten
-		// epochs) outcome DPO overfit its pairs: seed 1's greedy accuracy fell from 0.973 to 0.517.
-		Round:      pref.TrainConfig{Beta: 0.1, Steps: 25, BatchSize: 32, Opt: roundOpt, RPOAlpha: 1},
+		Rounds:   3, DPOPrompts: 800, DPOSamples: 16, GapThreshold: 0.1, Ref: "sft",
+		// Round.Steps is unused while RoundEpochs sets each round's steps. (At 120 steps of 32 pairs,
+		// ten epochs of 400, outcome DPO overfit its pairs: seed 1's greedy accuracy 0.973 → 0.517.)
+		Round: pref.TrainConfig{Beta: 0.1, Steps: 25, BatchSize: 32, Opt: roundOpt, RPOAlpha: 1}, RoundEpochs: 1,
+		RetrainPrompts: 2000, Retrain: prm.TrainConfig{Steps: 300, BatchSize: 64, Opt: retrainOpt},
 		StepWeight: 0.2, Aggregation: "mean", WeightSweep: []float64{0, 0.1, 0.2, 0.5, 0.8, 1},
 		EvalPrompts: 300, EvalSamples: 16, SearchPrompts: 150, SearchN: []int{1, 2, 4, 8, 16, 32}, BeamExpand: 4, Bins: 10,
 	}
@@ -137,9 +172,11 @@ func ConfigFor(s exp.Scale) Config {
 		c.SFTSize, c.SFT.Steps, c.SFT.Opt.TotalSteps, c.SFT.Opt.WarmupSteps, c.SFT.Opt.LR = 1000, 120, 120, 6, 3e-3
 		c.PRMPrompts, c.PRMSamples, c.MCRollouts = 40, 1, 4
 		c.PRMPretrain = c.SFT
-		c.PRM.Steps, c.PRM.Opt.TotalSteps, c.PRM.Opt.WarmupSteps = 10, 10, 2
+		c.PRM.Steps, c.PRM.Opt.TotalSteps, c.PRM.Opt.WarmupSteps, c.PRM.EvalEvery, c.PRM.Patience = 10, 10, 2, 5, 2
+		c.HeldOut = 0.3 // a few traces in each half of the 40
 		c.SelfConf.Steps, c.SelfConf.Opt.TotalSteps, c.SelfConf.Opt.WarmupSteps = 10, 10, 2
 		c.Rounds, c.DPOPrompts, c.DPOSamples, c.Round.Steps = 2, 24, 4, 4
+		c.RetrainPrompts, c.Retrain.Steps = 40, 4
 		c.EvalPrompts, c.EvalSamples, c.SearchPrompts, c.SearchN = 24, 4, 12, []int{1, 2, 4, 8}
 	}
 	return c
@@ -187,6 +224,15 @@ func (c Config) Validate() error {
 	}
 	if len(c.SearchN) == 0 || c.Rounds < 1 || c.DPOSamples < 2 || c.EvalSamples < 1 || c.BeamExpand < 1 {
 		return fmt.Errorf("cos: search_n, rounds ≥ 1, dpo_samples ≥ 2, eval_samples ≥ 1 and beam_expand ≥ 1 are needed")
+	}
+	if c.HeldOut < 0 || c.HeldOut >= 1 || (c.PRM.EvalEvery > 0 && c.HeldOut == 0) {
+		return fmt.Errorf("cos: held_out = %v, want a share in [0, 1), above 0 when prm.eval_every is set", c.HeldOut)
+	}
+	if err := c.PRM.Validate(); err != nil {
+		return err
+	}
+	if c.RoundEpochs < 0 || c.Retrain.Steps < 0 || (c.Retrain.Steps > 0 && (c.RetrainPrompts < 1 || c.Retrain.Validate() != nil)) {
+		return fmt.Errorf("cos: round_epochs ≥ 0, retrain.steps ≥ 0 and, with retraining, retrain_prompts ≥ 1 and a valid retrain config are needed")
 	}
 	if c.JudgeShare < 0 || c.JudgeShare > 1 {
 		return fmt.Errorf("cos: judge_share = %v, want a share in [0, 1]", c.JudgeShare)

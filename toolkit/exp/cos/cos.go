@@ -49,12 +49,26 @@ import (
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
-// Methods are the DPO variants: the name and the step weight of their pair score (−1: the
-// verifier's outcome).
-var Methods = []struct {
-	Name   string
-	Weight float64
-}{{"dpo-outcome", -1}, {"dpo-answer", 0}, {"dpo-step-answer", 0.2}}
+// Method is a DPO variant: its name, the step weight of its pair score (−1: the verifier's
+// outcome), whether a pair's chosen trace must have the right answer (ChosenRight: a common
+// construction in the MPO line CoS builds on) and whether the PRM is re-trained on the policy's
+// own traces before every round after the first (Retrain: the judge's labels, Config.Retrain), so
+// the policy cannot keep exploiting a PRM frozen after SFT.
+type Method struct {
+	Name        string
+	Weight      float64
+	ChosenRight bool
+	Retrain     bool
+}
+
+// Methods are the DPO variants in figure order.
+var Methods = []Method{
+	{Name: "dpo-outcome", Weight: -1},
+	{Name: "dpo-answer", Weight: 0},
+	{Name: "dpo-step-answer", Weight: 0.2},
+	{Name: "dpo-step-answer-right", Weight: 0.2, ChosenRight: true},
+	{Name: "dpo-step-answer-retrain", Weight: 0.2, Retrain: true},
+}
 
 // setup is what every part of one seed shares.
 type setup struct {
@@ -65,6 +79,7 @@ type setup struct {
 	tag, marker int32
 	train       *lmtask.Set // the SFT prompts
 	eval, dpo   *lmtask.Set
+	prmSet      *lmtask.Set // the PRM prompts
 	sft         *lm.Model
 	prm         *prm.PRM // the independent PRM
 	selfconf    *prm.PRM // the prm-selfconf ablation (nil when SelfConf.Steps is 0)
@@ -130,13 +145,13 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	}
 	// The PRM, from Monte-Carlo labels of the SFT policy's own traces.
 	t1 := time.Now()
-	prmRuns, err := s.trainPRM(prmSet)
+	s.prmSet = prmSet
+	prms, err := s.trainPRM(prmSet)
 	if err != nil {
 		return fmt.Errorf("prm: %w", err)
 	}
-	defer s.prm.Close()
-	if s.selfconf != nil {
-		defer s.selfconf.Close()
+	for _, f := range prms {
+		defer f.prm.Close()
 	}
 	res.Timing["prm"] += time.Since(t1).Seconds()
 	// Held-out: the SFT policy, the PRMs on gold step labels.
@@ -146,22 +161,18 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 		return err
 	}
 	res.Runs = append(res.Runs, exp.Run{Method: "sft", Seed: seed, Final: sftFinal, Curves: map[string]exp.Curve{}})
-	for i, p := range []*prm.PRM{s.prm, s.selfconf} {
-		if p == nil {
-			continue
-		}
-		if err := s.judgePRM(p, &prmRuns[i]); err != nil {
+	for i := range prms {
+		if err := s.judgePRM(prms[i].prm, &prms[i].run); err != nil {
 			return err
 		}
-		res.Runs = append(res.Runs, prmRuns[i])
+		res.Runs = append(res.Runs, prms[i].run)
 	}
-	fmt.Fprintf(opt.Log, "seed %d sft: greedy %.3f (whole chain %.3f) mean@%d %.3f (whole chain %.3f), chain %.2f tokens; prm step AUC %.3f, policy's own lowest step probability %.3f",
-		seed, sftFinal["accuracy"], sftFinal["chain_accuracy"], cfg.EvalSamples, sftFinal["accuracy_mean16"], sftFinal["chain_accuracy_mean16"], sftFinal["chain_length"],
-		prmRuns[0].Final["step_auc"], prmRuns[0].Final["self_step_auc"])
-	if s.selfconf != nil {
-		fmt.Fprintf(opt.Log, ", prm-selfconf %.3f", prmRuns[1].Final["step_auc"])
+	fmt.Fprintf(opt.Log, "seed %d sft: greedy %.3f (whole chain %.3f) mean@%d %.3f (whole chain %.3f), chain %.2f tokens; step AUC on held-out traces",
+		seed, sftFinal["accuracy"], sftFinal["chain_accuracy"], cfg.EvalSamples, sftFinal["accuracy_mean16"], sftFinal["chain_accuracy_mean16"], sftFinal["chain_length"])
+	for _, f := range prms {
+		fmt.Fprintf(opt.Log, " %s %.3f (step %.0f of %.0f)", f.run.Method, f.run.Final["heldout_step_auc"], f.run.Final["best_step"], f.run.Final["steps_run"])
 	}
-	fmt.Fprintln(opt.Log)
+	fmt.Fprintf(opt.Log, ", policy's own lowest step probability %.3f\n", prms[0].run.Final["heldout_self_step_auc"])
 	// Inference-time search with the SFT policy.
 	if err := s.search(); err != nil {
 		return fmt.Errorf("search: %w", err)
@@ -169,8 +180,11 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	res.Timing["eval_and_search"] += time.Since(t2).Seconds()
 	// Iterative DPO per pair-selection rule.
 	for _, m := range Methods {
+		if m.Retrain && cfg.Retrain.Steps == 0 {
+			continue
+		}
 		t3 := time.Now()
-		run, err := s.iterate(m.Name, m.Weight, sftFinal)
+		run, err := s.iterate(m, sftFinal)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.Name, err)
 		}
@@ -197,7 +211,8 @@ func (s *setup) judge(p arith.Problem, g lm.Generation) arith.TaggedVerdict {
 // sample ("accuracy_mean16", over EvalSamples samples per prompt), the same for whole chains (the
 // answer and every step right: "chain_accuracy", "chain_accuracy_mean16"), the mean completion length in
 // tokens ("chain_length", EOS excluded) and steps written ("steps_written") of the samples, and the
-// fraction of parsed samples with a wrong step ("step_error_rate").
+// fraction of parsed samples with a wrong step ("step_error_rate"), and the KL divergence from the
+// SFT policy over those samples ("kl_sft", klFrom; 0 for the SFT policy itself).
 func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
 	set := s.eval
 	greedy, err := m.Sample(set.Prompts, lm.SampleConfig{MaxNew: s.cfg.MaxNew})
@@ -236,7 +251,40 @@ func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
 	if parsed > 0 {
 		out["step_error_rate"] = wrongStep / parsed
 	}
+	out["kl_sft"] = 0
+	if m != s.sft {
+		kl, err := klFrom(s.sft, set.Repeat(s.cfg.EvalSamples), gens)
+		if err != nil {
+			return nil, err
+		}
+		out["kl_sft"] = kl
+	}
 	return out, nil
+}
+
+// klFrom is the Monte-Carlo KL divergence of the sampling policy from ref, E_{y~π}[log π(y|x) −
+// log ref(y|x)], over generations sampled at temperature 1 (their own log-probabilities) from
+// prompts (EOS included where a generation finished).
+func klFrom(ref *lm.Model, prompts [][]int32, gens []lm.Generation) (float64, error) {
+	exs := make([]lm.Example, len(gens))
+	var own float64
+	for i, g := range gens {
+		exs[i] = lm.Example{Prompt: prompts[i], Completion: g.Tokens}
+		for _, lp := range g.LogProbs {
+			own += float64(lp)
+		}
+	}
+	scored, err := ref.Score(exs, false)
+	if err != nil {
+		return 0, err
+	}
+	var lp float64
+	for _, sc := range scored {
+		for _, v := range sc.LogProbs {
+			lp += float64(v)
+		}
+	}
+	return (own - lp) / float64(len(gens)), nil
 }
 
 func boolInt(b bool) int {
@@ -331,16 +379,25 @@ func (s *setup) score(tagScores []float64, v arith.TaggedVerdict, weight float64
 	return prm.TraceScore(tagScores, weight, s.cfg.Aggregation)
 }
 
-// iterate runs Rounds rounds of DPO+RPO from the SFT policy with pairs chosen by one rule
-// (prm.Iterate) and returns the run: the final metrics and, per round (0 = SFT), accuracy, mean@16,
-// their whole-chain versions, chain length and pairs.
-func (s *setup) iterate(name string, weight float64, sftFinal map[string]float64) (exp.Run, error) {
-	c := s.cfg
+// iterate runs method m's rounds of DPO from the SFT policy on the DPO prompts (prm.Iterate) and
+// returns the run: the final metrics and, per round (0 = SFT), accuracy, mean@16, their whole-chain
+// versions, chain length, KL from SFT, the pairs and the DPO steps (one epoch over the round's pairs).
+func (s *setup) iterate(m Method, sftFinal map[string]float64) (exp.Run, error) {
+	c, name, weight := s.cfg, m.Name, m.Weight
 	policy, err := s.sft.Clone()
 	if err != nil {
 		return exp.Run{}, err
 	}
 	defer policy.Close()
+	scorer := s.prm
+	if m.Retrain { // a copy of the PRM of its own, re-trained along the way
+		lmc, err := s.prm.LM.Clone()
+		if err != nil {
+			return exp.Run{}, err
+		}
+		scorer = &prm.PRM{LM: lmc, Tag: s.tag}
+		defer scorer.Close()
+	}
 	run := exp.Run{Method: name, Seed: s.seed, Curves: map[string]exp.Curve{}}
 	add := track.Curves(run.Curves).Add
 	final := maps.Clone(sftFinal)
@@ -351,15 +408,12 @@ func (s *setup) iterate(name string, weight float64, sftFinal map[string]float64
 	}
 	record(0)
 	n := len(s.dpo.Problems)
-	rounds, err := prm.Iterate(policy, s.sft, s.dpo.Prompts, prm.RoundsConfig{
-		Rounds: c.Rounds, Samples: c.DPOSamples, GapThreshold: c.GapThreshold, Ref: c.Ref,
-		Sample: lm.SampleConfig{MaxNew: c.MaxNew, Temperature: 1}, Train: c.Round, Seed: s.seed,
-	}, prm.RoundHooks{
+	hooks := prm.RoundHooks{
 		Score: func(inputs [][]int32, gens []lm.Generation) ([]float64, error) {
 			var tagScores [][]float64
 			if weight >= 0 {
 				var err error
-				if tagScores, err = s.traceScores(s.prm, inputs, gens); err != nil {
+				if tagScores, err = s.traceScores(scorer, inputs, gens); err != nil {
 					return nil, err
 				}
 			}
@@ -387,15 +441,37 @@ func (s *setup) iterate(name string, weight float64, sftFinal map[string]float64
 			record(round)
 			return nil
 		},
-		Progress: func(round int) track.Progress {
-			return s.opt.Progress(fmt.Sprintf("cos seed %d: %s round %d", s.seed, name, round), c.Round.Steps)
+		Progress: func(round, steps int) track.Progress {
+			return s.opt.Progress(fmt.Sprintf("cos seed %d: %s round %d", s.seed, name, round), steps)
 		},
-	})
+	}
+	if m.ChosenRight {
+		hooks.Eligible = func(_ [][]int32, gens []lm.Generation) ([]bool, error) {
+			ok := make([]bool, len(gens))
+			for i, g := range gens {
+				ok[i] = s.judge(s.dpo.Problems[i%n], g).Correct
+			}
+			return ok, nil
+		}
+	}
+	if m.Retrain {
+		hooks.BeforeRound = func(round int, policy *lm.Model) error {
+			if round == 1 { // the PRM was trained on the SFT policy's traces
+				return nil
+			}
+			return s.retrain(scorer, policy, round)
+		}
+	}
+	rounds, err := prm.Iterate(policy, s.sft, s.dpo.Prompts, prm.RoundsConfig{
+		Rounds: c.Rounds, Samples: c.DPOSamples, GapThreshold: c.GapThreshold, Ref: c.Ref,
+		Sample: lm.SampleConfig{MaxNew: c.MaxNew, Temperature: 1}, Train: c.Round, Epochs: c.RoundEpochs, Seed: s.seed,
+	}, hooks)
 	if err != nil {
 		return exp.Run{}, err
 	}
 	for _, r := range rounds {
 		add("round/pairs", float64(r.Round), float64(r.Pairs))
+		add("round/steps", float64(r.Round), float64(r.Steps))
 		if r.Pairs == 0 { // nothing to learn from: the policy stayed as it was this round
 			s.res.Notes = append(s.res.Notes, fmt.Sprintf("seed %d %s round %d: no pair passed the gap threshold %v", s.seed, name, r.Round, c.GapThreshold))
 		} else {
@@ -404,24 +480,55 @@ func (s *setup) iterate(name string, weight float64, sftFinal map[string]float64
 	}
 	run.Final = final
 	if err := s.savePolicy(name, policy, struct {
-		Round  pref.TrainConfig `json:"round"`
-		Rounds int              `json:"rounds"`
-		Weight float64          `json:"step_weight"`
-		Ref    string           `json:"ref"`
-	}{c.Round, c.Rounds, weight, c.Ref}); err != nil {
+		Round       pref.TrainConfig `json:"round"`
+		Rounds      int              `json:"rounds"`
+		Epochs      float64          `json:"round_epochs"`
+		Weight      float64          `json:"step_weight"`
+		ChosenRight bool             `json:"chosen_right"`
+		Retrain     bool             `json:"retrain"`
+		Ref         string           `json:"ref"`
+	}{c.Round, c.Rounds, c.RoundEpochs, weight, m.ChosenRight, m.Retrain, c.Ref}); err != nil {
 		return exp.Run{}, err
 	}
 	return run, nil
 }
 
+// retrain fine-tunes a PRM on the policy's current traces before a round: one trace of each of the
+// first RetrainPrompts PRM prompts, labelled by the step judge (no Monte-Carlo rollouts), Retrain's
+// steps of BCE; the policy's shift since SFT is what the PRM then sees.
+func (s *setup) retrain(p *prm.PRM, policy *lm.Model, round int) error {
+	c := s.cfg
+	k := min(c.RetrainPrompts, len(s.prmSet.Problems))
+	set := &lmtask.Set{Tok: s.tok, Problems: s.prmSet.Problems[:k], Prompts: s.prmSet.Prompts[:k], Gold: s.prmSet.Gold[:k]}
+	gens, vs, err := s.traces(policy, set, 1, s.seed*100+uint64(round)+5000)
+	if err != nil {
+		return err
+	}
+	var exs []prm.Example
+	for i, g := range gens {
+		if s.complete(g) && vs[i].Parsed {
+			exs = append(exs, prm.Example{Prompt: set.Prompts[i], Completion: prm.Body(g), Labels: goldLabels(append(slices.Clone(vs[i].StepCorrect), vs[i].Correct))})
+		}
+	}
+	if len(exs) == 0 {
+		return fmt.Errorf("no complete traces to re-train the PRM on")
+	}
+	tc := c.Retrain
+	tc.Seed = s.seed*100 + uint64(round)
+	_, err = p.Train(exs, tc, prm.TrainHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: PRM re-training before round %d", s.seed, round), tc.Steps)})
+	return err
+}
+
 // roundMetrics are the evaluate metrics recorded after every DPO round.
-var roundMetrics = []string{"accuracy", "accuracy_mean16", "chain_accuracy", "chain_accuracy_mean16", "chain_length", "steps_written"}
+var roundMetrics = []string{"accuracy", "accuracy_mean16", "chain_accuracy", "chain_accuracy_mean16", "chain_length", "steps_written", "kl_sft"}
 
 // sftStream is the stream of the generator that slips the SFT demonstrations' steps; judgeStream
 // the one that picks the traces the step judge labels.
 const (
 	sftStream   = 0x636f73
 	judgeStream = 0x6a756467
+	// heldOutStream draws the PRM's held-out traces (heldOutSplit).
+	heldOutStream = 0x68656c64
 )
 
 // savePolicy saves a policy (weights only) with its provenance where the options say so.

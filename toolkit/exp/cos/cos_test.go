@@ -26,7 +26,20 @@ func TestSmokeRun(t *testing.T) {
 		acc = append(acc, fmt.Sprintf("acc_n%d", n), fmt.Sprintf("tokens_n%d", n))
 	}
 	exptest.RequireMetrics(t, back, SearchMethods, acc, 1)
-	exptest.RequireMetrics(t, back, []string{"prm", "prm-selfconf"}, []string{"step_accuracy", "step_auc", "self_step_auc", "mc_label_gold_agreement", "judge_traces"}, 1)
+	exptest.RequireMetrics(t, back, []string{"prm", "prm-selfconf", "prm-judge"}, []string{"step_accuracy", "step_auc", "self_step_auc", "mc_label_gold_agreement", "judge_traces",
+		"best_step", "steps_run", "train_traces", "select_traces", "check_traces", "heldout_answer_auc", "heldout_trace_auc"}, 1)
+	// The held-out split: the PRMs hold the checkpoint of a step they ran, and it is one the
+	// selection half scored.
+	for _, m := range []string{"prm", "prm-judge"} {
+		r := back.RunsOf(m)[0]
+		best, ran := r.Final["best_step"], r.Final["steps_run"]
+		if best < 1 || best > ran || ran > float64(cfg.PRM.Steps) {
+			t.Fatalf("%s holds step %v of %v (cap %d)", m, best, ran, cfg.PRM.Steps)
+		}
+		if v := r.Curves["select/step_auc"]; len(v.X) > 0 && v.X[len(v.X)-1] > ran {
+			t.Fatalf("%s: selection curve %v beyond the last step %v", m, v, ran)
+		}
+	}
 	exptest.RequireMetrics(t, back, []string{"step-weight"}, []string{"bon_w0", "bon_w0.2", "bon_w1", "oracle_bon", "self_bon"}, 1)
 	// pass@N is an upper bound of every vote over the same samples, and grows with N.
 	for _, n := range cfg.SearchN {
@@ -38,15 +51,24 @@ func TestSmokeRun(t *testing.T) {
 			}
 		}
 	}
-	for _, m := range []string{"dpo-outcome", "dpo-answer", "dpo-step-answer"} {
-		r := back.RunsOf(m)[0]
-		for _, k := range []string{"round/accuracy", "round/chain_length", "round/pairs"} {
+	for _, m := range Methods {
+		r := back.RunsOf(m.Name)[0]
+		for _, k := range []string{"round/accuracy", "round/chain_length", "round/pairs", "round/steps", "round/kl_sft"} {
 			if len(r.Curves[k].Y) == 0 {
-				t.Fatalf("%s: curve %s missing", m, k)
+				t.Fatalf("%s: curve %s missing", m.Name, k)
 			}
 		}
 		if n := len(r.Curves["round/accuracy"].Y); n != cfg.Rounds+1 {
-			t.Fatalf("%s: %d points by round, want %d", m, n, cfg.Rounds+1)
+			t.Fatalf("%s: %d points by round, want %d", m.Name, n, cfg.Rounds+1)
+		}
+		// One epoch a round: the steps follow the pairs; KL from SFT starts at 0.
+		for i, p := range r.Curves["round/pairs"].Y {
+			if got, want := r.Curves["round/steps"].Y[i], float64(prm.RoundSteps(cfg.RoundEpochs, int(p), cfg.Round.BatchSize)); got != want {
+				t.Fatalf("%s round %d: %v steps for %v pairs, want %v", m.Name, i+1, got, p, want)
+			}
+		}
+		if k := r.Curves["round/kl_sft"].Y; k[0] != 0 {
+			t.Fatalf("%s: KL from SFT before round 1 is %v", m.Name, k[0])
 		}
 	}
 	// Both step searches and best-of-N spend comparable numbers of generated tokens.

@@ -2,14 +2,17 @@ package cos
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/plot"
 	"github.com/paperlab/paperlab/toolkit/prm"
 )
 
-// dpoMethods are the rows of the reward ablation, SFT first.
-var dpoMethods = []string{"sft", "dpo-outcome", "dpo-answer", "dpo-step-answer"}
+// dpoMethods are the rows of the reward ablation, SFT first: the paper's three pair rules, then
+// the two pair-building arms (a right chosen answer; the PRM re-trained each round).
+var dpoMethods = []string{"sft", "dpo-outcome", "dpo-answer", "dpo-step-answer", "dpo-step-answer-right", "dpo-step-answer-retrain"}
 
 // Figures draws the experiment from a result: the reward ablation (final accuracy per pair rule, 95 %
 // intervals over seeds), accuracy and chain length by DPO round, best-of-16 accuracy against the step
@@ -32,14 +35,39 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	if err := figs.Add(f, err, "reward_ablation"); err != nil {
 		return nil, err
 	}
-	dpo := []exp.Group{{Title: "pair rule", Methods: dpoMethods[1:]}}
+	dpo := []exp.Group{
+		{Title: "the paper's pair rules (Table 2)", Methods: dpoMethods[1:4]},
+		{Title: "step&answer pairs: how they are built", Methods: []string{"dpo-outcome", "dpo-step-answer", "dpo-step-answer-right", "dpo-step-answer-retrain"}},
+	}
 	for _, c := range []struct{ key, title, y, name string }{
 		{"round/accuracy", "greedy accuracy by DPO round (0 = SFT)", "accuracy", "rounds_accuracy"},
 		{"round/accuracy_mean16", "one-sample accuracy by DPO round", "accuracy", "rounds_accuracy_mean16"},
+		{"round/chain_accuracy_mean16", "one-sample whole-chain accuracy by DPO round", "accuracy", "rounds_chain_accuracy_mean16"},
 		{"round/chain_length", "chain length by DPO round (tokens per sampled trace)", "tokens", "rounds_chain_length"},
+		{"round/kl_sft", "KL(π‖SFT) by DPO round (nats per trace)", "nats", "rounds_kl_sft"},
 	} {
 		f, err := plot.Panels(c.title, "round", c.y, exp.PanelsOf(res, c.key, dpo), plot.BandOpts{Prob: c.y == "accuracy"})
 		if err := figs.Add(f, err, c.name); err != nil {
+			return nil, err
+		}
+	}
+	// The pair claims' matched reading: one-sample accuracy against KL from SFT along the rounds.
+	var kpanels []plot.Panel
+	for _, g := range dpo {
+		var series []plot.Series
+		for _, m := range g.Methods {
+			xs, ys := exp.CurveSeries(res, "round/kl_sft", []string{m}), exp.CurveSeries(res, "round/accuracy_mean16", []string{m})
+			if len(xs) == 1 && len(ys) == 1 && len(xs[0].Y) == len(ys[0].Y) {
+				series = append(series, plot.Series{Name: m, Color: exp.MethodColor(res, m), X: meanOver(xs[0].Y), Y: ys[0].Y})
+			}
+		}
+		if len(series) > 0 {
+			kpanels = append(kpanels, plot.Panel{Title: g.Title, Series: series})
+		}
+	}
+	if len(kpanels) > 0 {
+		f, err := plot.Panels("one-sample accuracy against KL(π‖SFT), rounds 0–3 (x: mean KL over seeds)", "KL(π‖SFT), nats", "accuracy", kpanels, plot.BandOpts{Prob: true})
+		if err := figs.Add(f, err, "rounds_accuracy_vs_kl"); err != nil {
 			return nil, err
 		}
 	}
@@ -59,6 +87,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		{Title: "votes over N samples (pass@N: the oracle)", Methods: []string{"majority", "bon", "weighted", "pass"}},
 		{Title: "step-level search: N candidate steps per step", Methods: []string{"majority", "beam", "step-search", "pass"}},
 		{Title: "best-of-N: independent PRM vs prm-selfconf", Methods: []string{"majority", "bon", "bon-selfconf", "pass"}},
+		{Title: "the PRM against the policy's self-confidence", Methods: []string{"bon", "bon-self", "weighted", "weighted-self"}},
 	}
 	f, err = plot.Panels("inference-time search: accuracy against N", "N (samples, or candidates per step)", "accuracy",
 		exp.PanelsOf(res, "acc_vs_n", search), plot.BandOpts{Prob: true, LogX: true})
@@ -75,10 +104,41 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			return nil, err
 		}
 	}
-	f, err = plot.Panels("PRM training", "step", "loss / tag accuracy", exp.PanelsOf(res, "train/loss", []exp.Group{{Title: "BCE loss", Methods: []string{"prm"}}}),
-		plot.BandOpts{EMA: 0.1})
+	// Seeds stop training at different steps (early stopping on held-out AUC): a band's later points
+	// rest on the seeds that reached them (exp.StoppedSeries).
+	prms := []string{"prm", "prm-judge"}
+	panels := []plot.Panel{{Title: "BCE loss (block means)", Series: exp.StoppedSeries(res, "train/loss", prms)}}
+	if sel := finite(exp.StoppedSeries(res, "select/step_auc", prms)); len(sel) > 0 {
+		panels = append(panels, plot.Panel{Title: "step AUC, selection half of the held-out traces (the best checkpoint is kept)", Series: sel})
+	}
+	f, err = plot.Panels("PRM training (prm-judge: judge labels only)", "step", "loss / step AUC", panels, plot.BandOpts{})
 	if err := figs.Add(f, err, "prm_training"); err != nil {
 		return nil, err
 	}
 	return figs.Paths, nil
+}
+
+// meanOver is the pointwise mean of curves of equal length (the seeds' x along a path).
+func meanOver(ys [][]float64) []float64 {
+	out := make([]float64, len(ys[0]))
+	for _, y := range ys {
+		for i := range out {
+			out[i] += y[i] / float64(len(ys))
+		}
+	}
+	return out
+}
+
+// finite keeps the series with at least one finite value (a selection AUC is NaN where the
+// selection traces' steps are all of one class, as in a smoke run's few traces).
+func finite(series []plot.Series) []plot.Series {
+	var out []plot.Series
+	for _, s := range series {
+		if slices.ContainsFunc(s.Y, func(y []float64) bool {
+			return slices.ContainsFunc(y, func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) })
+		}) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

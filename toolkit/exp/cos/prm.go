@@ -34,13 +34,21 @@ type mcStats struct {
 	agree, tags float64
 }
 
+// fitted is a trained PRM with its run (curves and metrics so far).
+type fitted struct {
+	prm *prm.PRM
+	run exp.Run
+}
+
 // trainPRM samples the SFT policy's traces on the PRM prompts, labels a JudgeShare of them by the
 // step judge and the rest by Monte Carlo, writes the labelled traces as JSONL where the options save
-// policies (TracesFile: seed 1's by default, carried by a sweep's merge like a policy), trains
-// the independent PRM (and the prm-selfconf ablation on the same labels) and returns their runs
-// (curves so far; "prm" first), with what the room checks read from those traces on every seed:
-// right_answer_wrong_step and off_length_share (room.go).
-func (s *setup) trainPRM(set *lmtask.Set) ([]exp.Run, error) {
+// policies (TracesFile: seed 1's by default, carried by a sweep's merge like a policy), holds a
+// HeldOut share of them out (heldOutSplit), trains the independent PRM (s.prm) on the rest — and on
+// the same traces the prm-selfconf ablation and, with JudgeOnly, the diagnostic prm-judge on judge
+// labels only — and returns them with their runs ("prm" first). Every run carries what the room
+// checks read from those traces on every seed (right_answer_wrong_step, off_length_share: room.go)
+// and the PRM's measures on the check half (heldOutMetrics).
+func (s *setup) trainPRM(set *lmtask.Set) ([]fitted, error) {
 	c := s.cfg
 	d, err := s.prmTraces(set)
 	if err != nil {
@@ -55,35 +63,181 @@ func (s *setup) trainPRM(set *lmtask.Set) ([]exp.Run, error) {
 	if c.Labels == "hard" {
 		labels = prm.Hard(d.soft)
 	}
-	examples := make([]prm.Example, len(d.comps))
+	role := heldOutSplit(s.seed, len(d.comps), c.HeldOut)
+	var examples, judgeExamples []prm.Example
+	var sel, chk heldOut
 	for i := range d.comps {
-		examples[i] = prm.Example{Prompt: d.prompts[i], Completion: d.comps[i], Labels: labels[i]}
+		switch role[i] {
+		case trainTrace:
+			examples = append(examples, prm.Example{Prompt: d.prompts[i], Completion: d.comps[i], Labels: labels[i]})
+			judgeExamples = append(judgeExamples, prm.Example{Prompt: d.prompts[i], Completion: d.comps[i], Labels: goldLabels(d.gold[i])})
+		case selectTrace:
+			sel.add(d, i)
+		case checkTrace:
+			chk.add(d, i)
+		}
+	}
+	if len(examples) == 0 || (c.HeldOut > 0 && (len(sel.comps) == 0 || len(chk.comps) == 0)) {
+		return nil, fmt.Errorf("%d labelled traces leave %d to train on, %d to select by and %d to check with", len(d.comps), len(examples), len(sel.comps), len(chk.comps))
+	}
+	for _, h := range []*heldOut{&sel, &chk} {
+		if err := h.scoreSelf(s.sft, s.tag); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.writeTraces(d); err != nil {
 		return nil, err
 	}
 	final := labelMetrics(d, mc)
+	final["train_traces"], final["select_traces"], final["check_traces"] = float64(len(examples)), float64(len(sel.comps)), float64(len(chk.comps))
 	if s.prm, err = prm.NewIndependent(c.PRMModel, s.tok, s.tag, s.seed+700); err != nil {
 		return nil, err
 	}
 	if err := s.pretrainPRM(); err != nil {
 		return nil, err
 	}
-	run, err := s.fitPRM(s.prm, "prm", c.PRM, examples, final)
-	if err != nil {
+	var judge *prm.PRM
+	if c.JudgeOnly {
+		lmc, err := s.prm.LM.Clone()
+		if err != nil {
+			return nil, err
+		}
+		judge = &prm.PRM{LM: lmc, Tag: s.tag}
+	}
+	out := []fitted{{prm: s.prm}}
+	if out[0].run, err = s.fitPRM(s.prm, "prm", c.PRM, examples, final, &sel, &chk); err != nil {
 		return nil, err
 	}
-	runs := []exp.Run{run}
 	if c.SelfConf.Steps > 0 {
 		if s.selfconf, err = prm.New(s.sft, s.tag, s.seed+700, true); err != nil {
 			return nil, err
 		}
-		if run, err = s.fitPRM(s.selfconf, "prm-selfconf", c.SelfConf, examples, final); err != nil {
+		f := fitted{prm: s.selfconf}
+		if f.run, err = s.fitPRM(s.selfconf, "prm-selfconf", c.SelfConf, examples, final, &sel, &chk); err != nil {
 			return nil, err
 		}
-		runs = append(runs, run)
+		out = append(out, f)
 	}
-	return runs, nil
+	if judge != nil {
+		f := fitted{prm: judge}
+		if f.run, err = s.fitPRM(judge, "prm-judge", c.PRM, judgeExamples, final, &sel, &chk); err != nil {
+			judge.Close()
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// The roles of a labelled trace (heldOutSplit).
+const (
+	trainTrace = iota
+	selectTrace
+	checkTrace
+)
+
+// heldOutSplit gives each of n labelled traces its role: a seeded share of them (rounded) is held
+// out, the first half of those (rounded down) to select the PRM's checkpoint by, the rest to check it
+// with; the others train it.
+func heldOutSplit(seed uint64, n int, share float64) []int {
+	role := make([]int, n)
+	k := int(math.Round(share * float64(n)))
+	for j, i := range rand.New(rand.NewPCG(seed, heldOutStream)).Perm(n)[:k] {
+		role[i] = checkTrace
+		if j < k/2 {
+			role[i] = selectTrace
+		}
+	}
+	return role
+}
+
+// heldOut is a set of labelled traces the PRMs do not train on: each trace's prompt and completion
+// body, the verifier's verdict on each tag (steps, then the answer) and the SFT policy's own score of
+// each tag (the running minimum of its step log-probabilities, prm.StepFeatures; at the answer tag,
+// the trace's self-confidence, as the bon-self search rule reads it).
+type heldOut struct {
+	prompts, comps [][]int32
+	gold           [][]bool
+	self           [][]float64
+}
+
+func (h *heldOut) add(d prmData, i int) {
+	h.prompts, h.comps, h.gold = append(h.prompts, d.prompts[i]), append(h.comps, d.comps[i]), append(h.gold, d.gold[i])
+}
+
+// scoreSelf fills h.self from the (frozen) policy.
+func (h *heldOut) scoreSelf(policy *lm.Model, tag int32) error {
+	if len(h.comps) == 0 {
+		return nil
+	}
+	f, err := prm.StepFeatures(policy, tag, h.prompts, h.comps)
+	if err != nil {
+		return err
+	}
+	h.self = make([][]float64, len(f))
+	for i := range f {
+		if len(f[i]) != len(h.gold[i]) {
+			return fmt.Errorf("held-out trace %d: %d policy features for %d tags", i, len(f[i]), len(h.gold[i]))
+		}
+		h.self[i] = make([]float64, len(f[i]))
+		for j := range f[i] {
+			h.self[i][j] = float64(f[i][j][1])
+		}
+	}
+	return nil
+}
+
+// heldOutMetrics measures a PRM on held-out traces against the verifier, beside the policy's own
+// scores of the same tags: step_auc and self_step_auc (every step tag against the step's verdict),
+// answer_auc (the answer tag against the answer's), and trace_auc and self_trace_auc (the trace score
+// w·agg(steps) + (1 − w)·answer, prm.TraceScore, and the policy's self-confidence, against the
+// answer's verdict: the ranking best-of-N relies on).
+func heldOutMetrics(p *prm.PRM, h *heldOut, w float64, agg string) (map[string]float64, error) {
+	scores, err := p.Score(h.prompts, h.comps)
+	if err != nil {
+		return nil, err
+	}
+	return tagAUCs(scores, h.gold, h.self, w, agg)
+}
+
+// tagAUCs are heldOutMetrics' AUCs from every trace's tag scores, verdicts and (nil: none) the
+// policy's own tag scores; a measure whose labels are all one class is left out.
+func tagAUCs(scores [][]float64, gold [][]bool, selfScores [][]float64, w float64, agg string) (map[string]float64, error) {
+	var step, self, ans, tr, selfTr []float64
+	var stepOK, ansOK []bool
+	for i, sc := range scores {
+		g := gold[i]
+		if len(sc) != len(g) || (selfScores != nil && len(selfScores[i]) != len(g)) {
+			return nil, fmt.Errorf("held-out trace %d: %d scores for %d tags", i, len(sc), len(g))
+		}
+		last := len(g) - 1
+		for j := range last {
+			step, stepOK = append(step, sc[j]), append(stepOK, g[j])
+			if selfScores != nil {
+				self = append(self, selfScores[i][j])
+			}
+		}
+		t, err := prm.TraceScore(sc, w, agg)
+		if err != nil {
+			return nil, err
+		}
+		ans, tr, ansOK = append(ans, sc[last]), append(tr, t), append(ansOK, g[last])
+		if selfScores != nil {
+			selfTr = append(selfTr, selfScores[i][last])
+		}
+	}
+	out := map[string]float64{}
+	for name, x := range map[string][]float64{"step_auc": step, "self_step_auc": self} {
+		if a, err := calib.AUC(x, stepOK); err == nil && len(x) > 0 {
+			out[name] = a
+		}
+	}
+	for name, x := range map[string][]float64{"answer_auc": ans, "trace_auc": tr, "self_trace_auc": selfTr} {
+		if a, err := calib.AUC(x, ansOK); err == nil && len(x) > 0 {
+			out[name] = a
+		}
+	}
+	return out, nil
 }
 
 // prmTraces samples PRMSamples traces of every PRM prompt from the SFT policy and keeps the complete,
@@ -229,16 +383,52 @@ func (s *setup) pretrainPRM() error {
 	return nil
 }
 
-// fitPRM trains a PRM by BCE on the labelled examples and returns its run: the data metrics and the
-// training curves.
-func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []prm.Example, final map[string]float64) (exp.Run, error) {
+// trainCurvePoints is how many points a PRM's per-step training curves keep (block means,
+// track.Curve.Binned): enough to see the loss settle, without thousands of points per PRM and seed.
+const trainCurvePoints = 400
+
+// fitPRM trains a PRM by BCE on the labelled examples, selecting its checkpoint by the step AUC on
+// sel (tc.EvalEvery), and returns its run: the data metrics, the training and validation curves, the
+// step it holds (best_step) and ran to (steps_run), and its measures on chk, prefixed "heldout_".
+func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []prm.Example, final map[string]float64, sel, chk *heldOut) (exp.Run, error) {
+	c := s.cfg
 	tc.Seed = s.seed
-	curves, err := p.Train(examples, tc, s.opt.Progress(fmt.Sprintf("cos seed %d: %s", s.seed, name), tc.Steps))
+	hooks := prm.TrainHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: %s", s.seed, name), tc.Steps)}
+	if tc.EvalEvery > 0 {
+		hooks.Validate = func(p *prm.PRM) (float64, error) {
+			m, err := heldOutMetrics(p, sel, c.StepWeight, c.Aggregation)
+			if err != nil {
+				return 0, err
+			}
+			if v, ok := m["step_auc"]; ok {
+				return v, nil
+			}
+			return math.NaN(), nil // every selection step right, or every one wrong (a smoke run's few traces)
+		}
+	}
+	tr, err := p.Train(examples, tc, hooks)
 	if err != nil {
 		return exp.Run{}, err
 	}
-	return exp.Run{Method: name, Seed: s.seed, Final: maps.Clone(final),
-		Curves: map[string]exp.Curve{"train/loss": curves["loss"], "train/tag_accuracy": curves["tag_accuracy"]}}, nil
+	run := exp.Run{Method: name, Seed: s.seed, Final: maps.Clone(final),
+		Curves: map[string]exp.Curve{"train/loss": tr.Curves["loss"].Binned(trainCurvePoints), "train/tag_accuracy": tr.Curves["tag_accuracy"].Binned(trainCurvePoints)}}
+	if v, ok := tr.Curves["validation"]; ok {
+		run.Curves["select/step_auc"] = v
+		if !math.IsNaN(tr.Best) {
+			run.Final["select_step_auc"] = tr.Best
+		}
+	}
+	run.Final["best_step"], run.Final["steps_run"] = float64(tr.BestStep), float64(tr.Ran)
+	if chk != nil && len(chk.comps) > 0 {
+		m, err := heldOutMetrics(p, chk, c.StepWeight, c.Aggregation)
+		if err != nil {
+			return exp.Run{}, err
+		}
+		for k, v := range m {
+			run.Final["heldout_"+k] = v
+		}
+	}
+	return run, nil
 }
 
 // judgePRM scores the SFT policy's held-out traces with a PRM and compares with the verifier's

@@ -29,6 +29,9 @@ const (
 	fromSamples traceSource = iota
 	// fromSelfConf: the same traces scored by the prm-selfconf ablation (the rule is skipped without it).
 	fromSelfConf
+	// fromSelf: the same traces scored by the policy's own confidence, no PRM: exp of its lowest step
+	// log-probability (0 for an incomplete trace), the control of every PRM-scored rule.
+	fromSelf
 	// fromBeam: the finished beams of the width-k beam search (N/BeamExpand beams expanded
 	// BeamExpand ways; width 1 where N ≤ BeamExpand), scored by the PRM at their last tag.
 	fromBeam
@@ -46,7 +49,8 @@ type searchRule struct {
 
 // searchRules are the search methods in figure order: majority vote, PRM best-of-N, PRM-weighted
 // vote, width-k beam and width-1 step search (each a PRM-weighted vote among its finished beams, as
-// search-and-learn), the prm-selfconf ablation's best-of-N, and pass@N (any right answer: the oracle).
+// search-and-learn), the prm-selfconf ablation's best-of-N, best-of-N and the weighted vote by the
+// policy's self-confidence (the controls of the PRM's), and pass@N (any right answer: the oracle).
 var searchRules = []searchRule{
 	{"majority", fromSamples, majorityPick},
 	{"bon", fromSamples, bestPick},
@@ -54,6 +58,8 @@ var searchRules = []searchRule{
 	{"beam", fromBeam, weightedPick},
 	{"step-search", fromStepSearch, weightedPick},
 	{"bon-selfconf", fromSelfConf, bestPick},
+	{"bon-self", fromSelf, bestPick},
+	{"weighted-self", fromSelf, weightedPick},
 	{"pass", fromSamples, passPick},
 }
 
@@ -166,10 +172,15 @@ func (s *setup) search() error {
 		gold[q] = p.FormatAnswer(p.Answer)
 	}
 	sampled := sampledTraces(vs, gold, prmScore(tagScores, c.StepWeight, c.Aggregation))
-	var selfSampled []trace // the prm-selfconf ablation's scores (nil without it)
+	var selfConfSampled []trace // the prm-selfconf ablation's scores (nil without it)
 	if selfTagScores != nil {
-		selfSampled = sampledTraces(vs, gold, prmScore(selfTagScores, c.StepWeight, c.Aggregation))
+		selfConfSampled = sampledTraces(vs, gold, prmScore(selfTagScores, c.StepWeight, c.Aggregation))
 	}
+	self, err := s.selfScores(set.Repeat(maxN), gens)
+	if err != nil {
+		return err
+	}
+	selfSampled := sampledTraces(vs, gold, func(i int) float64 { return math.Exp(self[i]) })
 	runs := map[string]*exp.Run{}
 	for _, m := range SearchMethods {
 		runs[m] = &exp.Run{Method: m, Seed: s.seed, Final: map[string]float64{}, Curves: map[string]exp.Curve{}}
@@ -183,9 +194,11 @@ func (s *setup) search() error {
 			case fromSamples:
 				questions, tok = firstN(sampled, n, N), tokens
 			case fromSelfConf:
-				if selfSampled == nil {
+				if selfConfSampled == nil {
 					continue
 				}
+				questions, tok = firstN(selfConfSampled, n, N), tokens
+			case fromSelf:
 				questions, tok = firstN(selfSampled, n, N), tokens
 			case fromBeam, fromStepSearch:
 				m := N
@@ -218,10 +231,6 @@ func (s *setup) search() error {
 		wr.Curves["bon_vs_w/"+how] = cv
 	}
 	wr.Final["oracle_bon"] = bon16(func(i int) float64 { return float64(boolInt(vs[i].ChainCorrect)) })
-	self, err := s.selfScores(set.Repeat(maxN), gens)
-	if err != nil {
-		return err
-	}
 	wr.Final["self_bon"] = bon16(func(i int) float64 { return self[i] })
 	for _, m := range SearchMethods {
 		if len(runs[m].Final) > 0 {

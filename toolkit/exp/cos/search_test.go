@@ -24,13 +24,15 @@ var scripted = []trace{
 // and on ties.
 func TestSearchRules(t *testing.T) {
 	want := map[string]string{
-		"majority":     "1", // 3 votes against 2, 1 and 1
-		"bon":          "2", // the best score with an answer
-		"weighted":     "3", // 0.6 + 0.5 against 0.2 + 0.2 + 0.1 and 0.9
-		"beam":         "3", // a PRM-weighted vote among the finished beams
-		"step-search":  "3",
-		"bon-selfconf": "2", // best-of-N under the ablation's scores
-		"pass":         "0", // the oracle: some trace reaches the gold answer
+		"majority":      "1", // 3 votes against 2, 1 and 1
+		"bon":           "2", // the best score with an answer
+		"weighted":      "3", // 0.6 + 0.5 against 0.2 + 0.2 + 0.1 and 0.9
+		"beam":          "3", // a PRM-weighted vote among the finished beams
+		"step-search":   "3",
+		"bon-selfconf":  "2", // best-of-N under the ablation's scores
+		"bon-self":      "2", // best-of-N under the policy's self-confidence
+		"weighted-self": "3",
+		"pass":          "0", // the oracle: some trace reaches the gold answer
 	}
 	if !slices.Equal(SearchMethods, searchNames(searchRules)) || len(SearchMethods) != len(want) {
 		t.Fatalf("SearchMethods %v, want the %d names of searchRules", SearchMethods, len(want))
