@@ -19,6 +19,13 @@ type Task interface {
 	Reward(i int, g lm.Generation) float64
 }
 
+// BatchRewarder is a Task that scores a rollout's generations together (a reward model scores a
+// batch in one call instead of one per generation); Collect uses Rewards instead of Reward when the
+// task has it. prompts[i] is generation i's prompt index.
+type BatchRewarder interface {
+	Rewards(prompts []int, gens []lm.Generation) ([]float64, error)
+}
+
 // Config is the whole configuration of a GRPO-family run (GRPO, Dr.GRPO, RLOO, CAPO, with or without
 // the noise mask).
 type Config struct {
@@ -241,8 +248,19 @@ func Collect(policy, ref *lm.Model, task Task, prompts []int, cfg Config, est Es
 	}
 	ro.Gens = gens
 	exs := make([]lm.Example, len(gens))
+	br, batched := task.(BatchRewarder)
+	if batched {
+		if ro.Rewards, err = br.Rewards(ro.Prompts, gens); err != nil {
+			return nil, fmt.Errorf("rl: rewards at step %d: %w", step, err)
+		}
+		if len(ro.Rewards) != len(gens) {
+			return nil, fmt.Errorf("rl: %d rewards for %d generations at step %d", len(ro.Rewards), len(gens), step)
+		}
+	}
 	for i, gen := range gens {
-		ro.Rewards = append(ro.Rewards, task.Reward(ro.Prompts[i], gen))
+		if !batched {
+			ro.Rewards = append(ro.Rewards, task.Reward(ro.Prompts[i], gen))
+		}
 		exs[i] = lm.Example{Prompt: ids[i], Completion: gen.Tokens}
 	}
 	ro.Examples = exs

@@ -9,6 +9,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/lmtask"
 	"github.com/paperlab/paperlab/toolkit/pref"
 	"github.com/paperlab/paperlab/toolkit/prm"
+	"github.com/paperlab/paperlab/toolkit/rl"
 )
 
 // Config of experiment "cos". [UNVERIFIED] marks the paper's unstated choices, kept as parameters.
@@ -77,6 +78,12 @@ type Config struct {
 	// [UNVERIFIED: PaperLab's choice; CoS's PRM is trained once.]
 	RetrainPrompts int             `json:"retrain_prompts"`
 	Retrain        prm.TrainConfig `json:"retrain"`
+	// The ablation parts (parts.go; none in cos-vision): PRMSizes are the widths of Table 3's PRMs
+	// (each pretrained and trained as the main PRM on the same labelled traces; the main PRM's width
+	// is that PRM); GRPO is Table 5's GRPO from the SFT policy on the DPO prompts, with the outcome
+	// reward and with the PRM's trace score (Steps 0: no such part).
+	PRMSizes []int     `json:"prm_sizes"`
+	GRPO     rl.Config `json:"grpo"`
 	// Trace scores: StepWeight w and the step aggregation (prm.Aggregations); WeightSweep for the
 	// best-of-16 sweep.
 	StepWeight  float64   `json:"step_weight"`
@@ -164,6 +171,7 @@ func ConfigFor(s exp.Scale) Config {
 		// ten epochs of 400, outcome DPO overfit its pairs: seed 1's greedy accuracy 0.973 → 0.517.)
 		Round: pref.TrainConfig{Beta: 0.1, Steps: 25, BatchSize: 32, Opt: roundOpt, RPOAlpha: 1}, RoundEpochs: 1,
 		RetrainPrompts: 2000, Retrain: prm.TrainConfig{Steps: 300, BatchSize: 64, Opt: retrainOpt},
+		PRMSizes: []int{32, 64, 128}, GRPO: grpoConfig(s),
 		StepWeight: 0.2, Aggregation: "mean", WeightSweep: []float64{0, 0.1, 0.2, 0.5, 0.8, 1},
 		EvalPrompts: 300, EvalSamples: 16, SearchPrompts: 150, SearchN: []int{1, 2, 4, 8, 16, 32}, BeamExpand: 4, Bins: 10,
 	}
@@ -177,9 +185,22 @@ func ConfigFor(s exp.Scale) Config {
 		c.SelfConf.Steps, c.SelfConf.Opt.TotalSteps, c.SelfConf.Opt.WarmupSteps = 10, 10, 2
 		c.Rounds, c.DPOPrompts, c.DPOSamples, c.Round.Steps = 2, 24, 4, 4
 		c.RetrainPrompts, c.Retrain.Steps = 40, 4
+		c.PRMSizes = []int{32, 64} // two widths: enough for Table 3's claims
 		c.EvalPrompts, c.EvalSamples, c.SearchPrompts, c.SearchN = 24, 4, 12, []int{1, 2, 4, 8}
 	}
 	return c
+}
+
+// grpoConfig is Table 5's GRPO at a scale: rl.DefaultConfig's shape (16 prompts × 8 samples a step, 2
+// PPO epochs of 2 mini-batches, Adam 1e-4 clipped at 1, PPO-clip 0.2, no KL term), 200 steps, the
+// held-out evaluation every 50 [UNVERIFIED: PaperLab's choice; the paper gives no GRPO settings].
+func grpoConfig(s exp.Scale) rl.Config {
+	g := rl.DefaultConfig("grpo")
+	g.Steps, g.EvalEvery = 200, 50
+	if s == exp.Smoke {
+		g.Steps, g.PromptsPerStep, g.G, g.EvalEvery = 4, 4, 4, 2
+	}
+	return g
 }
 
 // Tokenizer is the tagged task's tokenizer (arith.TaggedAlphabet: the step tag is the task's symbol).
@@ -205,6 +226,7 @@ func VisionConfigFor(s exp.Scale) Config {
 		c.SFT.Steps, c.SFT.Opt.TotalSteps = 6000, 6000
 		c.PRMPretrain = c.SFT
 	}
+	c.PRMSizes, c.GRPO = nil, rl.Config{} // the ablations run on the text variant only
 	return c
 }
 
@@ -233,6 +255,16 @@ func (c Config) Validate() error {
 	}
 	if c.RoundEpochs < 0 || c.Retrain.Steps < 0 || (c.Retrain.Steps > 0 && (c.RetrainPrompts < 1 || c.Retrain.Validate() != nil)) {
 		return fmt.Errorf("cos: round_epochs ≥ 0, retrain.steps ≥ 0 and, with retraining, retrain_prompts ≥ 1 and a valid retrain config are needed")
+	}
+	if c.GRPO.Steps > 0 {
+		if err := c.GRPO.Validate(); err != nil {
+			return fmt.Errorf("cos: grpo: %w", err)
+		}
+	}
+	for _, w := range c.PRMSizes {
+		if w < c.PRMModel.Heads || w%c.PRMModel.Heads != 0 {
+			return fmt.Errorf("cos: prm_sizes: width %d is not a positive multiple of the PRM's %d heads", w, c.PRMModel.Heads)
+		}
 	}
 	if c.JudgeShare < 0 || c.JudgeShare > 1 {
 		return fmt.Errorf("cos: judge_share = %v, want a share in [0, 1]", c.JudgeShare)

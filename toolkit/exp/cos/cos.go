@@ -98,7 +98,16 @@ func run(name string, preset func(exp.Scale) Config, opt exp.Options) (*exp.Resu
 	})
 }
 
+// runSeed runs every part the options ask for on one seed. The parts share the seed's SFT policy
+// and PRM data (the same seed gives the same ones in a part run alone); the main part records the
+// SFT policy, the PRMs and everything the room checks read.
 func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
+	main := opt.RunsPart(PartMain)
+	sizes := len(cfg.PRMSizes) > 0 && opt.RunsPart(PartPRMSize)
+	grpo := cfg.GRPO.Steps > 0 && opt.RunsPart(PartGRPO)
+	if !main && !sizes && !grpo {
+		return nil
+	}
 	t0 := time.Now()
 	tok := Tokenizer()
 	ids, _ := tok.Encode(string(arith.StepTag) + string(arith.AnswerMarker))
@@ -140,13 +149,15 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 		return err
 	}
 	res.Timing["sft"] += time.Since(t0).Seconds()
-	if err := s.savePolicy("sft", s.sft, sc); err != nil {
-		return err
+	if main {
+		if err := s.savePolicy("sft", s.sft, sc); err != nil {
+			return err
+		}
 	}
 	// The PRM, from Monte-Carlo labels of the SFT policy's own traces.
 	t1 := time.Now()
 	s.prmSet = prmSet
-	prms, err := s.trainPRM(prmSet)
+	prms, L, err := s.trainPRM(prmSet)
 	if err != nil {
 		return fmt.Errorf("prm: %w", err)
 	}
@@ -154,12 +165,36 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 		defer f.prm.Close()
 	}
 	res.Timing["prm"] += time.Since(t1).Seconds()
-	// Held-out: the SFT policy, the PRMs on gold step labels.
 	t2 := time.Now()
 	sftFinal, err := s.evaluate(s.sft, seed)
 	if err != nil {
 		return err
 	}
+	res.Timing["eval_and_search"] += time.Since(t2).Seconds()
+	if sizes {
+		if err := s.prmSizes(L, prms[0]); err != nil {
+			return err
+		}
+	}
+	if grpo {
+		for _, m := range GRPOMethods {
+			t := time.Now()
+			run, err := s.grpoArm(m, sftFinal)
+			if err != nil {
+				return fmt.Errorf("%s: %w", m.Name, err)
+			}
+			run.Seconds = time.Since(t).Seconds()
+			res.Timing[m.Name] += run.Seconds
+			res.Runs = append(res.Runs, run)
+			fmt.Fprintf(opt.Log, "seed %d %s: greedy %.3f mean@%d %.3f, KL from SFT %.2f (%.0fs)\n", seed, m.Name, run.Final["accuracy"], cfg.EvalSamples,
+				run.Final["accuracy_mean16"], run.Final["kl_sft"], run.Seconds)
+		}
+	}
+	if !main {
+		return nil
+	}
+	t2 = time.Now()
+	// Held-out: the SFT policy, the PRMs on gold step labels.
 	res.Runs = append(res.Runs, exp.Run{Method: "sft", Seed: seed, Final: sftFinal, Curves: map[string]exp.Curve{}})
 	for i := range prms {
 		if err := s.judgePRM(prms[i].prm, &prms[i].run); err != nil {
@@ -566,6 +601,7 @@ func init() {
 		Paper:       PaperSettings,
 		Doc:         "toolkit/exp/cos/README.md",
 		Jobs:        2,
+		Parts:       Parts,
 	})
 	exp.Register(exp.Experiment{
 		Name:        "cos-vision",

@@ -28,6 +28,18 @@ func TestSmokeRun(t *testing.T) {
 	exptest.RequireMetrics(t, back, SearchMethods, acc, 1)
 	exptest.RequireMetrics(t, back, []string{"prm", "prm-selfconf", "prm-judge"}, []string{"step_accuracy", "step_auc", "self_step_auc", "mc_label_gold_agreement", "judge_traces",
 		"best_step", "steps_run", "train_traces", "select_traces", "check_traces", "heldout_answer_auc", "heldout_trace_auc"}, 1)
+	// The ablation parts: Table 3's widths (parameters growing with the width), Table 5's GRPO runs.
+	exptest.RequireMetrics(t, back, []string{"prm-d32", "prm-d64"}, []string{"seen_step_accuracy", "heldout_step_accuracy", "seen_answer_accuracy", "heldout_answer_accuracy", "params"}, 1)
+	narrow, _ := back.Final("prm-d32", "params", 1)
+	if wide, _ := back.Final("prm-d64", "params", 1); !(narrow > 0) || narrow >= wide {
+		t.Fatalf("prm-d32 has %v parameters, prm-d64 %v", narrow, wide)
+	}
+	exptest.RequireMetrics(t, back, []string{"grpo-outcome", "grpo-prm"}, []string{"accuracy", "accuracy_mean16", "kl_sft", "train_reward"}, 1)
+	for _, m := range []string{"grpo-outcome", "grpo-prm"} {
+		if c := back.RunsOf(m)[0].Curves["train/kl_sft"]; len(c.X) < 2 || c.X[0] != 0 || c.Y[0] != 0 {
+			t.Fatalf("%s: KL path %v, want one starting at step 0 from 0", m, c)
+		}
+	}
 	// The held-out split: the PRMs hold the checkpoint of a step they ran, and it is one the
 	// selection half scored.
 	for _, m := range []string{"prm", "prm-judge"} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/plot"
@@ -20,7 +21,7 @@ var dpoMethods = []string{"sft", "dpo-outcome", "dpo-answer", "dpo-step-answer",
 // tokens each generated, the PRM's reliability on gold step labels and its training curves.
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
-	f, err := exp.SummaryBarsFor(res, "reward ablation: held-out accuracy after 3 rounds of DPO", func(m string) bool {
+	f, err := exp.SummaryBarsFor(res, "reward ablation (the paper's Table 2): held-out accuracy after 3 rounds of DPO", func(m string) bool {
 		for _, d := range dpoMethods {
 			if d == m {
 				return true
@@ -78,7 +79,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			wpanels = append(wpanels, plot.Panel{Title: "steps aggregated by " + how, Series: s})
 		}
 	}
-	f, err = plot.Panels("best-of-16 accuracy against the step weight w (score = w·steps + (1 − w)·answer)", "step weight w", "accuracy",
+	f, err = plot.Panels("best-of-16 accuracy against the step weight w (score = w·steps + (1 − w)·answer; the paper's Fig. 3)", "step weight w", "accuracy",
 		wpanels, plot.BandOpts{Prob: true})
 	if err := figs.Add(f, err, "step_weight"); err != nil {
 		return nil, err
@@ -89,7 +90,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		{Title: "best-of-N: independent PRM vs prm-selfconf", Methods: []string{"majority", "bon", "bon-selfconf", "pass"}},
 		{Title: "the PRM against the policy's self-confidence", Methods: []string{"bon", "bon-self", "weighted", "weighted-self"}},
 	}
-	f, err = plot.Panels("inference-time search: accuracy against N", "N (samples, or candidates per step)", "accuracy",
+	f, err = plot.Panels("inference-time search: accuracy against N (the paper's Fig. 5)", "N (samples, or candidates per step)", "accuracy",
 		exp.PanelsOf(res, "acc_vs_n", search), plot.BandOpts{Prob: true, LogX: true})
 	if err := figs.Add(f, err, "search_accuracy"); err != nil {
 		return nil, err
@@ -115,7 +116,58 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	if err := figs.Add(f, err, "prm_training"); err != nil {
 		return nil, err
 	}
+	if err := ablationFigures(res, figs); err != nil {
+		return nil, err
+	}
 	return figs.Paths, nil
+}
+
+// ablationFigures draws the ablation parts' figures when the result has their runs: Table 3's
+// accuracy of each PRM width on seen and unseen problems, and Table 5's GRPO runs (final accuracy
+// and KL beside SFT; accuracy along training).
+func ablationFigures(res *exp.Result, figs *exp.Figs) error {
+	var sizes []string
+	for _, r := range res.Runs {
+		if strings.HasPrefix(r.Method, "prm-d") && !slices.Contains(sizes, r.Method) {
+			sizes = append(sizes, r.Method)
+		}
+	}
+	if len(sizes) > 0 {
+		f, err := exp.SummaryBarsFor(res, "PRM width (the paper's Table 3): accuracy against the verifier on seen and unseen problems",
+			func(m string) bool { return slices.Contains(sizes, m) }, []exp.MetricInfo{
+				{Key: "seen_step_accuracy", Title: "steps, seen problems", Better: plot.HigherIsBetter, Prob: true},
+				{Key: "heldout_step_accuracy", Title: "steps, unseen problems", Better: plot.HigherIsBetter, Prob: true},
+				{Key: "seen_answer_accuracy", Title: "answers, seen problems", Better: plot.HigherIsBetter, Prob: true},
+				{Key: "heldout_answer_accuracy", Title: "answers, unseen problems", Better: plot.HigherIsBetter, Prob: true},
+			})
+		if err := figs.Add(f, err, "table3_prm_size"); err != nil {
+			return err
+		}
+	}
+	if len(res.RunsOf("grpo-prm")) == 0 {
+		return nil
+	}
+	grpo := []string{"sft", "grpo-outcome", "grpo-prm"}
+	f, err := exp.SummaryBarsFor(res, "GRPO's reward (the paper's Table 5): outcome against the PRM's trace score", func(m string) bool { return slices.Contains(grpo, m) },
+		[]exp.MetricInfo{
+			{Key: "accuracy", Title: "greedy", Better: plot.HigherIsBetter, Prob: true},
+			{Key: "accuracy_mean16", Title: "one sample (mean@16)", Better: plot.HigherIsBetter, Prob: true},
+			{Key: "chain_accuracy_mean16", Title: "whole chain, one sample", Better: plot.HigherIsBetter, Prob: true},
+			{Key: "kl_sft", Title: "KL(π‖SFT), nats", Better: plot.NoDirection},
+		})
+	if err := figs.Add(f, err, "table5_grpo"); err != nil {
+		return err
+	}
+	g := []exp.Group{{Title: "GRPO's reward", Methods: grpo[1:]}}
+	var panels []plot.Panel
+	for _, c := range []struct{ key, title string }{{"train/accuracy_mean16", "held-out one-sample accuracy"}, {"train/kl_sft", "KL(π‖SFT), nats"}, {"train/reward", "training reward"}} {
+		for _, p := range exp.PanelsOf(res, c.key, g) {
+			p.Title = c.title
+			panels = append(panels, p)
+		}
+	}
+	f, err = plot.Panels("GRPO along training (the paper's Table 5)", "GRPO step", "value", panels, plot.BandOpts{})
+	return figs.Add(f, err, "table5_grpo_training")
 }
 
 // meanOver is the pointwise mean of curves of equal length (the seeds' x along a path).

@@ -40,15 +40,25 @@ type fitted struct {
 	run exp.Run
 }
 
-// trainPRM samples the SFT policy's traces on the PRM prompts, labels a JudgeShare of them by the
-// step judge and the rest by Monte Carlo, writes the labelled traces as JSONL where the options save
-// policies (TracesFile: seed 1's by default, carried by a sweep's merge like a policy), holds a
-// HeldOut share of them out (heldOutSplit), trains the independent PRM (s.prm) on the rest — and on
-// the same traces the prm-selfconf ablation and, with JudgeOnly, the diagnostic prm-judge on judge
-// labels only — and returns them with their runs ("prm" first). Every run carries what the room
-// checks read from those traces on every seed (right_answer_wrong_step, off_length_share: room.go)
-// and the PRM's measures on the check half (heldOutMetrics).
-func (s *setup) trainPRM(set *lmtask.Set) ([]fitted, error) {
+// labelled is a seed's PRM data: the labelled traces that train the PRMs (examples; judgeExamples
+// the same traces with the step judge's labels), the held-out halves that select and check them,
+// up to SeenTraces of the training traces for Table 3's seen-problem accuracy, and the data
+// metrics every PRM run carries.
+type labelled struct {
+	examples, judgeExamples []prm.Example
+	sel, chk, seen          heldOut
+	final                   map[string]float64
+}
+
+// SeenTraces is how many training traces (the first ones) measure a PRM on problems it was trained
+// on (Table 3's "seen"), beside the check half (unseen).
+const SeenTraces = 1000
+
+// label samples the SFT policy's traces on the PRM prompts, labels a JudgeShare of them by the step
+// judge and the rest by Monte Carlo, writes the labelled traces as JSONL where the options save
+// policies (TracesFile: seed 1's by default, carried by a sweep's merge like a policy), and splits
+// them (heldOutSplit): what every PRM of the seed trains, selects and is checked on.
+func (s *setup) label(set *lmtask.Set) (*labelled, error) {
 	c := s.cfg
 	d, err := s.prmTraces(set)
 	if err != nil {
@@ -64,23 +74,25 @@ func (s *setup) trainPRM(set *lmtask.Set) ([]fitted, error) {
 		labels = prm.Hard(d.soft)
 	}
 	role := heldOutSplit(s.seed, len(d.comps), c.HeldOut)
-	var examples, judgeExamples []prm.Example
-	var sel, chk heldOut
+	L := &labelled{}
 	for i := range d.comps {
 		switch role[i] {
 		case trainTrace:
-			examples = append(examples, prm.Example{Prompt: d.prompts[i], Completion: d.comps[i], Labels: labels[i]})
-			judgeExamples = append(judgeExamples, prm.Example{Prompt: d.prompts[i], Completion: d.comps[i], Labels: goldLabels(d.gold[i])})
+			L.examples = append(L.examples, prm.Example{Prompt: d.prompts[i], Completion: d.comps[i], Labels: labels[i]})
+			L.judgeExamples = append(L.judgeExamples, prm.Example{Prompt: d.prompts[i], Completion: d.comps[i], Labels: goldLabels(d.gold[i])})
+			if len(L.seen.comps) < SeenTraces {
+				L.seen.add(d, i)
+			}
 		case selectTrace:
-			sel.add(d, i)
+			L.sel.add(d, i)
 		case checkTrace:
-			chk.add(d, i)
+			L.chk.add(d, i)
 		}
 	}
-	if len(examples) == 0 || (c.HeldOut > 0 && (len(sel.comps) == 0 || len(chk.comps) == 0)) {
-		return nil, fmt.Errorf("%d labelled traces leave %d to train on, %d to select by and %d to check with", len(d.comps), len(examples), len(sel.comps), len(chk.comps))
+	if len(L.examples) == 0 || (c.HeldOut > 0 && (len(L.sel.comps) == 0 || len(L.chk.comps) == 0)) {
+		return nil, fmt.Errorf("%d labelled traces leave %d to train on, %d to select by and %d to check with", len(d.comps), len(L.examples), len(L.sel.comps), len(L.chk.comps))
 	}
-	for _, h := range []*heldOut{&sel, &chk} {
+	for _, h := range []*heldOut{&L.sel, &L.chk, &L.seen} {
 		if err := h.scoreSelf(s.sft, s.tag); err != nil {
 			return nil, err
 		}
@@ -88,45 +100,59 @@ func (s *setup) trainPRM(set *lmtask.Set) ([]fitted, error) {
 	if err := s.writeTraces(d); err != nil {
 		return nil, err
 	}
-	final := labelMetrics(d, mc)
-	final["train_traces"], final["select_traces"], final["check_traces"] = float64(len(examples)), float64(len(sel.comps)), float64(len(chk.comps))
-	if s.prm, err = prm.NewIndependent(c.PRMModel, s.tok, s.tag, s.seed+700); err != nil {
-		return nil, err
+	L.final = labelMetrics(d, mc)
+	L.final["train_traces"], L.final["select_traces"], L.final["check_traces"] = float64(len(L.examples)), float64(len(L.sel.comps)), float64(len(L.chk.comps))
+	return L, nil
+}
+
+// trainPRM labels the PRM data (label) and trains the independent PRM (s.prm) on it — and on the
+// same traces the prm-selfconf ablation and, with JudgeOnly, the diagnostic prm-judge on judge
+// labels only — and returns them with their runs ("prm" first) and the data. Every run carries
+// what the room checks read from the traces on every seed (right_answer_wrong_step,
+// off_length_share: room.go) and the PRM's measures on the check half (heldOutMetrics).
+func (s *setup) trainPRM(set *lmtask.Set) ([]fitted, *labelled, error) {
+	c := s.cfg
+	L, err := s.label(set)
+	if err != nil {
+		return nil, nil, err
 	}
-	if err := s.pretrainPRM(); err != nil {
-		return nil, err
+	if s.prm, err = prm.NewIndependent(c.PRMModel, s.tok, s.tag, s.seed+700); err != nil {
+		return nil, nil, err
+	}
+	if err := s.pretrainPRM(s.prm, "PRM pretraining"); err != nil {
+		return nil, nil, err
 	}
 	var judge *prm.PRM
 	if c.JudgeOnly {
 		lmc, err := s.prm.LM.Clone()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		judge = &prm.PRM{LM: lmc, Tag: s.tag}
 	}
 	out := []fitted{{prm: s.prm}}
-	if out[0].run, err = s.fitPRM(s.prm, "prm", c.PRM, examples, final, &sel, &chk); err != nil {
-		return nil, err
+	if out[0].run, err = s.fitPRM(s.prm, "prm", c.PRM, L.examples, L.final, &L.sel, &L.chk); err != nil {
+		return nil, nil, err
 	}
 	if c.SelfConf.Steps > 0 {
 		if s.selfconf, err = prm.New(s.sft, s.tag, s.seed+700, true); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		f := fitted{prm: s.selfconf}
-		if f.run, err = s.fitPRM(s.selfconf, "prm-selfconf", c.SelfConf, examples, final, &sel, &chk); err != nil {
-			return nil, err
+		if f.run, err = s.fitPRM(s.selfconf, "prm-selfconf", c.SelfConf, L.examples, L.final, &L.sel, &L.chk); err != nil {
+			return nil, nil, err
 		}
 		out = append(out, f)
 	}
 	if judge != nil {
 		f := fitted{prm: judge}
-		if f.run, err = s.fitPRM(judge, "prm-judge", c.PRM, judgeExamples, final, &sel, &chk); err != nil {
+		if f.run, err = s.fitPRM(judge, "prm-judge", c.PRM, L.judgeExamples, L.final, &L.sel, &L.chk); err != nil {
 			judge.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, f)
 	}
-	return out, nil
+	return out, L, nil
 }
 
 // The roles of a labelled trace (heldOutSplit).
@@ -188,7 +214,7 @@ func (h *heldOut) scoreSelf(policy *lm.Model, tag int32) error {
 }
 
 // heldOutMetrics measures a PRM on held-out traces against the verifier, beside the policy's own
-// scores of the same tags: step_auc and self_step_auc (every step tag against the step's verdict),
+// scores of the same tags: step_accuracy and answer_accuracy (p > ½ agrees with the verdict), step_auc and self_step_auc (every step tag against the step's verdict),
 // answer_auc (the answer tag against the answer's), and trace_auc and self_trace_auc (the trace score
 // w·agg(steps) + (1 − w)·answer, prm.TraceScore, and the policy's self-confidence, against the
 // answer's verdict: the ranking best-of-N relies on).
@@ -227,6 +253,20 @@ func tagAUCs(scores [][]float64, gold [][]bool, selfScores [][]float64, w float6
 		}
 	}
 	out := map[string]float64{}
+	for name, v := range map[string]struct {
+		p  []float64
+		ok []bool
+	}{"step_accuracy": {step, stepOK}, "answer_accuracy": {ans, ansOK}} {
+		if len(v.p) > 0 {
+			var agree float64
+			for i, p := range v.p {
+				if (p > 0.5) == v.ok[i] {
+					agree++
+				}
+			}
+			out[name] = agree / float64(len(v.p))
+		}
+	}
 	for name, x := range map[string][]float64{"step_auc": step, "self_step_auc": self} {
 		if a, err := calib.AUC(x, stepOK); err == nil && len(x) > 0 {
 			out[name] = a
@@ -361,9 +401,9 @@ func labelMetrics(d prmData, mc mcStats) map[string]float64 {
 	return final
 }
 
-// pretrainPRM teaches the independent PRM's trunk the task's language first: next-token prediction
+// pretrainPRM teaches an independent PRM's trunk the task's language first: next-token prediction
 // on the SFT prompts' gold (unslipped) tagged chains, PRMPretrain steps (none when 0).
-func (s *setup) pretrainPRM() error {
+func (s *setup) pretrainPRM(p *prm.PRM, label string) error {
 	pc := s.cfg.PRMPretrain
 	if pc.Steps <= 0 {
 		return nil
@@ -373,7 +413,7 @@ func (s *setup) pretrainPRM() error {
 		return err
 	}
 	pc.Seed = s.seed + 700
-	tr, _, err := lm.TrainSFT(s.prm.LM, pc, demos, nil, lm.SFTHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: PRM pretraining", s.seed), pc.Steps)})
+	tr, _, err := lm.TrainSFT(p.LM, pc, demos, nil, lm.SFTHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: %s", s.seed, label), pc.Steps)})
 	if tr != nil {
 		tr.Close()
 	}

@@ -17,11 +17,13 @@ func TestTagAUCs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]float64{
-		"step_auc":       1,       // right steps 0.9, 0.8, 0.7 above wrong 0.2, 0.4
-		"self_step_auc":  4.0 / 6, // right −1, −1, −3.5 against wrong −3, −2.5: 4 of 6 pairs
-		"answer_auc":     0.5,     // right 0.7 against wrong 0.8 and 0.3
-		"trace_auc":      1,
-		"self_trace_auc": 0.5, // right −2 against wrong −4 and −1.5
+		"step_auc":        1,       // right steps 0.9, 0.8, 0.7 above wrong 0.2, 0.4
+		"self_step_auc":   4.0 / 6, // right −1, −1, −3.5 against wrong −3, −2.5: 4 of 6 pairs
+		"answer_auc":      0.5,     // right 0.7 against wrong 0.8 and 0.3
+		"trace_auc":       1,
+		"self_trace_auc":  0.5,     // right −2 against wrong −4 and −1.5
+		"step_accuracy":   1,       // every step score on the right side of ½
+		"answer_accuracy": 2.0 / 3, // 0.8 for a wrong answer is not
 	}
 	for k, v := range want {
 		if math.Abs(got[k]-v) > 1e-12 {
@@ -36,8 +38,8 @@ func TestTagAUCs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := got["step_auc"]; ok || got["answer_auc"] != 1 || len(got) != 2 {
-		t.Errorf("one-class steps, no self scores: %v, want answer_auc 1 and trace_auc only", got)
+	if _, ok := got["step_auc"]; ok || got["answer_auc"] != 1 || got["step_accuracy"] != 1 || len(got) != 4 {
+		t.Errorf("one-class steps, no self scores: %v, want answer_auc, trace_auc and the two accuracies only", got)
 	}
 	if _, err := tagAUCs([][]float64{{0.9}}, [][]bool{{true, true}}, nil, 0.2, "mean"); err == nil {
 		t.Error("a trace with fewer scores than tags was accepted")

@@ -17,7 +17,7 @@ import (
 // finals of method's run on each seed (after the defaults).
 func synthetic(t *testing.T, set map[string]func(seed uint64, f map[string]float64)) *exp.Result {
 	t.Helper()
-	cfg, err := json.Marshal(Config{SearchN: []int{1, 4, 16}, WeightSweep: []float64{0, 0.1, 0.2, 0.5, 0.8, 1}})
+	cfg, err := json.Marshal(Config{SearchN: []int{1, 4, 16}, WeightSweep: []float64{0, 0.1, 0.2, 0.5, 0.8, 1}, PRMSizes: []int{32, 64, 128}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,13 +30,14 @@ func synthetic(t *testing.T, set map[string]func(seed uint64, f map[string]float
 		},
 		"dpo-answer":  func(uint64) map[string]float64 { return map[string]float64{"accuracy_mean16": 0.6} },
 		"dpo-outcome": func(uint64) map[string]float64 { return map[string]float64{"accuracy_mean16": 0.6} },
+		"prm-d32":     func(uint64) map[string]float64 { return map[string]float64{"heldout_step_accuracy": 0.85} },
 		"prm": func(seed uint64) map[string]float64 {
 			d := 0.01 * float64(seed)
 			return map[string]float64{metricWrongStep: 0.3 + d, metricOffLength: 0.2, "heldout_step_auc": 0.9 + d, "heldout_self_step_auc": 0.8,
 				"heldout_answer_auc": 0.9 + d, "heldout_trace_auc": 0.85 + d, "heldout_self_trace_auc": 0.8}
 		},
 	}
-	for _, m := range []string{"sft", "majority", "step-weight", "prm", "dpo-answer", "dpo-outcome"} {
+	for _, m := range []string{"sft", "majority", "step-weight", "prm", "prm-d32", "dpo-answer", "dpo-outcome"} {
 		for _, s := range res.Seeds {
 			f := base[m](s)
 			if edit := set[m]; edit != nil {
@@ -56,7 +57,7 @@ func TestRoomChecksPassAndFail(t *testing.T) {
 	kinds := map[string]string{
 		roomWrongStep: exp.StatValue, roomLength: exp.StatValue,
 		roomGreedy: exp.StatMean, roomSample: exp.StatMean, roomRanking: exp.StatMean, roomVoting: exp.StatMean,
-		roomTrained: exp.StatCount, roomTraceRank: exp.StatCILow, roomAnswerAUC: exp.StatCILow,
+		roomTrained: exp.StatCount, roomTraceRank: exp.StatCILow, roomAnswerAUC: exp.StatCILow, roomSizeCeiling: exp.StatMean,
 	}
 	good := Room(synthetic(t, nil))
 	if len(good) != len(kinds) {
@@ -70,14 +71,15 @@ func TestRoomChecksPassAndFail(t *testing.T) {
 	}
 	spread := []float64{0, 0.04, 0.03, 0.05, -0.08, 0.08} // by seed: mean +0.024, interval below 0
 	breaks := map[string]map[string]func(seed uint64, f map[string]float64){
-		roomWrongStep: {"prm": func(_ uint64, f map[string]float64) { f[metricWrongStep] = 0.1 }},
-		roomLength:    {"prm": func(_ uint64, f map[string]float64) { f[metricOffLength] = 0.001 }},
-		roomGreedy:    {"sft": func(_ uint64, f map[string]float64) { f["accuracy"] = 0.95 }},
-		roomSample:    {"sft": func(_ uint64, f map[string]float64) { f["accuracy_mean16"] = 0.95 }},
-		roomRanking:   {"step-weight": func(_ uint64, f map[string]float64) { f["self_bon"] = 0.88 }},
-		roomVoting:    {"majority": func(_ uint64, f map[string]float64) { f["acc_n16"] = 0.88 }},
-		roomTraceRank: {"prm": func(s uint64, f map[string]float64) { f["heldout_trace_auc"] = f["heldout_self_trace_auc"] + spread[s] }},
-		roomAnswerAUC: {"prm": func(s uint64, f map[string]float64) { f["heldout_answer_auc"] = MinAnswerAUC + 2*spread[s] }},
+		roomWrongStep:   {"prm": func(_ uint64, f map[string]float64) { f[metricWrongStep] = 0.1 }},
+		roomLength:      {"prm": func(_ uint64, f map[string]float64) { f[metricOffLength] = 0.001 }},
+		roomGreedy:      {"sft": func(_ uint64, f map[string]float64) { f["accuracy"] = 0.95 }},
+		roomSample:      {"sft": func(_ uint64, f map[string]float64) { f["accuracy_mean16"] = 0.95 }},
+		roomRanking:     {"step-weight": func(_ uint64, f map[string]float64) { f["self_bon"] = 0.88 }},
+		roomVoting:      {"majority": func(_ uint64, f map[string]float64) { f["acc_n16"] = 0.88 }},
+		roomSizeCeiling: {"prm-d32": func(_ uint64, f map[string]float64) { f["heldout_step_accuracy"] = 0.99 }},
+		roomTraceRank:   {"prm": func(s uint64, f map[string]float64) { f["heldout_trace_auc"] = f["heldout_self_trace_auc"] + spread[s] }},
+		roomAnswerAUC:   {"prm": func(s uint64, f map[string]float64) { f["heldout_answer_auc"] = MinAnswerAUC + 2*spread[s] }},
 		roomTrained: {"prm": func(s uint64, f map[string]float64) {
 			if s == 4 {
 				f["heldout_step_auc"] = f["heldout_self_step_auc"] - 0.01
@@ -127,8 +129,8 @@ func TestRoomCommitted(t *testing.T) {
 			res, e := exptest.Committed(t, name)
 			j := exptest.Judge(t, e, res)
 			exptest.Stats(t, j.Room)
-			if len(j.Room) != 9 {
-				t.Fatalf("%d room checks, want 9", len(j.Room))
+			if len(j.Room) != 10 {
+				t.Fatalf("%d room checks, want 10", len(j.Room))
 			}
 			for _, r := range j.Room {
 				if math.IsNaN(r.Value) || len(r.Seeds) != len(res.Seeds) {

@@ -1,0 +1,178 @@
+package cos
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"time"
+
+	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/lm"
+	"github.com/paperlab/paperlab/toolkit/prm"
+	"github.com/paperlab/paperlab/toolkit/rl"
+	"github.com/paperlab/paperlab/toolkit/track"
+)
+
+// The parts of experiment cos (Experiment.Parts): the main comparison, and the paper's ablations
+// at tiny scale on the text variant, each with its own methods, on the seed's same SFT policy and
+// PRM data (cos-vision runs the main part only: its configuration has no ablation).
+const (
+	PartMain    = "main"
+	PartPRMSize = "prm-size" // the paper's Table 3: the PRM at three widths, on seen and unseen problems
+	PartGRPO    = "grpo"     // the paper's Table 5: GRPO with the outcome reward against the PRM's trace score
+)
+
+// Parts are the experiment's parts in the order a whole run runs them.
+var Parts = []string{PartMain, PartPRMSize, PartGRPO}
+
+// GRPOMethods are Table 5's runs: GRPO from the SFT policy rewarded by the verifier's outcome, and by
+// the PRM's trace score (the step weight of the step&answer pairs).
+var GRPOMethods = []Method{{Name: "grpo-outcome", Weight: -1}, {Name: "grpo-prm", Weight: 0.2}}
+
+// prmSizes trains Table 3's PRMs: one per width of PRMSizes, pretrained and trained as the main PRM
+// (same labelled traces, selection and check halves, seed) with a trunk of that width (FF 4 × width),
+// the main PRM standing for its own width. Each run "prm-d<width>" records the PRM's measures on
+// unseen problems (heldout_…, the check half) and on seen ones (seen_…, SeenTraces of its training
+// traces), its width and parameter count.
+func (s *setup) prmSizes(L *labelled, main fitted) error {
+	c := s.cfg
+	for _, w := range c.PRMSizes {
+		t0 := time.Now()
+		name := fmt.Sprintf("prm-d%d", w)
+		p := main.prm
+		run := exp.Run{Method: name, Seed: s.seed, Final: maps.Clone(main.run.Final), Curves: maps.Clone(main.run.Curves)}
+		if w != c.PRMModel.Dim {
+			mc := c.PRMModel
+			mc.Dim, mc.FF = w, 4*w
+			q, err := prm.NewIndependent(mc, s.tok, s.tag, s.seed+700)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			defer q.Close()
+			if err := s.pretrainPRM(q, name+" pretraining"); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if run, err = s.fitPRM(q, name, c.PRM, L.examples, L.final, &L.sel, &L.chk); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			p = q
+		}
+		seen, err := heldOutMetrics(p, &L.seen, c.StepWeight, c.Aggregation)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		for k, v := range seen {
+			run.Final["seen_"+k] = v
+		}
+		run.Final["width"], run.Final["params"] = float64(w), float64(p.LM.NumParams())
+		run.Seconds = time.Since(t0).Seconds()
+		s.res.Timing[PartPRMSize] += run.Seconds
+		s.res.Runs = append(s.res.Runs, run)
+		fmt.Fprintf(s.opt.Log, "seed %d %s (%d parameters): step accuracy seen %.3f unseen %.3f, answer accuracy seen %.3f unseen %.3f (%.0fs)\n", s.seed, name,
+			p.LM.NumParams(), run.Final["seen_step_accuracy"], run.Final["heldout_step_accuracy"], run.Final["seen_answer_accuracy"], run.Final["heldout_answer_accuracy"], run.Seconds)
+	}
+	return nil
+}
+
+// grpoTask is Table 5's RL task: the DPO prompts, each generation rewarded as the pair rules score
+// traces (setup.score): by the verifier's outcome (weight < 0) or by the PRM's trace score
+// w·mean(step scores) + (1 − w)·answer score, 0 for a trace without an answer.
+type grpoTask struct {
+	s      *setup
+	weight float64
+}
+
+func (t grpoTask) NumPrompts() int      { return len(t.s.dpo.Prompts) }
+func (t grpoTask) Prompt(i int) []int32 { return t.s.dpo.Prompts[i] }
+
+// Reward is Rewards of one generation (NaN when the PRM fails; the loop uses Rewards).
+func (t grpoTask) Reward(i int, g lm.Generation) float64 {
+	r, err := t.Rewards([]int{i}, []lm.Generation{g})
+	if err != nil {
+		return math.NaN()
+	}
+	return r[0]
+}
+
+// Rewards scores a rollout's generations, with one batched PRM call (rl.BatchRewarder).
+func (t grpoTask) Rewards(prompts []int, gens []lm.Generation) ([]float64, error) {
+	s := t.s
+	ins := make([][]int32, len(gens))
+	for i, p := range prompts {
+		ins[i] = s.dpo.Prompts[p]
+	}
+	var tagScores [][]float64
+	if t.weight >= 0 {
+		var err error
+		if tagScores, err = s.traceScores(s.prm, ins, gens); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]float64, len(gens))
+	for i, g := range gens {
+		var ts []float64
+		if tagScores != nil {
+			ts = tagScores[i]
+		}
+		v, err := s.score(ts, s.judge(s.dpo.Problems[prompts[i]], g), t.weight)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// grpoArm trains a copy of the SFT policy with GRPO (toolkit/rl; reference: the SFT policy) on
+// grpoTask with m's reward and returns its run: the held-out measures of evaluate at the end, and
+// along training (every GRPO.EvalEvery steps, step 0 the SFT policy's) one-sample accuracy and KL
+// from SFT ("train/accuracy_mean16", "train/kl_sft": the path a matched-KL reading follows) beside the
+// loop's reward and zero-variance share per step.
+func (s *setup) grpoArm(m Method, sftFinal map[string]float64) (exp.Run, error) {
+	policy, err := s.sft.Clone()
+	if err != nil {
+		return exp.Run{}, err
+	}
+	defer policy.Close()
+	gc := s.cfg.GRPO
+	gc.Seed, gc.Sample.MaxNew = s.seed, s.cfg.MaxNew
+	run := exp.Run{Method: m.Name, Seed: s.seed, Curves: map[string]exp.Curve{}}
+	var final map[string]float64
+	hooks := rl.Hooks{
+		Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: %s", s.seed, m.Name), gc.Steps),
+		OnEval: func(step int) (map[string]float64, error) {
+			f := sftFinal
+			if step > 0 {
+				var err error
+				if f, err = s.evaluate(policy, s.seed); err != nil {
+					return nil, err
+				}
+			}
+			final = f
+			return map[string]float64{"eval_accuracy_mean16": f["accuracy_mean16"], "eval_kl_sft": f["kl_sft"]}, nil
+		},
+	}
+	tr, curves, err := rl.Train(policy, s.sft, grpoTask{s: s, weight: m.Weight}, gc, hooks)
+	if tr != nil {
+		tr.Close()
+	}
+	if err != nil {
+		return exp.Run{}, err
+	}
+	if final == nil || gc.EvalEvery <= 0 {
+		if final, err = s.evaluate(policy, s.seed); err != nil {
+			return exp.Run{}, err
+		}
+	}
+	run.Final = maps.Clone(final)
+	for k, v := range map[string]string{"eval_accuracy_mean16": "train/accuracy_mean16", "eval_kl_sft": "train/kl_sft", "reward": "train/reward",
+		"frac_reward_zero_std": "train/frac_reward_zero_std"} {
+		if c, ok := curves[k]; ok {
+			run.Curves[v] = c
+		}
+	}
+	if r, ok := track.Curves(curves).Last("reward"); ok {
+		run.Final["train_reward"] = r
+	}
+	return run, nil
+}
