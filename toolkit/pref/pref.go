@@ -15,10 +15,23 @@ import (
 
 // PairEx is one tokenized preference pair: the chosen and rejected responses to a prompt (token ids
 // without BOS/EOS; EOS is appended when packing), and the SPO offset Σ_{i<n} λ_i·(r̂_i(y_w) − r̂_i(y_l))
-// (0 for DPO).
+// (0 for DPO). Partial responses are steps of a longer response (step-wise DPO: the prompt holds the
+// steps so far): no EOS is appended or scored. The pairs of one batch are all partial or none.
 type PairEx struct {
 	Prompt, Chosen, Rejected []int32
 	Offset                   float64
+	Partial                  bool
+}
+
+// withEOS reports whether pairs' responses end with EOS (none is Partial), and an error when the
+// pairs mix partial and whole responses.
+func withEOS(pairs []PairEx) (bool, error) {
+	for _, p := range pairs {
+		if p.Partial != pairs[0].Partial {
+			return false, fmt.Errorf("pref: pairs mix partial and whole responses")
+		}
+	}
+	return len(pairs) == 0 || !pairs[0].Partial, nil
 }
 
 // Metrics are the names PairLoss reports, TRL's DPOTrainer names.
@@ -102,7 +115,11 @@ func softplus(x *Node) *Node {
 func pack(m *lm.Model, pairs []PairEx, refChosen, refRejected []float64) (lm.Inputs, error) {
 	b := len(pairs)
 	exs := pairExamples(pairs)
-	batch, err := lm.Pack(exs, lm.FitWidth(exs, m.Config.Context, true), true)
+	eos, err := withEOS(pairs)
+	if err != nil {
+		return lm.Inputs{}, err
+	}
+	batch, err := lm.Pack(exs, lm.FitWidth(exs, m.Config.Context, eos), eos)
 	if err != nil {
 		return lm.Inputs{}, err
 	}
@@ -128,10 +145,14 @@ func pairExamples(pairs []PairEx) []lm.Example {
 	return exs
 }
 
-// SeqLogProbs returns log π(y|x) (summed over response tokens and EOS) of the chosen and rejected
-// responses of every pair under m.
+// SeqLogProbs returns log π(y|x) (summed over response tokens and EOS, but for partial responses)
+// of the chosen and rejected responses of every pair under m.
 func SeqLogProbs(m *lm.Model, pairs []PairEx) (chosen, rejected []float64, err error) {
-	scored, err := m.Score(pairExamples(pairs), true)
+	eos, err := withEOS(pairs)
+	if err != nil {
+		return nil, nil, err
+	}
+	scored, err := m.Score(pairExamples(pairs), eos)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -536,3 +536,42 @@ func TestEvalAt(t *testing.T) {
 		t.Error("dense evaluations without eval_every")
 	}
 }
+
+// Partial responses (steps of a longer response) are scored without EOS: each response's
+// log-probability is the whole one's minus its EOS term; pairs that mix partial and whole ones are
+// refused.
+func TestPartialPairsScoreNoEOS(t *testing.T) {
+	_, m, pairs := setup(t)
+	whole, wholeR, err := SeqLogProbs(m, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := make([]PairEx, len(pairs))
+	for i, p := range pairs {
+		p.Partial = true
+		part[i] = p
+	}
+	c, r, err := SeqLogProbs(m, part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := pairExamples(pairs)
+	scored, err := m.Score(exs, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pairs {
+		eosC := float64(scored[i].LogProbs[len(scored[i].LogProbs)-1])
+		eosR := float64(scored[len(pairs)+i].LogProbs[len(scored[len(pairs)+i].LogProbs)-1])
+		if math.Abs(c[i]-(whole[i]-eosC)) > 1e-4 || math.Abs(r[i]-(wholeR[i]-eosR)) > 1e-4 {
+			t.Fatalf("pair %d: partial %v, %v; whole minus EOS %v, %v", i, c[i], r[i], whole[i]-eosC, wholeR[i]-eosR)
+		}
+	}
+	mixed := append([]PairEx{part[0]}, pairs[1:]...)
+	if _, _, err := SeqLogProbs(m, mixed); err == nil || !strings.Contains(err.Error(), "mix") {
+		t.Fatalf("mixed pairs: %v", err)
+	}
+	if _, err := pack(m, mixed, make([]float64, 3), make([]float64, 3)); err == nil {
+		t.Fatal("pack accepted mixed pairs")
+	}
+}

@@ -1,6 +1,7 @@
 package prm
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -393,6 +394,24 @@ func TestWideBeamFindsWhatWidthOneMisses(t *testing.T) {
 		return res[0][0]
 	}
 	one, three := run(6), run(2)
+	// Branches sees every kept beam's expansions: at width 3, depth 0 the empty prefix with its 6
+	// first steps, depth 1 each of the 3 kept beams with its 2 answer steps.
+	var seen []string
+	cfg := WideBeamConfig{N: 6, M: 2, MaxSteps: 3, MaxStepTokens: 4, Branches: func(q int, prefix []int32, steps []Candidate) {
+		seen = append(seen, fmt.Sprintf("q%d prefix %d tokens: %d steps", q, len(prefix), len(steps)))
+		for _, st := range steps {
+			if !slices.Equal(st.Completion[:len(prefix)], prefix) {
+				t.Errorf("step %v does not extend its prefix %v", st.Completion, prefix)
+			}
+		}
+	}}
+	if _, _, err := wideBeam(sample, tag, marker, [][]int32{prompt}, score, cfg); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"q0 prefix 0 tokens: 6 steps", "q0 prefix 2 tokens: 2 steps", "q0 prefix 2 tokens: 2 steps", "q0 prefix 2 tokens: 2 steps"}
+	if !slices.Equal(seen, want) {
+		t.Fatalf("branches %v, want %v", seen, want)
+	}
 	if math.Abs(one.Score-0.5) > 1e-12 || math.Abs(three.Score-0.7) > 1e-12 {
 		t.Fatalf("width 1 ends at %v (want 0.5), width 3 at %v (want 0.7)", one.Score, three.Score)
 	}

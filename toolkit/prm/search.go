@@ -73,6 +73,10 @@ type BeamConfig struct {
 	MaxStepTokens int     `json:"max_step_tokens"`
 	Temperature   float64 `json:"temperature"`
 	Seed          uint64  `json:"seed"`
+	// Branches (optional) sees, at every step, each kept beam's scored expansions: question q, the
+	// beam's completion so far (prefix) and the candidates (each prefix + one sampled step, with its
+	// score; −1 for an untagged one), in sampling order — what step-wise DPO builds its pairs from.
+	Branches func(q int, prefix []int32, steps []Candidate) `json:"-"`
 }
 
 // StepScorer scores the newest tag of each (prompt, prefix); Beam calls it on every candidate.
@@ -132,6 +136,10 @@ type WideBeamConfig struct {
 	MaxStepTokens int     `json:"max_step_tokens"`
 	Temperature   float64 `json:"temperature"`
 	Seed          uint64  `json:"seed"`
+	// Branches (optional) sees, at every step, each kept beam's scored expansions: question q, the
+	// beam's completion so far (prefix) and the candidates (each prefix + one sampled step, with its
+	// score; −1 for an untagged one), in sampling order — what step-wise DPO builds its pairs from.
+	Branches func(q int, prefix []int32, steps []Candidate) `json:"-"`
 }
 
 // Width is the number of beams kept per question.
@@ -224,6 +232,19 @@ func wideBeam(sample sampleFunc, tag, answerMarker int32, prompts [][]int32, sco
 			}
 			for k, n := range si {
 				cands[n].Score = s[k]
+			}
+		}
+		if cfg.Branches != nil {
+			for i, beams := range active {
+				for b, bm := range beams {
+					var steps []Candidate
+					for n, o := range from {
+						if o.q == i && o.b == b {
+							steps = append(steps, cands[n])
+						}
+					}
+					cfg.Branches(i, bm.Completion, steps)
+				}
 			}
 		}
 		next := make([][]Candidate, len(prompts))

@@ -172,14 +172,8 @@ func beatsFar(res *exp.Result, w float64) exp.Claim {
 // roundValue is method m's curve key (a "round/…" curve, x = round) at round r on seed.
 func roundValue(res *exp.Result, m, key string, r int, seed uint64) (float64, bool) {
 	for _, run := range res.RunsOf(m) {
-		if run.Seed != seed {
-			continue
-		}
-		c := run.Curves[key]
-		for i, x := range c.X {
-			if int(x) == r && i < len(c.Y) {
-				return c.Y[i], true
-			}
+		if run.Seed == seed {
+			return roundAt(run.Curves[key], r)
 		}
 	}
 	return 0, false
@@ -207,6 +201,11 @@ func ablationClaims(res *exp.Result, diff func(text, measure string, test exp.Te
 				fmt.Sprintf("seen_step_accuracy(%s) − heldout_step_accuracy(%s)", m, m), exp.Positive,
 				pair(m, "seen_step_accuracy", m, "heldout_step_accuracy")).Needs(roomTrained, roomSizeCeiling))
 		}
+	}
+	if len(res.RunsOf("dpo-step-wise")) > 0 {
+		out = append(out, diff("step-wise DPO pairs do worse than trace-level step&answer pairs, one round each (Table 9: the paper's step-wise DPO failed)",
+			"mean@16(dpo-step-answer after round 1) − mean@16(dpo-step-wise)", exp.Positive,
+			pair("dpo-step-answer", "round1_accuracy_mean16", "dpo-step-wise", "round1_accuracy_mean16")).Needs(roomTrained))
 	}
 	if len(res.RunsOf("grpo-prm")) > 0 {
 		const text = "GRPO rewarded by the PRM's trace score beats GRPO rewarded by the outcome (Table 5)"

@@ -84,6 +84,10 @@ type Config struct {
 	// reward and with the PRM's trace score (Steps 0: no such part).
 	PRMSizes []int     `json:"prm_sizes"`
 	GRPO     rl.Config `json:"grpo"`
+	// StepDPON is the candidate steps per step of Table 9's step search, whose branches give the
+	// step-wise DPO pairs (0: no such part). [UNVERIFIED: the paper does not say how its step-wise
+	// pairs were built.]
+	StepDPON int `json:"step_dpo_n"`
 	// Trace scores: StepWeight w and the step aggregation (prm.Aggregations); WeightSweep for the
 	// best-of-16 sweep.
 	StepWeight  float64   `json:"step_weight"`
@@ -171,7 +175,7 @@ func ConfigFor(s exp.Scale) Config {
 		// ten epochs of 400, outcome DPO overfit its pairs: seed 1's greedy accuracy 0.973 → 0.517.)
 		Round: pref.TrainConfig{Beta: 0.1, Steps: 25, BatchSize: 32, Opt: roundOpt, RPOAlpha: 1}, RoundEpochs: 1,
 		RetrainPrompts: 2000, Retrain: prm.TrainConfig{Steps: 300, BatchSize: 64, Opt: retrainOpt},
-		PRMSizes: []int{32, 64, 128}, GRPO: grpoConfig(s),
+		PRMSizes: []int{32, 64, 128}, GRPO: grpoConfig(s), StepDPON: 4,
 		StepWeight: 0.2, Aggregation: "mean", WeightSweep: []float64{0, 0.1, 0.2, 0.5, 0.8, 1},
 		EvalPrompts: 300, EvalSamples: 16, SearchPrompts: 150, SearchN: []int{1, 2, 4, 8, 16, 32}, BeamExpand: 4, Bins: 10,
 	}
@@ -226,7 +230,7 @@ func VisionConfigFor(s exp.Scale) Config {
 		c.SFT.Steps, c.SFT.Opt.TotalSteps = 6000, 6000
 		c.PRMPretrain = c.SFT
 	}
-	c.PRMSizes, c.GRPO = nil, rl.Config{} // the ablations run on the text variant only
+	c.PRMSizes, c.GRPO, c.StepDPON = nil, rl.Config{}, 0 // the ablations run on the text variant only
 	return c
 }
 
@@ -260,6 +264,9 @@ func (c Config) Validate() error {
 		if err := c.GRPO.Validate(); err != nil {
 			return fmt.Errorf("cos: grpo: %w", err)
 		}
+	}
+	if c.StepDPON == 1 || c.StepDPON < 0 {
+		return fmt.Errorf("cos: step_dpo_n = %d: a pair needs 2 candidate steps or more (0: no step-wise DPO)", c.StepDPON)
 	}
 	for _, w := range c.PRMSizes {
 		if w < c.PRMModel.Heads || w%c.PRMModel.Heads != 0 {

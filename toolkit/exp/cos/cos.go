@@ -105,7 +105,8 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	main := opt.RunsPart(PartMain)
 	sizes := len(cfg.PRMSizes) > 0 && opt.RunsPart(PartPRMSize)
 	grpo := cfg.GRPO.Steps > 0 && opt.RunsPart(PartGRPO)
-	if !main && !sizes && !grpo {
+	stepwise := cfg.StepDPON > 0 && opt.RunsPart(PartStepDPO)
+	if !main && !sizes && !grpo && !stepwise {
 		return nil
 	}
 	t0 := time.Now()
@@ -189,6 +190,18 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 			fmt.Fprintf(opt.Log, "seed %d %s: greedy %.3f mean@%d %.3f, KL from SFT %.2f (%.0fs)\n", seed, m.Name, run.Final["accuracy"], cfg.EvalSamples,
 				run.Final["accuracy_mean16"], run.Final["kl_sft"], run.Seconds)
 		}
+	}
+	if stepwise {
+		t := time.Now()
+		run, err := s.stepDPO(sftFinal)
+		if err != nil {
+			return fmt.Errorf("dpo-step-wise: %w", err)
+		}
+		run.Seconds = time.Since(t).Seconds()
+		res.Timing[run.Method] += run.Seconds
+		res.Runs = append(res.Runs, run)
+		fmt.Fprintf(opt.Log, "seed %d %s: %.0f pairs (%.2f one token apart), mean@%d %.3f (%.0fs)\n", seed, run.Method, run.Final["pairs"], run.Final["pairs_one_token_apart"],
+			cfg.EvalSamples, run.Final["accuracy_mean16"], run.Seconds)
 	}
 	if !main {
 		return nil
@@ -514,6 +527,11 @@ func (s *setup) iterate(m Method, sftFinal map[string]float64) (exp.Run, error) 
 		}
 	}
 	run.Final = final
+	for _, k := range []string{"accuracy_mean16", "chain_accuracy_mean16", "kl_sft"} { // one round of pairs, as Table 9's step-wise arm
+		if v, ok := roundAt(run.Curves["round/"+k], 1); ok {
+			run.Final["round1_"+k] = v
+		}
+	}
 	if err := s.savePolicy(name, policy, struct {
 		Round       pref.TrainConfig `json:"round"`
 		Rounds      int              `json:"rounds"`
@@ -616,4 +634,14 @@ func init() {
 		Doc:         "toolkit/exp/cos/README.md",
 		Jobs:        2,
 	})
+}
+
+// roundAt is a by-round curve's value at round r.
+func roundAt(c exp.Curve, r int) (float64, bool) {
+	for i, x := range c.X {
+		if int(x) == r && i < len(c.Y) {
+			return c.Y[i], true
+		}
+	}
+	return 0, false
 }

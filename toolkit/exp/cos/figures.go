@@ -144,6 +144,18 @@ func ablationFigures(res *exp.Result, figs *exp.Figs) error {
 			return err
 		}
 	}
+	if len(res.RunsOf("dpo-step-wise")) > 0 {
+		one := []string{"dpo-outcome", "dpo-step-answer", "dpo-step-wise"}
+		f, err := exp.SummaryBarsFor(res, "step-wise against trace-level pairs, one round of DPO each (the paper's Table 9)", func(m string) bool { return slices.Contains(one, m) },
+			[]exp.MetricInfo{
+				{Key: "round1_accuracy_mean16", Title: "one sample (mean@16)", Better: plot.HigherIsBetter, Prob: true},
+				{Key: "round1_chain_accuracy_mean16", Title: "whole chain, one sample", Better: plot.HigherIsBetter, Prob: true},
+				{Key: "round1_kl_sft", Title: "KL(π‖SFT), nats", Better: plot.NoDirection},
+			})
+		if err := figs.Add(f, err, "table9_step_dpo"); err != nil {
+			return err
+		}
+	}
 	if len(res.RunsOf("grpo-prm")) == 0 {
 		return nil
 	}

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/lm"
+	"github.com/paperlab/paperlab/toolkit/pref"
 	"github.com/paperlab/paperlab/toolkit/prm"
 	"github.com/paperlab/paperlab/toolkit/rl"
 	"github.com/paperlab/paperlab/toolkit/track"
@@ -20,10 +22,11 @@ const (
 	PartMain    = "main"
 	PartPRMSize = "prm-size" // the paper's Table 3: the PRM at three widths, on seen and unseen problems
 	PartGRPO    = "grpo"     // the paper's Table 5: GRPO with the outcome reward against the PRM's trace score
+	PartStepDPO = "step-dpo" // the paper's Table 9: DPO on step-wise pairs
 )
 
 // Parts are the experiment's parts in the order a whole run runs them.
-var Parts = []string{PartMain, PartPRMSize, PartGRPO}
+var Parts = []string{PartMain, PartPRMSize, PartGRPO, PartStepDPO}
 
 // GRPOMethods are Table 5's runs: GRPO from the SFT policy rewarded by the verifier's outcome, and by
 // the PRM's trace score (the step weight of the step&answer pairs).
@@ -175,4 +178,93 @@ func (s *setup) grpoArm(m Method, sftFinal map[string]float64) (exp.Run, error) 
 		run.Final["train_reward"] = r
 	}
 	return run, nil
+}
+
+// stepDPO is Table 9's arm "dpo-step-wise": one round of DPO+RPO from the SFT policy (the rounds'
+// settings, RoundEpochs epochs) on step-wise pairs — at every step of the width-1 PRM step search
+// (StepDPON candidate steps per step) of the SFT policy on the DPO prompts, the best-scored tagged
+// candidate step against the worst, given the prompt and the kept steps so far, when their scores
+// differ by more than GapThreshold (pref.PairEx.Partial: no EOS). Its run records the held-out
+// measures, the pairs and how alike their two sides are: the share of pairs whose steps have the
+// same length and differ in one token ("pairs_one_token_apart"; the paper's reason for the failure:
+// chosen and rejected too similar). It is compared with dpo-step-answer after round 1 (one round of
+// trace-level pairs). Without a pair the policy stays the SFT policy (its measures, a note).
+func (s *setup) stepDPO(sftFinal map[string]float64) (exp.Run, error) {
+	c := s.cfg
+	var pairs []pref.PairEx
+	var alike float64
+	wb := prm.WideBeamConfig{N: c.StepDPON, M: c.StepDPON, MaxSteps: c.Data.MaxSteps + 1, MaxStepTokens: 5, Temperature: 1, Seed: s.seed*10 + 7,
+		Branches: func(q int, prefix []int32, steps []prm.Candidate) {
+			best, worst := -1, -1
+			for k, st := range steps {
+				if st.Score < 0 { // untagged: cut off or ended, nothing judged
+					continue
+				}
+				if best < 0 || st.Score > steps[best].Score {
+					best = k
+				}
+				if worst < 0 || st.Score < steps[worst].Score {
+					worst = k
+				}
+			}
+			if best < 0 || steps[best].Score-steps[worst].Score <= c.GapThreshold {
+				return
+			}
+			ch, rj := steps[best].Completion[len(prefix):], steps[worst].Completion[len(prefix):]
+			pairs = append(pairs, pref.PairEx{Prompt: append(slices.Clone(s.dpo.Prompts[q]), prefix...), Chosen: slices.Clone(ch), Rejected: slices.Clone(rj), Partial: true})
+			if oneTokenApart(ch, rj) {
+				alike++
+			}
+		}}
+	if _, _, err := prm.WideBeam(s.sft, s.tag, s.marker, s.dpo.Prompts, prm.PRMScorer(s.prm), wb); err != nil {
+		return exp.Run{}, err
+	}
+	if len(pairs) == 0 { // nothing to learn from: the policy stays the SFT policy (as a round without pairs)
+		s.res.Notes = append(s.res.Notes, fmt.Sprintf("seed %d dpo-step-wise: no step-wise pair passed the gap threshold %v", s.seed, c.GapThreshold))
+		final := maps.Clone(sftFinal)
+		final["pairs"], final["steps"] = 0, 0
+		for _, k := range []string{"accuracy_mean16", "chain_accuracy_mean16", "kl_sft"} {
+			final["round1_"+k] = final[k]
+		}
+		return exp.Run{Method: "dpo-step-wise", Seed: s.seed, Final: final, Curves: map[string]exp.Curve{}}, nil
+	}
+	policy, err := s.sft.Clone()
+	if err != nil {
+		return exp.Run{}, err
+	}
+	defer policy.Close()
+	tc := c.Round
+	tc.Seed = s.seed*100 + 1
+	if c.RoundEpochs > 0 {
+		tc.Steps = prm.RoundSteps(c.RoundEpochs, len(pairs), tc.BatchSize)
+		if tc.Opt.TotalSteps > 0 {
+			tc.Opt.TotalSteps = tc.Steps
+		}
+	}
+	if _, err := pref.TrainPairs(policy, s.sft, pairs, tc, pref.Hooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: dpo-step-wise", s.seed), tc.Steps)}); err != nil {
+		return exp.Run{}, err
+	}
+	final, err := s.evaluate(policy, s.seed)
+	if err != nil {
+		return exp.Run{}, err
+	}
+	final["pairs"], final["steps"], final["pairs_one_token_apart"] = float64(len(pairs)), float64(tc.Steps), alike/float64(len(pairs))
+	for _, k := range []string{"accuracy_mean16", "chain_accuracy_mean16", "kl_sft"} { // its one round, beside the rounds' round 1
+		final["round1_"+k] = final[k]
+	}
+	return exp.Run{Method: "dpo-step-wise", Seed: s.seed, Final: final, Curves: map[string]exp.Curve{}}, nil
+}
+
+// oneTokenApart reports whether two steps have the same length and differ in exactly one token.
+func oneTokenApart(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	d := 0
+	for i := range a {
+		if a[i] != b[i] {
+			d++
+		}
+	}
+	return d == 1
 }
