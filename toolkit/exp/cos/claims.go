@@ -136,8 +136,9 @@ func Claims(res *exp.Result) []exp.Claim {
 	)
 }
 
-// Notes on the search claims (Claims).
+// Notes on the search claims (Claims), and on Table 4's.
 const (
+	freeFormNote = "the free-form format here is the chain of steps without its step tags (\"7,4,9;1\" against \"7#4#9#;1#\"): the paper's free-form traces are unstructured text, so this comparison tests the tags, not structure; the outcome rounds read no tag"
 	weightedNote = "PaperLab's addition: the paper compares best-of-N and step-level beam search with self-consistency; its control is the vote weighted by the policy's self-confidence (weighted-self)"
 	beamNote     = "the paper's comparison: PRM step-level beam search against self-consistency (> 5 points at N = 64); here search-and-learn's width-k beam at N = %d (the width-1 step search of the paper's description converges to greedy decoding on this task, audit 2026-12-02)"
 )
@@ -201,6 +202,16 @@ func ablationClaims(res *exp.Result, diff func(text, measure string, test exp.Te
 				fmt.Sprintf("seen_step_accuracy(%s) − heldout_step_accuracy(%s)", m, m), exp.Positive,
 				pair(m, "seen_step_accuracy", m, "heldout_step_accuracy")).Needs(roomTrained, roomSizeCeiling))
 		}
+	}
+	if len(res.RunsOf("dpo-outcome-free-form")) > 0 && len(res.RunsOf("dpo-outcome-answer-only")) > 0 {
+		const text = "chain-of-step reasoning beats free-form and no reasoning, each after SFT and the outcome rounds (Table 4)"
+		c := exp.AllOf(text, "mean@16(dpo-outcome) − mean@16(dpo-outcome-<format>) for free-form and answer-only, each > 0",
+			diff(text, "mean@16(dpo-outcome) − mean@16(dpo-outcome-free-form)", exp.Positive, pair("dpo-outcome", "accuracy_mean16", "dpo-outcome-free-form", "accuracy_mean16")),
+			diff(text, "mean@16(dpo-outcome) − mean@16(dpo-outcome-answer-only)", exp.Positive, pair("dpo-outcome", "accuracy_mean16", "dpo-outcome-answer-only", "accuracy_mean16")))
+		c.Notes = append(c.Notes, freeFormNote)
+		out = append(out, c.Needs(roomSample).For("cos-4"))
+		out = append(out, diff("chain-of-step SFT beats free-form SFT (Table 4, before the rounds)", "mean@16(sft) − mean@16(sft-free-form)", exp.Positive,
+			pair("sft", "accuracy_mean16", "sft-free-form", "accuracy_mean16")).Needs(roomSample))
 	}
 	if len(res.RunsOf("dpo-step-wise")) > 0 {
 		out = append(out, diff("step-wise DPO pairs do worse than trace-level step&answer pairs, one round each (Table 9: the paper's step-wise DPO failed)",

@@ -88,6 +88,8 @@ type Config struct {
 	// step-wise DPO pairs (0: no such part). [UNVERIFIED: the paper does not say how its step-wise
 	// pairs were built.]
 	StepDPON int `json:"step_dpo_n"`
+	// Reasoning runs Table 4's part: SFT and outcome rounds in the other reasoning formats (Formats).
+	Reasoning bool `json:"reasoning"`
 	// Trace scores: StepWeight w and the step aggregation (prm.Aggregations); WeightSweep for the
 	// best-of-16 sweep.
 	StepWeight  float64   `json:"step_weight"`
@@ -175,7 +177,7 @@ func ConfigFor(s exp.Scale) Config {
 		// ten epochs of 400, outcome DPO overfit its pairs: seed 1's greedy accuracy 0.973 → 0.517.)
 		Round: pref.TrainConfig{Beta: 0.1, Steps: 25, BatchSize: 32, Opt: roundOpt, RPOAlpha: 1}, RoundEpochs: 1,
 		RetrainPrompts: 2000, Retrain: prm.TrainConfig{Steps: 300, BatchSize: 64, Opt: retrainOpt},
-		PRMSizes: []int{32, 64, 128}, GRPO: grpoConfig(s), StepDPON: 4,
+		PRMSizes: []int{32, 64, 128}, GRPO: grpoConfig(s), StepDPON: 4, Reasoning: true,
 		StepWeight: 0.2, Aggregation: "mean", WeightSweep: []float64{0, 0.1, 0.2, 0.5, 0.8, 1},
 		EvalPrompts: 300, EvalSamples: 16, SearchPrompts: 150, SearchN: []int{1, 2, 4, 8, 16, 32}, BeamExpand: 4, Bins: 10,
 	}
@@ -230,7 +232,7 @@ func VisionConfigFor(s exp.Scale) Config {
 		c.SFT.Steps, c.SFT.Opt.TotalSteps = 6000, 6000
 		c.PRMPretrain = c.SFT
 	}
-	c.PRMSizes, c.GRPO, c.StepDPON = nil, rl.Config{}, 0 // the ablations run on the text variant only
+	c.PRMSizes, c.GRPO, c.StepDPON, c.Reasoning = nil, rl.Config{}, 0, false // the ablations run on the text variant only
 	return c
 }
 

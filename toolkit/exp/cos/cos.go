@@ -106,7 +106,8 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	sizes := len(cfg.PRMSizes) > 0 && opt.RunsPart(PartPRMSize)
 	grpo := cfg.GRPO.Steps > 0 && opt.RunsPart(PartGRPO)
 	stepwise := cfg.StepDPON > 0 && opt.RunsPart(PartStepDPO)
-	if !main && !sizes && !grpo && !stepwise {
+	formats := cfg.Reasoning && opt.RunsPart(PartReasoning)
+	if !main && !sizes && !grpo && !stepwise && !formats {
 		return nil
 	}
 	t0 := time.Now()
@@ -202,6 +203,19 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 		res.Runs = append(res.Runs, run)
 		fmt.Fprintf(opt.Log, "seed %d %s: %.0f pairs (%.2f one token apart), mean@%d %.3f (%.0fs)\n", seed, run.Method, run.Final["pairs"], run.Final["pairs_one_token_apart"],
 			cfg.EvalSamples, run.Final["accuracy_mean16"], run.Seconds)
+	}
+	if formats {
+		for _, f := range Formats {
+			t := time.Now()
+			runs, err := s.reasoning(f.Name, f.Trace)
+			if err != nil {
+				return fmt.Errorf("reasoning %s: %w", f.Name, err)
+			}
+			res.Timing[PartReasoning+"-"+f.Name] += time.Since(t).Seconds()
+			res.Runs = append(res.Runs, runs...)
+			fmt.Fprintf(opt.Log, "seed %d %s: SFT mean@%d %.3f, after outcome DPO %.3f (%.0fs)\n", seed, f.Name, cfg.EvalSamples,
+				runs[0].Final["accuracy_mean16"], runs[1].Final["accuracy_mean16"], time.Since(t).Seconds())
+		}
 	}
 	if !main {
 		return nil

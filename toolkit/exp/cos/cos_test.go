@@ -40,6 +40,8 @@ func TestSmokeRun(t *testing.T) {
 			t.Fatalf("%s: KL path %v, want one starting at step 0 from 0", m, c)
 		}
 	}
+	exptest.RequireMetrics(t, back, []string{"sft-free-form", "dpo-outcome-free-form", "sft-answer-only", "dpo-outcome-answer-only"}, []string{"accuracy", "accuracy_mean16", "kl_sft"}, 1)
+	exptest.RequireMetrics(t, back, []string{"sft-free-form", "dpo-outcome-free-form"}, []string{"chain_accuracy_mean16"}, 1)
 	exptest.RequireMetrics(t, back, []string{"dpo-step-wise"}, []string{"round1_accuracy_mean16", "pairs", "kl_sft"}, 1)
 	exptest.RequireMetrics(t, back, []string{"dpo-step-answer"}, []string{"round1_accuracy_mean16", "round1_kl_sft"}, 1)
 	// The held-out split: the PRMs hold the checkpoint of a step they ran, and it is one the

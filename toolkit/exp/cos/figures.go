@@ -144,6 +144,17 @@ func ablationFigures(res *exp.Result, figs *exp.Figs) error {
 			return err
 		}
 	}
+	if len(res.RunsOf("dpo-outcome-free-form")) > 0 {
+		fm := []string{"sft", "dpo-outcome", "sft-free-form", "dpo-outcome-free-form", "sft-answer-only", "dpo-outcome-answer-only"}
+		f, err := exp.SummaryBarsFor(res, "reasoning format (the paper's Table 4): chain of steps, free-form (no tags), answer only; SFT and after the outcome rounds",
+			func(m string) bool { return slices.Contains(fm, m) }, []exp.MetricInfo{
+				{Key: "accuracy", Title: "greedy", Better: plot.HigherIsBetter, Prob: true},
+				{Key: "accuracy_mean16", Title: "one sample (mean@16)", Better: plot.HigherIsBetter, Prob: true},
+			})
+		if err := figs.Add(f, err, "table4_reasoning"); err != nil {
+			return err
+		}
+	}
 	if len(res.RunsOf("dpo-step-wise")) > 0 {
 		one := []string{"dpo-outcome", "dpo-step-answer", "dpo-step-wise"}
 		f, err := exp.SummaryBarsFor(res, "step-wise against trace-level pairs, one round of DPO each (the paper's Table 9)", func(m string) bool { return slices.Contains(one, m) },

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
+	"github.com/paperlab/paperlab/datasets/arith"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/lm"
 	"github.com/paperlab/paperlab/toolkit/pref"
@@ -19,14 +21,24 @@ import (
 // at tiny scale on the text variant, each with its own methods, on the seed's same SFT policy and
 // PRM data (cos-vision runs the main part only: its configuration has no ablation).
 const (
-	PartMain    = "main"
-	PartPRMSize = "prm-size" // the paper's Table 3: the PRM at three widths, on seen and unseen problems
-	PartGRPO    = "grpo"     // the paper's Table 5: GRPO with the outcome reward against the PRM's trace score
-	PartStepDPO = "step-dpo" // the paper's Table 9: DPO on step-wise pairs
+	PartMain      = "main"
+	PartPRMSize   = "prm-size"  // the paper's Table 3: the PRM at three widths, on seen and unseen problems
+	PartGRPO      = "grpo"      // the paper's Table 5: GRPO with the outcome reward against the PRM's trace score
+	PartStepDPO   = "step-dpo"  // the paper's Table 9: DPO on step-wise pairs
+	PartReasoning = "reasoning" // the paper's Table 4: chain of steps against free-form and no reasoning
 )
 
 // Parts are the experiment's parts in the order a whole run runs them.
-var Parts = []string{PartMain, PartPRMSize, PartGRPO, PartStepDPO}
+var Parts = []string{PartMain, PartPRMSize, PartGRPO, PartStepDPO, PartReasoning}
+
+// Formats are Table 4's reasoning formats beside the chain of steps (the main part's tagged "sft"
+// and "dpo-outcome"): the same slipped chains written "s1,s2,…;answer" without step tags
+// (free-form: the format's only difference from the chain of steps is the tags), and the answer
+// alone (the answer the slipped chain ends at: the same errors, no reasoning written).
+var Formats = []struct {
+	Name  string
+	Trace bool
+}{{"free-form", true}, {"answer-only", false}}
 
 // GRPOMethods are Table 5's runs: GRPO from the SFT policy rewarded by the verifier's outcome, and by
 // the PRM's trace score (the step weight of the step&answer pairs).
@@ -267,4 +279,135 @@ func oneTokenApart(a, b []int32) bool {
 		}
 	}
 	return d == 1
+}
+
+// reasoning is Table 4's arm for one format: SFT from the same initial weights on the same prompts
+// and slipped chains (the same slip stream as the tagged SFT), written in the format, then the main
+// part's outcome rounds (prm.Iterate: the verifier's answer check, the rounds' settings); runs
+// "sft-<format>" and "dpo-outcome-<format>" with the held-out measures (evaluateFormat) and, for
+// the rounds, per round (0 = the format's SFT) one-sample accuracy and KL from the format's SFT.
+func (s *setup) reasoning(name string, trace bool) ([]exp.Run, error) {
+	c := s.cfg
+	r := rand.New(rand.NewPCG(s.seed, sftStream))
+	demos, err := s.train.TextExamples(func(p arith.Problem) string {
+		p.Trace = trace
+		return p.SlippedCompletion(r, arith.Slips{Uniform: c.SFTNoise, Carry: c.SFTCarry})
+	})
+	if err != nil {
+		return nil, err
+	}
+	sft, err := lm.New(c.Model, s.tok, s.seed)
+	if err != nil {
+		return nil, err
+	}
+	defer sft.Close()
+	sc := c.SFT
+	sc.Seed = s.seed
+	tr, _, err := lm.TrainSFT(sft, sc, demos, nil, lm.SFTHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: SFT %s", s.seed, name), sc.Steps)})
+	if tr != nil {
+		tr.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	sftFinal, err := s.evaluateFormat(sft, sft, trace)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := sft.Clone()
+	if err != nil {
+		return nil, err
+	}
+	defer policy.Close()
+	run := exp.Run{Method: "dpo-outcome-" + name, Seed: s.seed, Curves: map[string]exp.Curve{}}
+	add := track.Curves(run.Curves).Add
+	final := sftFinal
+	record := func(round int) {
+		for _, k := range []string{"accuracy", "accuracy_mean16", "kl_sft"} {
+			add("round/"+k, float64(round), final[k])
+		}
+	}
+	record(0)
+	n := len(s.dpo.Problems)
+	rounds, err := prm.Iterate(policy, sft, s.dpo.Prompts, prm.RoundsConfig{
+		Rounds: c.Rounds, Samples: c.DPOSamples, GapThreshold: c.GapThreshold, Ref: c.Ref,
+		Sample: lm.SampleConfig{MaxNew: c.MaxNew, Temperature: 1}, Train: c.Round, Epochs: c.RoundEpochs, Seed: s.seed,
+	}, prm.RoundHooks{
+		Score: func(_ [][]int32, gens []lm.Generation) ([]float64, error) {
+			out := make([]float64, len(gens))
+			for i, g := range gens {
+				out[i] = float64(boolInt(s.verifyFormat(s.dpo.Problems[i%n], g, trace).Correct))
+			}
+			return out, nil
+		},
+		Evaluate: func(round int, policy *lm.Model, trained bool) error {
+			if trained {
+				var err error
+				if final, err = s.evaluateFormat(policy, sft, trace); err != nil {
+					return err
+				}
+			}
+			record(round)
+			return nil
+		},
+		Progress: func(round, steps int) track.Progress {
+			return s.opt.Progress(fmt.Sprintf("cos seed %d: %s round %d", s.seed, run.Method, round), steps)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, rs := range rounds {
+		add("round/pairs", float64(rs.Round), float64(rs.Pairs))
+	}
+	run.Final = maps.Clone(final)
+	return []exp.Run{{Method: "sft-" + name, Seed: s.seed, Final: sftFinal, Curves: map[string]exp.Curve{}}, run}, nil
+}
+
+// verifyFormat checks a generation of problem p in a reasoning format (trace: steps before the
+// answer, untagged): an unfinished one is not parsed.
+func (s *setup) verifyFormat(p arith.Problem, g lm.Generation, trace bool) arith.Verdict {
+	if !g.Finished {
+		return arith.Verdict{}
+	}
+	p.Trace = trace
+	return arith.Verify(p, s.tok.Decode(g.Tokens))
+}
+
+// evaluateFormat is evaluate for a reasoning format: greedy accuracy and the accuracy of one sample
+// (EvalSamples per held-out prompt), for a traced format whole-chain accuracy too, and the KL
+// divergence from ref (the format's SFT policy; 0 for it).
+func (s *setup) evaluateFormat(m, ref *lm.Model, trace bool) (map[string]float64, error) {
+	set, c := s.eval, s.cfg
+	greedy, err := m.Sample(set.Prompts, lm.SampleConfig{MaxNew: c.MaxNew})
+	if err != nil {
+		return nil, err
+	}
+	prompts := set.Repeat(c.EvalSamples)
+	gens, err := m.Sample(prompts, lm.SampleConfig{MaxNew: c.MaxNew, Temperature: 1, Seed: s.seed + 77})
+	if err != nil {
+		return nil, err
+	}
+	n := len(set.Problems)
+	var right, sampled, chain float64
+	for i, g := range greedy {
+		right += float64(boolInt(s.verifyFormat(set.Problems[i], g, trace).Correct))
+	}
+	for i, g := range gens {
+		v := s.verifyFormat(set.Problems[i%n], g, trace)
+		sampled += float64(boolInt(v.Correct))
+		if trace && v.Correct && len(v.StepCorrect) == len(set.Problems[i%n].Steps) && !slices.Contains(v.StepCorrect, false) {
+			chain++
+		}
+	}
+	out := map[string]float64{"accuracy": right / float64(n), "accuracy_mean16": sampled / float64(len(gens)), "kl_sft": 0}
+	if trace {
+		out["chain_accuracy_mean16"] = chain / float64(len(gens))
+	}
+	if m != ref {
+		if out["kl_sft"], err = klFrom(ref, prompts, gens); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
