@@ -1,7 +1,7 @@
 // Command cospilot is the PRM-training pilot of cos (issue of 2026-12-06: a PRM trained to its best):
 // SFT, PRM labelling and the PRMs' training (prm, prm-selfconf, prm-judge) at default scale on the
-// given seeds, with the later stages cut to a token size (one DPO round on 16 prompts, search at
-// N ≤ 4 on 16 prompts), printing each PRM's measures on its held-out check traces beside the
+// given seeds, the main part only, with its later stages cut to a token size (one DPO round on 16
+// prompts, no re-trained arm, search at N ≤ 4 on 16 prompts), printing each PRM's measures on its held-out check traces beside the
 // policy's own, the step its checkpoint holds and the steps it ran. Variant "validated" is the
 // default configuration (BCE until the held-out step AUC stops improving); "fixed" the one before
 // it (1,000 BCE steps, no selection), measured on the same held-out traces.
@@ -34,8 +34,8 @@ func main() {
 	if variant == "fixed" {
 		cfg.PRM.Steps, cfg.PRM.Opt.TotalSteps, cfg.PRM.EvalEvery, cfg.PRM.Patience = 1000, 1000, 0, 0
 	}
-	cfg.Rounds, cfg.DPOPrompts, cfg.SearchPrompts, cfg.SearchN = 1, 16, 16, []int{1, 2, 4}
-	res, err := cos.Run(exp.Options{Scale: exp.Default, Seeds: seeds, Out: "runs/cospilot/" + variant, Save: exp.SaveNone, Config: cfg, Overwrite: true})
+	cfg.Rounds, cfg.DPOPrompts, cfg.SearchPrompts, cfg.SearchN, cfg.Retrain.Steps = 1, 16, 16, []int{1, 2, 4}, 0
+	res, err := cos.Run(exp.Options{Scale: exp.Default, Seeds: seeds, Out: "runs/cospilot/" + variant, Save: exp.SaveNone, Config: cfg, Overwrite: true, Part: cos.PartMain})
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
