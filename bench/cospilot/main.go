@@ -6,7 +6,9 @@
 // default configuration (BCE until the held-out step AUC stops improving); "fixed" the one before
 // it (1,000 BCE steps, no selection), measured on the same held-out traces.
 //
-//	go run ./bench/cospilot validated 2   # seeds 1–2
+// It runs on seeds 101, 102, … (never the default run's, whose check traces gate its claims).
+//
+//	go run ./bench/cospilot validated 2   # seeds 101–102
 package main
 
 import (
@@ -35,7 +37,12 @@ func main() {
 		cfg.PRM.Steps, cfg.PRM.Opt.TotalSteps, cfg.PRM.EvalEvery, cfg.PRM.Patience = 1000, 1000, 0, 0
 	}
 	cfg.Rounds, cfg.DPOPrompts, cfg.SearchPrompts, cfg.SearchN, cfg.Retrain.Steps = 1, 16, 16, []int{1, 2, 4}, 0
-	res, err := cos.Run(exp.Options{Scale: exp.Default, Seeds: seeds, Out: "runs/cospilot/" + variant, Save: exp.SaveNone, Config: cfg, Overwrite: true, Part: cos.PartMain})
+	// Seeds 101…: never the default run's (1–5), whose held-out check traces gate its claims.
+	var set []uint64
+	for i := range seeds {
+		set = append(set, uint64(101+i))
+	}
+	res, err := cos.Run(exp.Options{Scale: exp.Default, Seeds: seeds, SeedSet: set, Out: "runs/cospilot/" + variant, Save: exp.SaveNone, Config: cfg, Overwrite: true, Part: cos.PartMain})
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)

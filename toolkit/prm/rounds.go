@@ -47,6 +47,9 @@ type RoundHooks struct {
 	// Evaluate sees the policy after every round (optional); trained is false after a round without
 	// pairs, which left the policy as it was.
 	Evaluate func(round int, policy *lm.Model, trained bool) error
+	// OnEval (optional) evaluates the policy during a round's DPO, at the steps Train.EvalEvery
+	// (and DenseEvery) name, step 0 and the last included (pref.Hooks.OnEval).
+	OnEval func(round, step int, policy *lm.Model) (map[string]float64, error)
 	// Progress reports a round's DPO steps (optional; steps: how many the round runs).
 	Progress func(round, steps int) track.Progress
 }
@@ -155,7 +158,12 @@ func Iterate(policy, start *lm.Model, prompts [][]int32, cfg RoundsConfig, hooks
 		if hooks.Progress != nil {
 			progress = hooks.Progress(round, tc.Steps)
 		}
-		if _, err := pref.TrainPairs(policy, ref, pairs, tc, pref.Hooks{Progress: progress}); err != nil {
+		ph := pref.Hooks{Progress: progress}
+		if hooks.OnEval != nil {
+			r := round
+			ph.OnEval = func(p *lm.Model, step int) (map[string]float64, error) { return hooks.OnEval(r, step, p) }
+		}
+		if _, err := pref.TrainPairs(policy, ref, pairs, tc, ph); err != nil {
 			return nil, err
 		}
 		// 5. Evaluate; repeat.

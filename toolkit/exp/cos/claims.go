@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
@@ -54,44 +55,45 @@ func Claims(res *exp.Result) []exp.Claim {
 	}
 	// gain is method m's accuracy at N minus majority voting's on the same question set.
 	gain := func(m string, n int) exp.PerSeed { return pair(m, acc(n), "majority", acc(n)) }
-	// vsOutcome is the pair claim of arm a against outcome pairs on one-sample answer accuracy, read
-	// at matched KL from SFT along the rounds (each round's policy a point of the path), the last
-	// round beside it as context; round 1 is its own claim (roundOne).
-	vsOutcome := func(a, text string) exp.Claim {
-		last := diff("", fmt.Sprintf("mean@16(%s) − mean@16(dpo-outcome) after the last round", a), pos, pair(a, "accuracy_mean16", "dpo-outcome", "accuracy_mean16"))
-		kl := res.Matched(text+", at matched KL from SFT", fmt.Sprintf("mean@16(%s) − mean@16(dpo-outcome) where both paths over the rounds reach the same KL(π‖SFT)", a), pos,
-			exp.Match{A: a, B: "dpo-outcome", X: "round/kl_sft", Y: "round/accuracy_mean16"})
-		return exp.Matched(text, fmt.Sprintf("%s against outcome pairs: mean@16 at matched KL(π‖SFT) over the rounds", a),
-			fmt.Sprintf("after the last round, %s: %s → %s", last.Measure, last.Interval(), last.VerdictText()), kl).Needs(roomWrongStep, roomTrained, roomAnswerAUC)
+	// atKL is the claim that DPO arm a beats arm b on a path metric (answer or whole-chain accuracy
+	// of PathSamples samples per held-out prompt) at matched KL(π‖SFT): per seed each path — "path/"
+	// every Round.EvalEvery steps over all rounds, "path1/" round 1 alone — read where it first
+	// reaches the KL both reach; the fixed point (fixedKey after the last round, or after round 1)
+	// is the context. Each arm's pairs and DPO steps per round are in the notes: one epoch a round,
+	// so arms with more pairs train more steps.
+	atKL := func(text, a, b, prefix, metric, fixedKey string) exp.Claim {
+		when := "after the last round"
+		if prefix == "path1/" {
+			when = "after round 1"
+		}
+		fixed := diff("", fmt.Sprintf("%s(%s) − %s(%s) %s", fixedKey, a, fixedKey, b, when), pos, pair(a, fixedKey, b, fixedKey))
+		kl := res.Matched(text+", at matched KL from SFT", fmt.Sprintf("%s(%s) − %s(%s) where both paths (%s) reach the same KL(π‖SFT)", metric, a, metric, b, strings.TrimSuffix(prefix, "/")), pos,
+			exp.Match{A: a, B: b, X: prefix + "kl_sft", Y: prefix + metric})
+		c := exp.Matched(text, fmt.Sprintf("%s against %s: %s at matched KL(π‖SFT) along the path (%s)", a, b, metric, when),
+			fmt.Sprintf("%s: %s → %s", fixed.Measure, fixed.Interval(), fixed.VerdictText()), kl)
+		c.Notes = append(c.Notes, budgetNote(res, a), budgetNote(res, b))
+		return c
 	}
-	roundOne := func(a, b, metric, text string) exp.Claim {
-		return diff(text, fmt.Sprintf("%s(%s) − %s(%s) after round 1", metric, a, metric, b), pos, func(seed uint64) (float64, bool) {
-			x, ok1 := roundValue(res, a, "round/"+metric, 1, seed)
-			y, ok2 := roundValue(res, b, "round/"+metric, 1, seed)
-			return x - y, ok1 && ok2
-		})
-	}
+	out, ans, both := []string{roomWrongStep, roomTrained, roomAnswerAUC}, []string{roomWrongStep, roomTrained}, "step&answer PRM pairs"
 	claims := []exp.Claim{
-		diff("step&answer PRM pairs beat outcome pairs on whole-chain correctness", "chain@16(dpo-step-answer) − chain@16(dpo-outcome)", pos,
-			pair("dpo-step-answer", "chain_accuracy_mean16", "dpo-outcome", "chain_accuracy_mean16")).Needs(roomWrongStep, roomTrained, roomAnswerAUC),
-		vsOutcome("dpo-step-answer", "step&answer PRM pairs beat outcome pairs on answer accuracy").For("cos-1"),
-		roundOne("dpo-step-answer", "dpo-outcome", "accuracy_mean16", "step&answer PRM pairs beat outcome pairs on answer accuracy after round 1").Needs(roomWrongStep, roomTrained, roomAnswerAUC),
-		roundOne("dpo-step-answer", "dpo-answer", "chain_accuracy_mean16", "step&answer PRM pairs beat answer-only PRM pairs on whole-chain correctness after round 1").Needs(roomWrongStep, roomTrained),
-		vsOutcome("dpo-step-answer-right", "step&answer PRM pairs with a right chosen answer beat outcome pairs on answer accuracy"),
-		vsOutcome("dpo-step-answer-retrain", "step&answer PRM pairs, the PRM re-trained each round, beat outcome pairs on answer accuracy"),
-		diff("re-training the PRM each round keeps more whole-chain correctness than a PRM frozen after SFT", "chain@16(dpo-step-answer-retrain) − chain@16(dpo-step-answer)", pos,
-			pair("dpo-step-answer-retrain", "chain_accuracy_mean16", "dpo-step-answer", "chain_accuracy_mean16")).Needs(roomWrongStep, roomTrained),
-		diff("step&answer PRM pairs beat answer-only PRM pairs on whole-chain correctness", "chain@16(dpo-step-answer) − chain@16(dpo-answer)", pos,
-			pair("dpo-step-answer", "chain_accuracy_mean16", "dpo-answer", "chain_accuracy_mean16")).Needs(roomWrongStep, roomTrained),
-		diff("step&answer PRM pairs beat answer-only PRM pairs on answer accuracy", "mean@16(dpo-step-answer) − mean@16(dpo-answer)", pos,
-			pair("dpo-step-answer", "accuracy_mean16", "dpo-answer", "accuracy_mean16")).Needs(roomWrongStep, roomTrained),
-		diff("step&answer PRM pairs beat outcome pairs (greedy answer accuracy)", "acc(dpo-step-answer) − acc(dpo-outcome)", pos,
+		atKL(both+" beat outcome pairs on answer accuracy", "dpo-step-answer", "dpo-outcome", "path/", "accuracy", "accuracy_mean16").Needs(out...).For("cos-1"),
+		atKL(both+" beat outcome pairs on whole-chain correctness", "dpo-step-answer", "dpo-outcome", "path/", "chain_accuracy", "chain_accuracy_mean16").Needs(out...),
+		atKL(both+" beat outcome pairs on answer accuracy after round 1", "dpo-step-answer", "dpo-outcome", "path1/", "accuracy", "round1_accuracy_mean16").Needs(out...),
+		atKL(both+" beat answer-only PRM pairs on answer accuracy", "dpo-step-answer", "dpo-answer", "path/", "accuracy", "accuracy_mean16").Needs(ans...),
+		atKL(both+" beat answer-only PRM pairs on whole-chain correctness", "dpo-step-answer", "dpo-answer", "path/", "chain_accuracy", "chain_accuracy_mean16").Needs(ans...),
+		atKL(both+" beat answer-only PRM pairs on whole-chain correctness after round 1", "dpo-step-answer", "dpo-answer", "path1/", "chain_accuracy", "round1_chain_accuracy_mean16").Needs(ans...),
+		atKL(both+" with a right chosen answer beat outcome pairs on answer accuracy", "dpo-step-answer-right", "dpo-outcome", "path/", "accuracy", "accuracy_mean16").Needs(out...),
+		atKL(both+" with a right chosen answer beat outcome pairs on answer accuracy after round 1", "dpo-step-answer-right", "dpo-outcome", "path1/", "accuracy", "round1_accuracy_mean16").Needs(out...),
+		atKL(both+", the PRM re-trained each round, beat outcome pairs on answer accuracy", "dpo-step-answer-retrain", "dpo-outcome", "path/", "accuracy", "accuracy_mean16").Needs(out...),
+		withNote(atKL("re-training the PRM each round keeps more whole-chain correctness than a PRM frozen after SFT", "dpo-step-answer-retrain", "dpo-step-answer", "path/", "chain_accuracy",
+			"chain_accuracy_mean16").Needs(ans...), retrainNote),
+		withNote(diff(both+" beat outcome pairs (greedy answer accuracy)", "acc(dpo-step-answer) − acc(dpo-outcome) after the last round", pos,
 			pair("dpo-step-answer", "accuracy", "dpo-outcome", "accuracy")).Needs(roomWrongStep, roomGreedy, roomTrained, roomAnswerAUC),
+			"a fixed-point reading: greedy accuracy is measured after each round only, not along the path"),
 		diff("step&answer PRM DPO beats SFT", "mean@16(dpo-step-answer) − mean@16(sft)", pos, pair("dpo-step-answer", "accuracy_mean16", "sft", "accuracy_mean16")).Needs(roomSample),
 		beatsFar(res, 0.2).Needs(roomWrongStep, roomRanking, roomTrained).For("cos-3"),
 		diff("best-of-16 at step weight 0.2 beats weight 0 (answer only)", "bon16(w=0.2) − bon16(w=0)", pos, pair("step-weight", w(0.2), "step-weight", w(0))).Needs(roomWrongStep, roomRanking),
 		diff("best-of-16 at step weight 0.2 beats weight 1 (steps only)", "bon16(w=0.2) − bon16(w=1)", pos, pair("step-weight", w(0.2), "step-weight", w(1))).Needs(roomWrongStep, roomRanking),
-		diff("the trained PRM's best-of-16 beats the policy's own step confidence", "bon16(w=0.2) − bon16(policy's lowest step log-probability)", pos, pair("step-weight", w(0.2), "step-weight", "self_bon")).Needs(roomRanking),
 	}
 	ns := []int{16}
 	if nMax != 16 {
@@ -103,13 +105,13 @@ func Claims(res *exp.Result) []exp.Claim {
 		switch {
 		case method == "weighted":
 			c.Notes = append(c.Notes, weightedNote)
-		case method == "beam" && n == nMax:
+		case method == "beam-best" && n == nMax:
 			c = c.For("cos-2")
 			c.Notes = append(c.Notes, fmt.Sprintf(beamNote, nMax))
 		}
 		return c
 	}
-	for _, m := range []struct{ name, text string }{{"bon", "PRM best-of-N"}, {"weighted", "PRM-weighted voting"}, {"beam", "width-k PRM beam search"}} {
+	for _, m := range []struct{ name, text string }{{"bon", "PRM best-of-N"}, {"weighted", "PRM-weighted voting"}, {"beam", "width-k PRM beam search (weighted vote among its beams)"}, {"beam-best", "width-k PRM beam search"}} {
 		for _, n := range ns {
 			claims = append(claims, note(diff(fmt.Sprintf("%s beats majority voting at N = %d", m.text, n), fmt.Sprintf("%s@%d − majority@%d", m.name, n, n), pos,
 				gain(m.name, n)).Needs(roomVoting, roomTrained, roomTraceRank), m.name, n))
@@ -136,11 +138,13 @@ func Claims(res *exp.Result) []exp.Claim {
 	)
 }
 
-// Notes on the search claims (Claims), and on Table 4's.
+// Notes on the search claims (Claims), and on Table 4's and the retrain arm's.
 const (
-	freeFormNote = "the free-form format here is the chain of steps without its step tags (\"7,4,9;1\" against \"7#4#9#;1#\"): the paper's free-form traces are unstructured text, so this comparison tests the tags, not structure; the outcome rounds read no tag"
-	weightedNote = "PaperLab's addition: the paper compares best-of-N and step-level beam search with self-consistency; its control is the vote weighted by the policy's self-confidence (weighted-self)"
-	beamNote     = "the paper's comparison: PRM step-level beam search against self-consistency (> 5 points at N = 64); here search-and-learn's width-k beam at N = %d (the width-1 step search of the paper's description converges to greedy decoding on this task, audit 2026-12-02)"
+	answerOnlyNote = "answer-only: the 2-layer model must compute a 2–4-step chain's result in one token, which may lose by construction; the chain of steps is judged by the tagged verifier (its final tag required), the other formats by the plain one"
+	retrainNote    = "the re-trained arm changes two things at once: its PRM follows the policy's current traces and it sees 2 × 2,000 more traces with exact judge labels (the frozen PRM's were half Monte-Carlo); the run records the PRM's step AUC on the current policy's traces before and after each re-training (round/prm_*), the mechanism this claim is about"
+	freeFormNote   = "the free-form format here is the chain of steps without its step tags (\"7,4,9;1\" against \"7#4#9#;1#\"): the paper's free-form traces are unstructured text, so this comparison tests the tags, not structure; the outcome rounds read no tag"
+	weightedNote   = "PaperLab's addition: the paper compares best-of-N and step-level beam search with self-consistency; its control is the vote weighted by the policy's self-confidence (weighted-self)"
+	beamNote       = "the paper's comparison: PRM step-level beam search (the best-scored beam) against self-consistency, > 5 points at N = 64 — compare the interval with 0.05; here search-and-learn's width-k beam at N = %d (the width-1 step search of the paper's description converges to greedy decoding on this task, audit 2026-12-02)"
 )
 
 // nearWeight is how close to 0.2 a step weight counts as "≈ 0.2" in the paper's claim that a step
@@ -170,16 +174,6 @@ func beatsFar(res *exp.Result, w float64) exp.Claim {
 	return exp.AllOf(text, fmt.Sprintf("bon16(w=%g) − bon16(w) for each w more than %g away, each > 0", w, nearWeight), parts...)
 }
 
-// roundValue is method m's curve key (a "round/…" curve, x = round) at round r on seed.
-func roundValue(res *exp.Result, m, key string, r int, seed uint64) (float64, bool) {
-	for _, run := range res.RunsOf(m) {
-		if run.Seed == seed {
-			return roundAt(run.Curves[key], r)
-		}
-	}
-	return 0, false
-}
-
 // ablationClaims are the claims of the ablation parts, present when the result has their runs:
 // Table 3 — the widest PRM judges steps and answers of unseen problems better than the narrowest
 // (the paper: 38B above 8B, 87.3 % against 83.7 % on unseen steps), with the seen-minus-unseen gap of
@@ -192,15 +186,17 @@ func ablationClaims(res *exp.Result, diff func(text, measure string, test exp.Te
 	_ = json.Unmarshal(res.Config, &cfg)
 	if n := len(cfg.PRMSizes); n >= 2 && len(res.RunsOf(fmt.Sprintf("prm-d%d", cfg.PRMSizes[0]))) > 0 {
 		lo, hi := fmt.Sprintf("prm-d%d", cfg.PRMSizes[0]), fmt.Sprintf("prm-d%d", cfg.PRMSizes[n-1])
-		for _, k := range []struct{ key, what string }{{"step_accuracy", "steps"}, {"answer_accuracy", "answers"}} {
-			out = append(out, diff(fmt.Sprintf("a wider PRM judges the %s of unseen problems better (Table 3)", k.what),
+		for _, k := range []struct{ key, acc, what string }{{"step_auc", "step_accuracy", "steps"}, {"answer_auc", "answer_accuracy", "answers"}} {
+			c := diff(fmt.Sprintf("a wider PRM judges the %s of unseen problems better (Table 3)", k.what),
 				fmt.Sprintf("%s(%s) − %s(%s) on the check half", k.key, hi, k.key, lo), exp.Positive,
-				pair(hi, "heldout_"+k.key, lo, "heldout_"+k.key)).Needs(roomTrained, roomSizeCeiling))
+				pair(hi, "heldout_"+k.key, lo, "heldout_"+k.key)).Needs(roomSizesTrained, roomSizeCeiling)
+			acc := diff("", fmt.Sprintf("%s(%s) − %s(%s)", k.acc, hi, k.acc, lo), exp.Positive, pair(hi, "heldout_"+k.acc, lo, "heldout_"+k.acc))
+			out = append(out, withNote(c, fmt.Sprintf("in the paper's unit, accuracy at p > ½ (soft Monte-Carlo labels make it partly a calibration measure): %s: %s", acc.Measure, acc.Interval())))
 		}
 		for _, m := range []string{lo, hi} {
 			out = append(out, diff(fmt.Sprintf("%s judges the steps of seen problems better than unseen ones (Table 3)", m),
-				fmt.Sprintf("seen_step_accuracy(%s) − heldout_step_accuracy(%s)", m, m), exp.Positive,
-				pair(m, "seen_step_accuracy", m, "heldout_step_accuracy")).Needs(roomTrained, roomSizeCeiling))
+				fmt.Sprintf("seen_step_auc(%s) − heldout_step_auc(%s)", m, m), exp.Positive,
+				pair(m, "seen_step_auc", m, "heldout_step_auc")).Needs(roomSizesTrained, roomSizeCeiling))
 		}
 	}
 	if len(res.RunsOf("dpo-outcome-free-form")) > 0 && len(res.RunsOf("dpo-outcome-answer-only")) > 0 {
@@ -208,23 +204,71 @@ func ablationClaims(res *exp.Result, diff func(text, measure string, test exp.Te
 		c := exp.AllOf(text, "mean@16(dpo-outcome) − mean@16(dpo-outcome-<format>) for free-form and answer-only, each > 0",
 			diff(text, "mean@16(dpo-outcome) − mean@16(dpo-outcome-free-form)", exp.Positive, pair("dpo-outcome", "accuracy_mean16", "dpo-outcome-free-form", "accuracy_mean16")),
 			diff(text, "mean@16(dpo-outcome) − mean@16(dpo-outcome-answer-only)", exp.Positive, pair("dpo-outcome", "accuracy_mean16", "dpo-outcome-answer-only", "accuracy_mean16")))
-		c.Notes = append(c.Notes, freeFormNote)
+		c.Notes = append(c.Notes, freeFormNote, answerOnlyNote)
 		out = append(out, c.Needs(roomSample).For("cos-4"))
 		out = append(out, diff("chain-of-step SFT beats free-form SFT (Table 4, before the rounds)", "mean@16(sft) − mean@16(sft-free-form)", exp.Positive,
 			pair("sft", "accuracy_mean16", "sft-free-form", "accuracy_mean16")).Needs(roomSample))
 	}
 	if len(res.RunsOf("dpo-step-wise")) > 0 {
-		out = append(out, diff("step-wise DPO pairs do worse than trace-level step&answer pairs, one round each (Table 9: the paper's step-wise DPO failed)",
-			"mean@16(dpo-step-answer after round 1) − mean@16(dpo-step-wise)", exp.Positive,
-			pair("dpo-step-answer", "round1_accuracy_mean16", "dpo-step-wise", "round1_accuracy_mean16")).Needs(roomTrained))
+		const text = "step-wise DPO pairs do worse than trace-level step&answer pairs, one round each (Table 9: the paper's step-wise DPO failed)"
+		fixed := diff("", "round1_accuracy_mean16(dpo-step-answer) − accuracy_mean16(dpo-step-wise)", exp.Positive,
+			pair("dpo-step-answer", "round1_accuracy_mean16", "dpo-step-wise", "round1_accuracy_mean16"))
+		kl := res.Matched(text+", at matched KL from SFT", "accuracy(dpo-step-answer, round 1) − accuracy(dpo-step-wise) where both paths reach the same KL(π‖SFT)", exp.Positive,
+			exp.Match{A: "dpo-step-answer", B: "dpo-step-wise", X: "path1/kl_sft", Y: "path1/accuracy", BX: "path/kl_sft", BY: "path/accuracy"})
+		c := exp.Matched(text, "trace-level step&answer pairs (round 1) against step-wise pairs: answer accuracy at matched KL(π‖SFT) along the path",
+			fmt.Sprintf("after one round each, %s: %s → %s", fixed.Measure, fixed.Interval(), fixed.VerdictText()), kl)
+		c.Notes = append(c.Notes, budgetNote(res, "dpo-step-answer"), stepWiseNote(res))
+		out = append(out, c.Needs(roomTrained))
 	}
 	if len(res.RunsOf("grpo-prm")) > 0 {
 		const text = "GRPO rewarded by the PRM's trace score beats GRPO rewarded by the outcome (Table 5)"
 		last := diff("", "mean@16(grpo-prm) − mean@16(grpo-outcome) after the last step", exp.Positive, pair("grpo-prm", "accuracy_mean16", "grpo-outcome", "accuracy_mean16"))
-		kl := res.Matched(text+", at matched KL from SFT", "mean@16(grpo-prm) − mean@16(grpo-outcome) where both training paths reach the same KL(π‖SFT)", exp.Positive,
-			exp.Match{A: "grpo-prm", B: "grpo-outcome", X: "train/kl_sft", Y: "train/accuracy_mean16"})
-		out = append(out, exp.Matched(text, "GRPO (PRM trace score) against GRPO (outcome): mean@16 at matched KL(π‖SFT) along training",
+		kl := res.Matched(text+", at matched KL from SFT", "accuracy(grpo-prm) − accuracy(grpo-outcome) where both training paths reach the same KL(π‖SFT)", exp.Positive,
+			exp.Match{A: "grpo-prm", B: "grpo-outcome", X: "path/kl_sft", Y: "path/accuracy"})
+		out = append(out, exp.Matched(text, "GRPO (PRM trace score) against GRPO (outcome): answer accuracy at matched KL(π‖SFT) along training",
 			fmt.Sprintf("after the last step, %s: %s → %s", last.Measure, last.Interval(), last.VerdictText()), kl).Needs(roomWrongStep, roomSample, roomTrained, roomAnswerAUC))
 	}
 	return out
+}
+
+// budgetNote says how much DPO arm m trained: its pairs and steps per round, means over seeds.
+func budgetNote(res *exp.Result, m string) string {
+	mean := func(key string) string {
+		var parts []string
+		for r := 1; ; r++ {
+			var sum float64
+			var n int
+			for _, run := range res.RunsOf(m) {
+				if v, ok := roundAt(run.Curves[key], r); ok {
+					sum, n = sum+v, n+1
+				}
+			}
+			if n == 0 {
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%.0f", sum/float64(n)))
+		}
+		return strings.Join(parts, "/")
+	}
+	return fmt.Sprintf("%s: pairs per round %s, DPO steps per round %s (means over seeds)", m, mean("round/pairs"), mean("round/steps"))
+}
+
+// withNote is c with note appended to its notes.
+func withNote(c exp.Claim, note string) exp.Claim {
+	c.Notes = append(append([]string(nil), c.Notes...), note)
+	return c
+}
+
+// stepWiseNote describes the step-wise pairs (means over seeds): how many, their PRM score gap
+// and their reference log-probability margin, the paper's reason for the failure being chosen and
+// rejected steps too alike.
+func stepWiseNote(res *exp.Result) string {
+	var pairs, gap, margin, n float64
+	for _, r := range res.RunsOf("dpo-step-wise") {
+		pairs, gap, margin, n = pairs+r.Final["pairs"], gap+r.Final["pair_gap"], margin+r.Final["pair_ref_margin"], n+1
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("dpo-step-wise: %.0f pairs, mean PRM score gap %.3f, mean reference log-probability margin (chosen − rejected) %.2f nats (means over seeds); every step is one digit and a tag, so chosen and rejected differ in one token by construction", pairs/n, gap/n, margin/n)
 }

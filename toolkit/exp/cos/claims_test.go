@@ -53,6 +53,7 @@ func TestHeadlineClaims(t *testing.T) {
 		want := map[string]string{
 			"cos-1": "step&answer PRM pairs beat outcome pairs on answer accuracy",
 			"cos-2": "width-k PRM beam search beats majority voting at N = 32",
+			"cos-4": "chain-of-step reasoning beats free-form and no reasoning",
 			"cos-3": "best-of-16 at step weight 0.2 beats every weight of the sweep",
 		}
 		for _, c := range j.Claims {
@@ -69,12 +70,13 @@ func TestHeadlineClaims(t *testing.T) {
 	}
 }
 
-// cos-1 reads step&answer against outcome pairs at the KL from SFT both round paths reach (here
-// KL 3: step&answer's round 3, 0.8 + d, against outcome's path halfway between rounds 1 and 2,
-// 0.575), the last round beside it as context (0.15 + d); round 1 is its own claim (0.05).
+// cos-1 reads step&answer against outcome pairs along their paths at the KL from SFT both reach
+// (here KL 3: step&answer's last point, 0.8 + d, against outcome's path halfway between its points
+// at KL 2 and 4, 0.575), the last round beside it as context (0.15 + d); the round-1 claim reads the
+// first round's paths (path1/: KL 1 both, 0.6 against 0.525) with round 1's values as context.
 func TestPairClaimsAtMatchedKL(t *testing.T) {
 	res := &exp.Result{Experiment: "cos", Seeds: []uint64{1, 2, 3, 4, 5}}
-	rounds := []float64{0, 1, 2, 3}
+	steps := []float64{0, 5, 10, 15}
 	for _, s := range res.Seeds {
 		d := 0.01 * float64(s)
 		for _, m := range []struct {
@@ -84,8 +86,12 @@ func TestPairClaimsAtMatchedKL(t *testing.T) {
 			{"dpo-step-answer", []float64{0, 1, 2, 3}, []float64{0.5, 0.6, 0.7, 0.8 + d}},
 			{"dpo-outcome", []float64{0, 2, 4, 6}, []float64{0.5, 0.55, 0.6, 0.65}},
 		} {
-			res.Runs = append(res.Runs, exp.Run{Method: m.name, Seed: s, Final: map[string]float64{"accuracy_mean16": m.acc[3]},
-				Curves: map[string]exp.Curve{"round/kl_sft": {X: rounds, Y: m.kl}, "round/accuracy_mean16": {X: rounds, Y: m.acc}}})
+			res.Runs = append(res.Runs, exp.Run{Method: m.name, Seed: s,
+				Final: map[string]float64{"accuracy_mean16": m.acc[3], "round1_accuracy_mean16": m.acc[1]},
+				Curves: map[string]exp.Curve{
+					"path/kl_sft": {X: steps, Y: m.kl}, "path/accuracy": {X: steps, Y: m.acc},
+					"path1/kl_sft": {X: steps[:2], Y: m.kl[:2]}, "path1/accuracy": {X: steps[:2], Y: m.acc[:2]},
+				}})
 		}
 	}
 	cs := Claims(res)
@@ -100,7 +106,10 @@ func TestPairClaimsAtMatchedKL(t *testing.T) {
 		t.Fatalf("context %q, want the last round's +0.180", one.Context)
 	}
 	r1 := exptest.ClaimWithPrefix(t, cs, "step&answer PRM pairs beat outcome pairs on answer accuracy after round 1")
-	if math.Abs(r1.Stat.Mean-0.05) > 1e-9 || len(r1.Diffs) != 5 {
-		t.Fatalf("round 1: mean %v over %d seeds, want 0.05 over 5", r1.Stat.Mean, len(r1.Diffs))
+	if r1.Kind != exp.KindMatched || len(r1.Parts) != 1 || math.Abs(r1.Parts[0].Stat.Mean-(0.6-0.525)) > 1e-9 {
+		t.Fatalf("round 1: kind %q, readings %d, mean %v; want matched, 0.075", r1.Kind, len(r1.Parts), r1.Parts[0].Stat.Mean)
+	}
+	if !strings.Contains(r1.Context, "after round 1") || !strings.Contains(r1.Context, "+0.05") {
+		t.Fatalf("round 1 context %q, want round 1's +0.050", r1.Context)
 	}
 }

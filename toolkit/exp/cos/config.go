@@ -44,12 +44,16 @@ type Config struct {
 	PRMModel    lm.Config       `json:"prm_model"`
 	PRMPretrain lm.SFTConfig    `json:"prm_pretrain"`
 	PRM         prm.TrainConfig `json:"prm"`
-	// HeldOut is the share of the labelled traces (one per PRM prompt) kept out of BCE training, split
-	// in two halves: the selection half is scored every PRM.EvalEvery steps and the checkpoint with
-	// the best step AUC against the verifier's step labels is kept (soft-label BCE has a floor, so
-	// training is judged on AUC); the check half is what the room checks read, so the checkpoint is
+	// HeldOut is the share of the distinct PRM prompts outside the SFT prompts whose labelled traces
+	// are kept out of BCE training (heldOutSplit: by prompt, so no held-out problem is trained on),
+	// split in two halves: the selection half is scored every PRM.EvalEvery steps and the checkpoint
+	// with the best step AUC against the verifier's step labels is kept (soft-label BCE has a floor,
+	// so training is judged on AUC); the check half is what the room checks read, so the checkpoint is
 	// not chosen on the traces that judge it. [UNVERIFIED: PaperLab's choice, 10 % in all.]
 	HeldOut float64 `json:"held_out"`
+	// RankSamples SFT traces of every check-half prompt measure the PRM's ranking within a question
+	// (WithinAUC), the ranking best-of-N relies on, against the policy's self-confidence.
+	RankSamples int `json:"rank_samples"`
 	// JudgeOnly also trains the diagnostic "prm-judge": the same pretrained trunk and training, every
 	// training trace labelled by the step judge (exact, no Monte-Carlo rollouts), to tell label noise
 	// from optimisation.
@@ -72,6 +76,10 @@ type Config struct {
 	// RoundEpochs > 0 sets each round's DPO steps to that many passes over its pairs (CoS: one
 	// epoch; prm.RoundsConfig.Epochs); 0 keeps Round.Steps.
 	RoundEpochs float64 `json:"round_epochs"`
+	// PathSamples samples of every held-out prompt measure a policy along training (pathEval: answer
+	// and whole-chain accuracy, KL from SFT) every Round.EvalEvery DPO steps and GRPO.EvalEvery GRPO
+	// steps: the paths the matched-KL claims read.
+	PathSamples int `json:"path_samples"`
 	// The dpo-step-answer-retrain arm re-trains its copy of the PRM before every round after the
 	// first on one trace of each of the first RetrainPrompts PRM prompts sampled from the current
 	// policy, labelled by the step judge, for Retrain's steps; Retrain.Steps 0 drops the arm.
@@ -170,12 +178,12 @@ func ConfigFor(s exp.Scale) Config {
 		SFTSize: 8000, SFTNoise: 0.1, SFTCarry: 0.5, SFT: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, MaxNew: 12,
 		PRMPrompts: 10000, PRMSamples: 1, MCRollouts: 16, Labels: "soft", JudgeShare: 0.5,
 		PRMModel: prmModel, PRMPretrain: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, PRM: prm.TrainConfig{Steps: 4000, BatchSize: 64, Opt: prmOpt, EvalEvery: 100, Patience: 10},
-		HeldOut: 0.1, JudgeOnly: true,
+		HeldOut: 0.1, RankSamples: 8, JudgeOnly: true,
 		SelfConf: prm.TrainConfig{Steps: 800, BatchSize: 64, Opt: selfOpt},
 		Rounds:   3, DPOPrompts: 800, DPOSamples: 16, GapThreshold: 0.1, Ref: "sft",
 		// Round.Steps is unused while RoundEpochs sets each round's steps. (At 120 steps of 32 pairs,
 		// ten epochs of 400, outcome DPO overfit its pairs: seed 1's greedy accuracy 0.973 → 0.517.)
-		Round: pref.TrainConfig{Beta: 0.1, Steps: 25, BatchSize: 32, Opt: roundOpt, RPOAlpha: 1}, RoundEpochs: 1,
+		Round: pref.TrainConfig{Beta: 0.1, Steps: 25, BatchSize: 32, Opt: roundOpt, RPOAlpha: 1, EvalEvery: 5}, RoundEpochs: 1, PathSamples: 4,
 		RetrainPrompts: 2000, Retrain: prm.TrainConfig{Steps: 300, BatchSize: 64, Opt: retrainOpt},
 		PRMSizes: []int{32, 64, 128}, GRPO: grpoConfig(s), StepDPON: 4, Reasoning: true,
 		StepWeight: 0.2, Aggregation: "mean", WeightSweep: []float64{0, 0.1, 0.2, 0.5, 0.8, 1},
@@ -189,7 +197,7 @@ func ConfigFor(s exp.Scale) Config {
 		c.PRM.Steps, c.PRM.Opt.TotalSteps, c.PRM.Opt.WarmupSteps, c.PRM.EvalEvery, c.PRM.Patience = 10, 10, 2, 5, 2
 		c.HeldOut = 0.3 // a few traces in each half of the 40
 		c.SelfConf.Steps, c.SelfConf.Opt.TotalSteps, c.SelfConf.Opt.WarmupSteps = 10, 10, 2
-		c.Rounds, c.DPOPrompts, c.DPOSamples, c.Round.Steps = 2, 24, 4, 4
+		c.Rounds, c.DPOPrompts, c.DPOSamples, c.Round.Steps, c.Round.EvalEvery = 2, 24, 4, 4, 1
 		c.RetrainPrompts, c.Retrain.Steps = 40, 4
 		c.PRMSizes = []int{32, 64} // two widths: enough for Table 3's claims
 		c.EvalPrompts, c.EvalSamples, c.SearchPrompts, c.SearchN = 24, 4, 12, []int{1, 2, 4, 8}
@@ -199,10 +207,10 @@ func ConfigFor(s exp.Scale) Config {
 
 // grpoConfig is Table 5's GRPO at a scale: rl.DefaultConfig's shape (16 prompts × 8 samples a step, 2
 // PPO epochs of 2 mini-batches, Adam 1e-4 clipped at 1, PPO-clip 0.2, no KL term), 200 steps, the
-// held-out evaluation every 50 [UNVERIFIED: PaperLab's choice; the paper gives no GRPO settings].
+// path evaluation every 20 [UNVERIFIED: PaperLab's choice; the paper gives no GRPO settings].
 func grpoConfig(s exp.Scale) rl.Config {
 	g := rl.DefaultConfig("grpo")
-	g.Steps, g.EvalEvery = 200, 50
+	g.Steps, g.EvalEvery = 200, 20
 	if s == exp.Smoke {
 		g.Steps, g.PromptsPerStep, g.G, g.EvalEvery = 4, 4, 4, 2
 	}
@@ -258,6 +266,12 @@ func (c Config) Validate() error {
 	}
 	if err := c.PRM.Validate(); err != nil {
 		return err
+	}
+	if c.PathSamples < 1 {
+		return fmt.Errorf("cos: path_samples = %d, want ≥ 1", c.PathSamples)
+	}
+	if c.RankSamples < 2 {
+		return fmt.Errorf("cos: rank_samples = %d: a within-question ranking needs 2 traces of a prompt or more", c.RankSamples)
 	}
 	if c.RoundEpochs < 0 || c.Retrain.Steps < 0 || (c.Retrain.Steps > 0 && (c.RetrainPrompts < 1 || c.Retrain.Validate() != nil)) {
 		return fmt.Errorf("cos: round_epochs ≥ 0, retrain.steps ≥ 0 and, with retraining, retrain_prompts ≥ 1 and a valid retrain config are needed")

@@ -79,7 +79,8 @@ type setup struct {
 	tag, marker int32
 	train       *lmtask.Set // the SFT prompts
 	eval, dpo   *lmtask.Set
-	prmSet      *lmtask.Set // the PRM prompts
+	prmSet      *lmtask.Set        // the PRM prompts
+	sftPath     map[string]float64 // pathEval of the SFT policy: every path's start
 	sft         *lm.Model
 	prm         *prm.PRM // the independent PRM
 	selfconf    *prm.PRM // the prm-selfconf ablation (nil when SelfConf.Steps is 0)
@@ -126,7 +127,11 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	if err != nil {
 		return err
 	}
-	if s.dpo, err = lmtask.Generate(tok, cfg.Data, seed+40_000, cfg.DPOPrompts, s.eval.PromptSet()); err != nil {
+	// The DPO (and GRPO) prompts avoid the held-out and the PRM prompts: no pair is scored by a PRM
+	// on a problem it was trained or re-trained on.
+	dpoExclude := s.eval.PromptSet()
+	maps.Copy(dpoExclude, prmSet.PromptSet())
+	if s.dpo, err = lmtask.Generate(tok, cfg.Data, seed+40_000, cfg.DPOPrompts, dpoExclude); err != nil {
 		return err
 	}
 	// SFT on noisy tagged demonstrations.
@@ -172,6 +177,9 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	if err != nil {
 		return err
 	}
+	if s.sftPath, err = s.pathEval(s.sft); err != nil {
+		return err
+	}
 	res.Timing["eval_and_search"] += time.Since(t2).Seconds()
 	if sizes {
 		if err := s.prmSizes(L, prms[0]); err != nil {
@@ -181,7 +189,7 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 	if grpo {
 		for _, m := range GRPOMethods {
 			t := time.Now()
-			run, err := s.grpoArm(m, sftFinal)
+			run, err := s.grpoArm(m)
 			if err != nil {
 				return fmt.Errorf("%s: %w", m.Name, err)
 			}
@@ -323,6 +331,37 @@ func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
 	}
 	return out, nil
 }
+
+// pathEval is the light evaluation of a policy along training, the points of the paths the
+// matched-KL claims read: PathSamples samples of every held-out prompt at T = 1 (one seed for every
+// point), their answer and whole-chain accuracy ("accuracy", "chain_accuracy") and the KL divergence
+// from the SFT policy over them ("kl_sft"; 0 for the SFT policy).
+func (s *setup) pathEval(m *lm.Model) (map[string]float64, error) {
+	set, c := s.eval, s.cfg
+	prompts := set.Repeat(c.PathSamples)
+	gens, err := m.Sample(prompts, lm.SampleConfig{MaxNew: c.MaxNew, Temperature: 1, Seed: s.seed + 88})
+	if err != nil {
+		return nil, err
+	}
+	n := len(set.Problems)
+	var right, chain float64
+	for i, g := range gens {
+		v := s.judge(set.Problems[i%n], g)
+		right += float64(boolInt(v.Correct))
+		chain += float64(boolInt(v.ChainCorrect))
+	}
+	out := map[string]float64{"accuracy": right / float64(len(gens)), "chain_accuracy": chain / float64(len(gens)), "kl_sft": 0}
+	if m != s.sft {
+		if out["kl_sft"], err = klFrom(s.sft, prompts, gens); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// pathMetrics are pathEval's metrics, recorded as "path/<metric>" curves over the cumulative DPO
+// (or GRPO) step, and for the first round alone as "path1/<metric>".
+var pathMetrics = []string{"accuracy", "chain_accuracy", "kl_sft"}
 
 // klFrom is the Monte-Carlo KL divergence of the sampling policy from ref, E_{y~π}[log π(y|x) −
 // log ref(y|x)], over generations sampled at temperature 1 (their own log-probabilities) from
@@ -469,8 +508,30 @@ func (s *setup) iterate(m Method, sftFinal map[string]float64) (exp.Run, error) 
 		}
 	}
 	record(0)
+	// The path: the SFT policy at step 0, then every Round.EvalEvery DPO steps of every round.
+	done, next := 0, 0 // DPO steps before the current round, and after it
+	addPath := func(round, step int, v map[string]float64) {
+		for _, k := range pathMetrics {
+			add("path/"+k, float64(done+step), v[k])
+			if round <= 1 {
+				add("path1/"+k, float64(done+step), v[k])
+			}
+		}
+	}
+	addPath(1, 0, s.sftPath)
 	n := len(s.dpo.Problems)
 	hooks := prm.RoundHooks{
+		OnEval: func(round, step int, policy *lm.Model) (map[string]float64, error) {
+			if step == 0 { // the previous round's end (or SFT), already on the path
+				return nil, nil
+			}
+			v, err := s.pathEval(policy)
+			if err != nil {
+				return nil, err
+			}
+			addPath(round, step, v)
+			return nil, nil
+		},
 		Score: func(inputs [][]int32, gens []lm.Generation) ([]float64, error) {
 			var tagScores [][]float64
 			if weight >= 0 {
@@ -504,6 +565,7 @@ func (s *setup) iterate(m Method, sftFinal map[string]float64) (exp.Run, error) 
 			return nil
 		},
 		Progress: func(round, steps int) track.Progress {
+			done, next = next, next+steps // called as a round starts training, with its steps
 			return s.opt.Progress(fmt.Sprintf("cos seed %d: %s round %d", s.seed, name, round), steps)
 		},
 	}
@@ -521,7 +583,16 @@ func (s *setup) iterate(m Method, sftFinal map[string]float64) (exp.Run, error) 
 			if round == 1 { // the PRM was trained on the SFT policy's traces
 				return nil
 			}
-			return s.retrain(scorer, policy, round)
+			before, after, err := s.retrain(scorer, policy, round)
+			if err != nil {
+				return err
+			}
+			for k, v := range map[string]float64{"round/prm_step_auc_before": before, "round/prm_step_auc_after": after} {
+				if !math.IsNaN(v) {
+					add(k, float64(round), v)
+				}
+			}
+			return nil
 		}
 	}
 	rounds, err := prm.Iterate(policy, s.sft, s.dpo.Prompts, prm.RoundsConfig{
@@ -562,28 +633,48 @@ func (s *setup) iterate(m Method, sftFinal map[string]float64) (exp.Run, error) 
 
 // retrain fine-tunes a PRM on the policy's current traces before a round: one trace of each of the
 // first RetrainPrompts PRM prompts, labelled by the step judge (no Monte-Carlo rollouts), Retrain's
-// steps of BCE; the policy's shift since SFT is what the PRM then sees.
-func (s *setup) retrain(p *prm.PRM, policy *lm.Model, round int) error {
+// steps of BCE on four fifths of them; the policy's shift since SFT is what the PRM then sees. It
+// returns the PRM's step AUC on the other fifth (the current policy's traces it does not train on)
+// before and after: whether the frozen PRM had fallen behind the policy, and whether re-training
+// caught up.
+func (s *setup) retrain(p *prm.PRM, policy *lm.Model, round int) (before, after float64, err error) {
 	c := s.cfg
 	k := min(c.RetrainPrompts, len(s.prmSet.Problems))
 	set := &lmtask.Set{Tok: s.tok, Problems: s.prmSet.Problems[:k], Prompts: s.prmSet.Prompts[:k], Gold: s.prmSet.Gold[:k]}
 	gens, vs, err := s.traces(policy, set, 1, s.seed*100+uint64(round)+5000)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	var exs []prm.Example
+	var h heldOut
 	for i, g := range gens {
-		if s.complete(g) && vs[i].Parsed {
-			exs = append(exs, prm.Example{Prompt: set.Prompts[i], Completion: prm.Body(g), Labels: goldLabels(append(slices.Clone(vs[i].StepCorrect), vs[i].Correct))})
+		if !s.complete(g) || !vs[i].Parsed {
+			continue
 		}
+		gold := append(slices.Clone(vs[i].StepCorrect), vs[i].Correct)
+		if i%5 == 4 {
+			h.prompts, h.comps, h.gold = append(h.prompts, set.Prompts[i]), append(h.comps, prm.Body(g)), append(h.gold, gold)
+			continue
+		}
+		exs = append(exs, prm.Example{Prompt: set.Prompts[i], Completion: prm.Body(g), Labels: goldLabels(gold)})
 	}
 	if len(exs) == 0 {
-		return fmt.Errorf("no complete traces to re-train the PRM on")
+		return 0, 0, fmt.Errorf("no complete traces to re-train the PRM on")
 	}
+	auc := func() float64 {
+		m, err := heldOutMetrics(p, &h, c.StepWeight, c.Aggregation)
+		if v, ok := m["step_auc"]; err == nil && ok {
+			return v
+		}
+		return math.NaN()
+	}
+	before = auc()
 	tc := c.Retrain
 	tc.Seed = s.seed*100 + uint64(round)
-	_, err = p.Train(exs, tc, prm.TrainHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: PRM re-training before round %d", s.seed, round), tc.Steps)})
-	return err
+	if _, err = p.Train(exs, tc, prm.TrainHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: PRM re-training before round %d", s.seed, round), tc.Steps)}); err != nil {
+		return 0, 0, err
+	}
+	return before, auc(), nil
 }
 
 // roundMetrics are the evaluate metrics recorded after every DPO round.
@@ -613,7 +704,7 @@ func (s *setup) savePolicy(method string, m *lm.Model, training any) error {
 			{Name: "sft", Kind: "arith", Seed: seed, N: c.SFTSize, Noise: c.SFTNoise, Carry: c.SFTCarry, NoiseSeed: seed, NoiseStream: sftStream},
 			{Name: "held_out", Kind: "arith", Seed: seed + 20_000, N: c.EvalPrompts, Exclude: []string{"sft"}},
 			{Name: "prm", Kind: "arith", Seed: seed + 30_000, N: c.PRMPrompts, Exclude: []string{"held_out"}},
-			{Name: "dpo", Kind: "arith", Seed: seed + 40_000, N: c.DPOPrompts, Exclude: []string{"held_out"}},
+			{Name: "dpo", Kind: "arith", Seed: seed + 40_000, N: c.DPOPrompts, Exclude: []string{"held_out", "prm"}},
 		},
 		Eval:     probe.Protocol{Samples: c.EvalSamples, Seed: seed + 77, Temperature: 1, MaxNew: c.MaxNew, Bins: c.Bins},
 		Training: training,

@@ -27,7 +27,7 @@ func TestSmokeRun(t *testing.T) {
 	}
 	exptest.RequireMetrics(t, back, SearchMethods, acc, 1)
 	exptest.RequireMetrics(t, back, []string{"prm", "prm-selfconf", "prm-judge"}, []string{"step_accuracy", "step_auc", "self_step_auc", "mc_label_gold_agreement", "judge_traces",
-		"best_step", "steps_run", "train_traces", "select_traces", "check_traces", "heldout_answer_auc", "heldout_trace_auc"}, 1)
+		"best_step", "steps_run", "train_traces", "select_traces", "check_traces", "rank_traces", "heldout_step_accuracy"}, 1)
 	// The ablation parts: Table 3's widths (parameters growing with the width), Table 5's GRPO runs.
 	exptest.RequireMetrics(t, back, []string{"prm-d32", "prm-d64"}, []string{"seen_step_accuracy", "heldout_step_accuracy", "seen_answer_accuracy", "heldout_answer_accuracy", "params"}, 1)
 	narrow, _ := back.Final("prm-d32", "params", 1)
@@ -36,7 +36,7 @@ func TestSmokeRun(t *testing.T) {
 	}
 	exptest.RequireMetrics(t, back, []string{"grpo-outcome", "grpo-prm"}, []string{"accuracy", "accuracy_mean16", "kl_sft", "train_reward"}, 1)
 	for _, m := range []string{"grpo-outcome", "grpo-prm"} {
-		if c := back.RunsOf(m)[0].Curves["train/kl_sft"]; len(c.X) < 2 || c.X[0] != 0 || c.Y[0] != 0 {
+		if c := back.RunsOf(m)[0].Curves["path/kl_sft"]; len(c.X) < 2 || c.X[0] != 0 || c.Y[0] != 0 {
 			t.Fatalf("%s: KL path %v, want one starting at step 0 from 0", m, c)
 		}
 	}
@@ -85,6 +85,11 @@ func TestSmokeRun(t *testing.T) {
 		}
 		if k := r.Curves["round/kl_sft"].Y; k[0] != 0 {
 			t.Fatalf("%s: KL from SFT before round 1 is %v", m.Name, k[0])
+		}
+		// The path starts at the SFT policy (step 0, KL 0) and has a point every Round.EvalEvery steps.
+		p := r.Curves["path/kl_sft"]
+		if len(p.X) < 2 || p.X[0] != 0 || p.Y[0] != 0 || len(r.Curves["path/accuracy"].X) != len(p.X) {
+			t.Fatalf("%s: path %v", m.Name, p)
 		}
 	}
 	// Both step searches and best-of-N spend comparable numbers of generated tokens.

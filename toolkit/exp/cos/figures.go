@@ -52,23 +52,21 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 			return nil, err
 		}
 	}
-	// The pair claims' matched reading: one-sample accuracy against KL from SFT along the rounds.
-	var kpanels []plot.Panel
-	for _, g := range dpo {
-		var series []plot.Series
-		for _, m := range g.Methods {
-			xs, ys := exp.CurveSeries(res, "round/kl_sft", []string{m}), exp.CurveSeries(res, "round/accuracy_mean16", []string{m})
-			if len(xs) == 1 && len(ys) == 1 && len(xs[0].Y) == len(ys[0].Y) {
-				series = append(series, plot.Series{Name: m, Color: exp.MethodColor(res, m), X: meanOver(xs[0].Y), Y: ys[0].Y})
-			}
+	// The pair claims' matched reading: answer accuracy against KL from SFT along each arm's path
+	// (pathEval every few DPO steps over the rounds), every seed's own path behind the mean.
+	for _, fr := range []struct {
+		name, title, y string
+		methods        []string
+	}{
+		{"pairs_accuracy_vs_kl", "answer accuracy against KL(π‖SFT) along the DPO rounds: the paper's pair rules (Table 2)", "accuracy", dpoMethods[1:4]},
+		{"pairs_chain_vs_kl", "whole-chain accuracy against KL(π‖SFT) along the DPO rounds: how step&answer pairs are built", "chain_accuracy",
+			[]string{"dpo-outcome", "dpo-step-answer", "dpo-step-answer-right", "dpo-step-answer-retrain"}},
+	} {
+		if len(res.RunsOf(fr.methods[0])) == 0 {
+			continue
 		}
-		if len(series) > 0 {
-			kpanels = append(kpanels, plot.Panel{Title: g.Title, Series: series})
-		}
-	}
-	if len(kpanels) > 0 {
-		f, err := plot.Panels("one-sample accuracy against KL(π‖SFT), rounds 0–3 (x: mean KL over seeds)", "KL(π‖SFT), nats", "accuracy", kpanels, plot.BandOpts{Prob: true})
-		if err := figs.Add(f, err, "rounds_accuracy_vs_kl"); err != nil {
+		f, err := exp.Frontier(res, fr.title, "KL(π‖SFT), nats per trace", fr.y+" (4 samples per held-out prompt)", fr.methods, "path/kl_sft", "path/"+fr.y)
+		if err := figs.Add(f, err, fr.name); err != nil {
 			return nil, err
 		}
 	}
@@ -86,7 +84,8 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	}
 	search := []exp.Group{
 		{Title: "votes over N samples (pass@N: the oracle)", Methods: []string{"majority", "bon", "weighted", "pass"}},
-		{Title: "step-level search: N candidate steps per step", Methods: []string{"majority", "beam", "step-search", "pass"}},
+		{Title: "width-k beam search: N candidate steps per step", Methods: []string{"majority", "beam", "beam-best", "pass"}},
+		{Title: "width-1 step search (until 2026-12-02)", Methods: []string{"majority", "step-search", "pass"}},
 		{Title: "best-of-N: independent PRM vs prm-selfconf", Methods: []string{"majority", "bon", "bon-selfconf", "pass"}},
 		{Title: "the PRM against the policy's self-confidence", Methods: []string{"bon", "bon-self", "weighted", "weighted-self"}},
 	}
@@ -183,7 +182,7 @@ func ablationFigures(res *exp.Result, figs *exp.Figs) error {
 	}
 	g := []exp.Group{{Title: "GRPO's reward", Methods: grpo[1:]}}
 	var panels []plot.Panel
-	for _, c := range []struct{ key, title string }{{"train/accuracy_mean16", "held-out one-sample accuracy"}, {"train/kl_sft", "KL(π‖SFT), nats"}, {"train/reward", "training reward"}} {
+	for _, c := range []struct{ key, title string }{{"path/accuracy", "held-out answer accuracy (4 samples per prompt)"}, {"path/kl_sft", "KL(π‖SFT), nats"}, {"train/reward", "training reward"}} {
 		for _, p := range exp.PanelsOf(res, c.key, g) {
 			p.Title = c.title
 			panels = append(panels, p)
@@ -191,17 +190,6 @@ func ablationFigures(res *exp.Result, figs *exp.Figs) error {
 	}
 	f, err = plot.Panels("GRPO along training (the paper's Table 5)", "GRPO step", "value", panels, plot.BandOpts{})
 	return figs.Add(f, err, "table5_grpo_training")
-}
-
-// meanOver is the pointwise mean of curves of equal length (the seeds' x along a path).
-func meanOver(ys [][]float64) []float64 {
-	out := make([]float64, len(ys[0]))
-	for _, y := range ys {
-		for i := range out {
-			out[i] += y[i] / float64(len(ys))
-		}
-	}
-	return out
 }
 
 // finite keeps the series with at least one finite value (a selection AUC is NaN where the

@@ -67,7 +67,7 @@ func (s *setup) prmSizes(L *labelled, main fitted) error {
 			if err := s.pretrainPRM(q, name+" pretraining"); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			if run, err = s.fitPRM(q, name, c.PRM, L.examples, L.final, &L.sel, &L.chk); err != nil {
+			if run, err = s.fitPRM(q, name, c.PRM, L.examples, L.final, &L.sel, &L.chk, L.rank); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			p = q
@@ -139,11 +139,10 @@ func (t grpoTask) Rewards(prompts []int, gens []lm.Generation) ([]float64, error
 }
 
 // grpoArm trains a copy of the SFT policy with GRPO (toolkit/rl; reference: the SFT policy) on
-// grpoTask with m's reward and returns its run: the held-out measures of evaluate at the end, and
-// along training (every GRPO.EvalEvery steps, step 0 the SFT policy's) one-sample accuracy and KL
-// from SFT ("train/accuracy_mean16", "train/kl_sft": the path a matched-KL reading follows) beside the
-// loop's reward and zero-variance share per step.
-func (s *setup) grpoArm(m Method, sftFinal map[string]float64) (exp.Run, error) {
+// grpoTask with m's reward and returns its run: the held-out measures of evaluate at the end, the
+// path along training (pathEval every GRPO.EvalEvery steps, step 0 the SFT policy's: "path/…", what
+// the matched-KL reading follows) and the loop's reward and zero-variance share per step.
+func (s *setup) grpoArm(m Method) (exp.Run, error) {
 	policy, err := s.sft.Clone()
 	if err != nil {
 		return exp.Run{}, err
@@ -152,19 +151,20 @@ func (s *setup) grpoArm(m Method, sftFinal map[string]float64) (exp.Run, error) 
 	gc := s.cfg.GRPO
 	gc.Seed, gc.Sample.MaxNew = s.seed, s.cfg.MaxNew
 	run := exp.Run{Method: m.Name, Seed: s.seed, Curves: map[string]exp.Curve{}}
-	var final map[string]float64
 	hooks := rl.Hooks{
 		Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: %s", s.seed, m.Name), gc.Steps),
 		OnEval: func(step int) (map[string]float64, error) {
-			f := sftFinal
+			v := s.sftPath
 			if step > 0 {
 				var err error
-				if f, err = s.evaluate(policy, s.seed); err != nil {
+				if v, err = s.pathEval(policy); err != nil {
 					return nil, err
 				}
 			}
-			final = f
-			return map[string]float64{"eval_accuracy_mean16": f["accuracy_mean16"], "eval_kl_sft": f["kl_sft"]}, nil
+			for _, k := range pathMetrics {
+				track.Curves(run.Curves).Add("path/"+k, float64(step), v[k])
+			}
+			return map[string]float64{}, nil // recorded on the path, not in the loop's curves
 		},
 	}
 	tr, curves, err := rl.Train(policy, s.sft, grpoTask{s: s, weight: m.Weight}, gc, hooks)
@@ -174,14 +174,10 @@ func (s *setup) grpoArm(m Method, sftFinal map[string]float64) (exp.Run, error) 
 	if err != nil {
 		return exp.Run{}, err
 	}
-	if final == nil || gc.EvalEvery <= 0 {
-		if final, err = s.evaluate(policy, s.seed); err != nil {
-			return exp.Run{}, err
-		}
+	if run.Final, err = s.evaluate(policy, s.seed); err != nil {
+		return exp.Run{}, err
 	}
-	run.Final = maps.Clone(final)
-	for k, v := range map[string]string{"eval_accuracy_mean16": "train/accuracy_mean16", "eval_kl_sft": "train/kl_sft", "reward": "train/reward",
-		"frac_reward_zero_std": "train/frac_reward_zero_std"} {
+	for k, v := range map[string]string{"reward": "train/reward", "frac_reward_zero_std": "train/frac_reward_zero_std"} {
 		if c, ok := curves[k]; ok {
 			run.Curves[v] = c
 		}
@@ -196,15 +192,16 @@ func (s *setup) grpoArm(m Method, sftFinal map[string]float64) (exp.Run, error) 
 // settings, RoundEpochs epochs) on step-wise pairs — at every step of the width-1 PRM step search
 // (StepDPON candidate steps per step) of the SFT policy on the DPO prompts, the best-scored tagged
 // candidate step against the worst, given the prompt and the kept steps so far, when their scores
-// differ by more than GapThreshold (pref.PairEx.Partial: no EOS). Its run records the held-out
-// measures, the pairs and how alike their two sides are: the share of pairs whose steps have the
-// same length and differ in one token ("pairs_one_token_apart"; the paper's reason for the failure:
-// chosen and rejected too similar). It is compared with dpo-step-answer after round 1 (one round of
-// trace-level pairs). Without a pair the policy stays the SFT policy (its measures, a note).
+// differ by more than GapThreshold (pref.PairEx.Partial: no EOS; the same threshold as trace pairs:
+// both are differences of PRM probabilities, a step's score being what a trace score averages).
+// Its run records the held-out measures, the path (pathEval every Round.EvalEvery steps), the
+// pairs, their mean PRM score gap and mean reference log-probability margin ("pair_gap",
+// "pair_ref_margin": how far apart chosen and rejected are, the paper's reason for the failure).
+// It is compared with dpo-step-answer's round 1 (one round of trace-level pairs) at matched KL. Without a pair the policy stays the SFT policy (its measures, a note).
 func (s *setup) stepDPO(sftFinal map[string]float64) (exp.Run, error) {
 	c := s.cfg
 	var pairs []pref.PairEx
-	var alike float64
+	var gap float64
 	wb := prm.WideBeamConfig{N: c.StepDPON, M: c.StepDPON, MaxSteps: c.Data.MaxSteps + 1, MaxStepTokens: 5, Temperature: 1, Seed: s.seed*10 + 7,
 		Branches: func(q int, prefix []int32, steps []prm.Candidate) {
 			best, worst := -1, -1
@@ -224,9 +221,7 @@ func (s *setup) stepDPO(sftFinal map[string]float64) (exp.Run, error) {
 			}
 			ch, rj := steps[best].Completion[len(prefix):], steps[worst].Completion[len(prefix):]
 			pairs = append(pairs, pref.PairEx{Prompt: append(slices.Clone(s.dpo.Prompts[q]), prefix...), Chosen: slices.Clone(ch), Rejected: slices.Clone(rj), Partial: true})
-			if oneTokenApart(ch, rj) {
-				alike++
-			}
+			gap += steps[best].Score - steps[worst].Score
 		}}
 	if _, _, err := prm.WideBeam(s.sft, s.tag, s.marker, s.dpo.Prompts, prm.PRMScorer(s.prm), wb); err != nil {
 		return exp.Run{}, err
@@ -253,32 +248,46 @@ func (s *setup) stepDPO(sftFinal map[string]float64) (exp.Run, error) {
 			tc.Opt.TotalSteps = tc.Steps
 		}
 	}
-	if _, err := pref.TrainPairs(policy, s.sft, pairs, tc, pref.Hooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: dpo-step-wise", s.seed), tc.Steps)}); err != nil {
+	run := exp.Run{Method: "dpo-step-wise", Seed: s.seed, Curves: map[string]exp.Curve{}}
+	addPath := func(step int, v map[string]float64) {
+		for _, k := range pathMetrics {
+			track.Curves(run.Curves).Add("path/"+k, float64(step), v[k])
+		}
+	}
+	addPath(0, s.sftPath)
+	ph := pref.Hooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: dpo-step-wise", s.seed), tc.Steps), OnEval: func(p *lm.Model, step int) (map[string]float64, error) {
+		if step == 0 {
+			return nil, nil
+		}
+		v, err := s.pathEval(p)
+		if err != nil {
+			return nil, err
+		}
+		addPath(step, v)
+		return nil, nil
+	}}
+	if _, err := pref.TrainPairs(policy, s.sft, pairs, tc, ph); err != nil {
 		return exp.Run{}, err
 	}
 	final, err := s.evaluate(policy, s.seed)
 	if err != nil {
 		return exp.Run{}, err
 	}
-	final["pairs"], final["steps"], final["pairs_one_token_apart"] = float64(len(pairs)), float64(tc.Steps), alike/float64(len(pairs))
+	final["pairs"], final["steps"], final["pair_gap"] = float64(len(pairs)), float64(tc.Steps), gap/float64(len(pairs))
+	if lc, lr, err := pref.SeqLogProbs(s.sft, pairs); err == nil {
+		var m float64
+		for i := range lc {
+			m += (lc[i] - lr[i]) / float64(len(lc))
+		}
+		final["pair_ref_margin"] = m
+	} else {
+		return exp.Run{}, err
+	}
 	for _, k := range []string{"accuracy_mean16", "chain_accuracy_mean16", "kl_sft"} { // its one round, beside the rounds' round 1
 		final["round1_"+k] = final[k]
 	}
-	return exp.Run{Method: "dpo-step-wise", Seed: s.seed, Final: final, Curves: map[string]exp.Curve{}}, nil
-}
-
-// oneTokenApart reports whether two steps have the same length and differ in exactly one token.
-func oneTokenApart(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	d := 0
-	for i := range a {
-		if a[i] != b[i] {
-			d++
-		}
-	}
-	return d == 1
+	run.Final = final
+	return run, nil
 }
 
 // reasoning is Table 4's arm for one format: SFT from the same initial weights on the same prompts

@@ -47,6 +47,7 @@ type fitted struct {
 type labelled struct {
 	examples, judgeExamples []prm.Example
 	sel, chk, seen          heldOut
+	rank                    *ranked
 	final                   map[string]float64
 }
 
@@ -73,7 +74,11 @@ func (s *setup) label(set *lmtask.Set) (*labelled, error) {
 	if c.Labels == "hard" {
 		labels = prm.Hard(d.soft)
 	}
-	role := heldOutSplit(s.seed, len(d.comps), c.HeldOut)
+	keys := make([]string, len(d.probs))
+	for i, p := range d.probs {
+		keys[i] = p.Prompt
+	}
+	role := heldOutSplit(s.seed, keys, c.HeldOut, s.train.PromptSet())
 	L := &labelled{}
 	for i := range d.comps {
 		switch role[i] {
@@ -97,10 +102,14 @@ func (s *setup) label(set *lmtask.Set) (*labelled, error) {
 			return nil, err
 		}
 	}
+	if L.rank, err = s.rankSet(&L.chk); err != nil {
+		return nil, err
+	}
 	if err := s.writeTraces(d); err != nil {
 		return nil, err
 	}
 	L.final = labelMetrics(d, mc)
+	L.final["rank_traces"] = float64(len(L.rank.comps))
 	L.final["train_traces"], L.final["select_traces"], L.final["check_traces"] = float64(len(L.examples)), float64(len(L.sel.comps)), float64(len(L.chk.comps))
 	return L, nil
 }
@@ -131,7 +140,7 @@ func (s *setup) trainPRM(set *lmtask.Set) ([]fitted, *labelled, error) {
 		judge = &prm.PRM{LM: lmc, Tag: s.tag}
 	}
 	out := []fitted{{prm: s.prm}}
-	if out[0].run, err = s.fitPRM(s.prm, "prm", c.PRM, L.examples, L.final, &L.sel, &L.chk); err != nil {
+	if out[0].run, err = s.fitPRM(s.prm, "prm", c.PRM, L.examples, L.final, &L.sel, &L.chk, L.rank); err != nil {
 		return nil, nil, err
 	}
 	if c.SelfConf.Steps > 0 {
@@ -139,14 +148,14 @@ func (s *setup) trainPRM(set *lmtask.Set) ([]fitted, *labelled, error) {
 			return nil, nil, err
 		}
 		f := fitted{prm: s.selfconf}
-		if f.run, err = s.fitPRM(s.selfconf, "prm-selfconf", c.SelfConf, L.examples, L.final, &L.sel, &L.chk); err != nil {
+		if f.run, err = s.fitPRM(s.selfconf, "prm-selfconf", c.SelfConf, L.examples, L.final, &L.sel, &L.chk, L.rank); err != nil {
 			return nil, nil, err
 		}
 		out = append(out, f)
 	}
 	if judge != nil {
 		f := fitted{prm: judge}
-		if f.run, err = s.fitPRM(judge, "prm-judge", c.PRM, L.judgeExamples, L.final, &L.sel, &L.chk); err != nil {
+		if f.run, err = s.fitPRM(judge, "prm-judge", c.PRM, L.judgeExamples, L.final, &L.sel, &L.chk, L.rank); err != nil {
 			judge.Close()
 			return nil, nil, err
 		}
@@ -162,17 +171,32 @@ const (
 	checkTrace
 )
 
-// heldOutSplit gives each of n labelled traces its role: a seeded share of them (rounded) is held
-// out, the first half of those (rounded down) to select the PRM's checkpoint by, the rest to check it
-// with; the others train it.
-func heldOutSplit(seed uint64, n int, share float64) []int {
-	role := make([]int, n)
-	k := int(math.Round(share * float64(n)))
-	for j, i := range rand.New(rand.NewPCG(seed, heldOutStream)).Perm(n)[:k] {
-		role[i] = checkTrace
-		if j < k/2 {
-			role[i] = selectTrace
+// heldOutSplit gives each labelled trace its role by its prompt (keys[i]: trace i's problem
+// statement), so that a held-out trace's problem never appears among the training traces: a seeded
+// share of the distinct prompts not in exclude (the SFT prompts, whose gold chains the PRM's trunk
+// is pretrained on; rounded) is held out with all their traces, the first half of those prompts
+// (rounded down) to select the PRM's checkpoint by, the rest to check it with; every other trace
+// trains it.
+func heldOutSplit(seed uint64, keys []string, share float64, exclude map[string]bool) []int {
+	var distinct []string
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if !seen[k] && !exclude[k] {
+			seen[k] = true
+			distinct = append(distinct, k)
 		}
+	}
+	n := int(math.Round(share * float64(len(distinct))))
+	of := map[string]int{}
+	for j, i := range rand.New(rand.NewPCG(seed, heldOutStream)).Perm(len(distinct))[:n] {
+		of[distinct[i]] = checkTrace
+		if j < n/2 {
+			of[distinct[i]] = selectTrace
+		}
+	}
+	role := make([]int, len(keys))
+	for i, k := range keys {
+		role[i] = of[k] // trainTrace (0) when not held out
 	}
 	return role
 }
@@ -183,12 +207,118 @@ func heldOutSplit(seed uint64, n int, share float64) []int {
 // the trace's self-confidence, as the bon-self search rule reads it).
 type heldOut struct {
 	prompts, comps [][]int32
+	probs          []arith.Problem
 	gold           [][]bool
 	self           [][]float64
 }
 
 func (h *heldOut) add(d prmData, i int) {
 	h.prompts, h.comps, h.gold = append(h.prompts, d.prompts[i]), append(h.comps, d.comps[i]), append(h.gold, d.gold[i])
+	h.probs = append(h.probs, d.probs[i])
+}
+
+// ranked are RankSamples SFT traces of every distinct check-half prompt (the complete, parsed ones),
+// each with its prompt's index (group), whether its answer is right, and the policy's
+// self-confidence: what a best-of-N pick ranks, within a question.
+type ranked struct {
+	prompts, comps [][]int32
+	group          []int
+	right          []bool
+	self           []float64
+}
+
+// rankSet samples RankSamples traces of each distinct prompt of the check half from the SFT policy.
+func (s *setup) rankSet(chk *heldOut) (*ranked, error) {
+	var probs []arith.Problem
+	var prompts [][]int32
+	seen := map[string]bool{}
+	for i, p := range chk.probs {
+		if !seen[p.Prompt] {
+			seen[p.Prompt] = true
+			probs, prompts = append(probs, p), append(prompts, chk.prompts[i])
+		}
+	}
+	set := &lmtask.Set{Tok: s.tok, Problems: probs, Prompts: prompts}
+	gens, vs, err := s.traces(s.sft, set, s.cfg.RankSamples, s.seed+850)
+	if err != nil {
+		return nil, err
+	}
+	r := &ranked{}
+	n := len(probs)
+	for i, g := range gens {
+		if s.complete(g) && vs[i].Parsed {
+			r.prompts, r.comps = append(r.prompts, prompts[i%n]), append(r.comps, prm.Body(g))
+			r.group, r.right = append(r.group, i%n), append(r.right, vs[i].Correct)
+		}
+	}
+	if len(r.comps) == 0 {
+		return r, nil
+	}
+	f, err := prm.StepFeatures(s.sft, s.tag, r.prompts, r.comps)
+	if err != nil {
+		return nil, err
+	}
+	for i := range f {
+		r.self = append(r.self, float64(f[i][len(f[i])-1][1]))
+	}
+	return r, nil
+}
+
+// WithinAUC is the AUC of scores against right within groups: over every (right, wrong) pair of
+// traces of the same group, the share the score orders right (ties count ½) — the ranking a
+// best-of-N pick within a question relies on. ok is false without such a pair.
+func WithinAUC(scores []float64, right []bool, group []int) (float64, bool) {
+	by := map[int][]int{}
+	for i, g := range group {
+		by[g] = append(by[g], i)
+	}
+	var won, pairs float64
+	for _, idx := range by {
+		for _, i := range idx {
+			if !right[i] {
+				continue
+			}
+			for _, j := range idx {
+				if right[j] {
+					continue
+				}
+				pairs++
+				switch {
+				case scores[i] > scores[j]:
+					won++
+				case scores[i] == scores[j]:
+					won += 0.5
+				}
+			}
+		}
+	}
+	return won / pairs, pairs > 0
+}
+
+// withinMetrics are a PRM's within-question AUCs on the ranked traces: its trace score's
+// ("within_trace_auc") and the policy's self-confidence's ("within_self_auc").
+func withinMetrics(p *prm.PRM, r *ranked, w float64, agg string) (map[string]float64, error) {
+	out := map[string]float64{}
+	if r == nil || len(r.comps) == 0 {
+		return out, nil
+	}
+	scores, err := p.Score(r.prompts, r.comps)
+	if err != nil {
+		return nil, err
+	}
+	tr := make([]float64, len(scores))
+	for i, sc := range scores {
+		if tr[i], err = prm.TraceScore(sc, w, agg); err != nil {
+			return nil, err
+		}
+	}
+	if a, ok := WithinAUC(tr, r.right, r.group); ok {
+		out["within_trace_auc"] = a
+	}
+	if a, ok := WithinAUC(r.self, r.right, r.group); ok {
+		out["within_self_auc"] = a
+	}
+	return out, nil
 }
 
 // scoreSelf fills h.self from the (frozen) policy.
@@ -429,8 +559,9 @@ const trainCurvePoints = 400
 
 // fitPRM trains a PRM by BCE on the labelled examples, selecting its checkpoint by the step AUC on
 // sel (tc.EvalEvery), and returns its run: the data metrics, the training and validation curves, the
-// step it holds (best_step) and ran to (steps_run), and its measures on chk, prefixed "heldout_".
-func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []prm.Example, final map[string]float64, sel, chk *heldOut) (exp.Run, error) {
+// step it holds (best_step) and ran to (steps_run), and its measures on chk and, within question, on
+// rank (withinMetrics), prefixed "heldout_".
+func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []prm.Example, final map[string]float64, sel, chk *heldOut, rank *ranked) (exp.Run, error) {
 	c := s.cfg
 	tc.Seed = s.seed
 	hooks := prm.TrainHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: %s", s.seed, name), tc.Steps)}
@@ -467,6 +598,13 @@ func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []p
 		for k, v := range m {
 			run.Final["heldout_"+k] = v
 		}
+	}
+	w, err := withinMetrics(p, rank, c.StepWeight, c.Aggregation)
+	if err != nil {
+		return exp.Run{}, err
+	}
+	for k, v := range w {
+		run.Final["heldout_"+k] = v
 	}
 	return run, nil
 }

@@ -1,7 +1,9 @@
 package cos
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -46,33 +48,58 @@ func TestTagAUCs(t *testing.T) {
 	}
 }
 
-// heldOutSplit holds the rounded share out, half (rounded down) to select by and the rest to check
-// with, as a function of the seed.
+// heldOutSplit holds out the rounded share of the distinct prompts outside exclude, every trace of
+// a held-out prompt with it, half the prompts (rounded down) to select by and the rest to check with,
+// as a function of the seed.
 func TestHeldOutSplit(t *testing.T) {
-	count := func(role []int) [3]int {
-		var c [3]int
-		for _, r := range role {
-			c[r]++
+	keys := make([]string, 0, 130)
+	for i := range 100 {
+		keys = append(keys, fmt.Sprint("p", i))
+	}
+	for i := range 30 { // prompts 0–29 twice
+		keys = append(keys, fmt.Sprint("p", i))
+	}
+	exclude := map[string]bool{"p0": true, "p1": true, "p2": true, "p3": true, "p4": true, "p5": true, "p6": true, "p7": true, "p8": true, "p9": true}
+	a := heldOutSplit(1, keys, 0.1, exclude)
+	roleOf := map[string]int{}
+	prompts := [3]map[string]bool{{}, {}, {}}
+	for i, k := range keys {
+		if r, ok := roleOf[k]; ok && r != a[i] {
+			t.Fatalf("prompt %s has traces in roles %d and %d", k, r, a[i])
 		}
-		return c
+		roleOf[k] = a[i]
+		prompts[a[i]][k] = true
+		if exclude[k] && a[i] != trainTrace {
+			t.Fatalf("excluded prompt %s held out", k)
+		}
 	}
-	a := heldOutSplit(1, 101, 0.1)
-	if c := count(a); c != [3]int{91, 5, 5} {
-		t.Fatalf("roles %v, want 91 train, 5 select, 5 check", c)
+	// 90 distinct prompts outside exclude: 9 held out, 4 to select by, 5 to check with.
+	if len(prompts[selectTrace]) != 4 || len(prompts[checkTrace]) != 5 {
+		t.Fatalf("held out %d select and %d check prompts, want 4 and 5", len(prompts[selectTrace]), len(prompts[checkTrace]))
 	}
-	if c := count(heldOutSplit(1, 30, 0.3)); c != [3]int{21, 4, 5} {
-		t.Fatalf("roles %v, want 21 train, 4 select, 5 check", c)
+	b, c := heldOutSplit(1, keys, 0.1, exclude), heldOutSplit(2, keys, 0.1, exclude)
+	if !slices.Equal(a, b) || slices.Equal(a, c) {
+		t.Fatal("the split is not a function of the seed alone")
 	}
-	b, c := heldOutSplit(1, 101, 0.1), heldOutSplit(2, 101, 0.1)
-	same, other := true, true
-	for i := range a {
-		same = same && a[i] == b[i]
-		other = other && a[i] == c[i]
+	for _, r := range heldOutSplit(1, keys, 0, nil) {
+		if r != trainTrace {
+			t.Fatal("share 0 held a trace out")
+		}
 	}
-	if !same || other {
-		t.Fatalf("same seed identical: %v; another seed identical: %v", same, other)
+}
+
+// WithinAUC counts only pairs of the same group: here group 0 orders its one pair right, group 1
+// ties its pair and misorders the other; a cross-group pair (trace 0 against trace 4) is not read.
+func TestWithinAUC(t *testing.T) {
+	scores := []float64{0.9, 0.1, 0.5, 0.5, 0.8, 0.2}
+	right := []bool{true, false, true, false, false, true}
+	group := []int{0, 0, 1, 1, 1, 1}
+	// Group 1: right 2 (0.5) vs wrong 3 (0.5): tie ½; vs wrong 4 (0.8): 0; right 5 (0.2) vs 3: 0,
+	// vs 4: 0. Group 0: 1. In all 1.5 of 5.
+	if a, ok := WithinAUC(scores, right, group); !ok || math.Abs(a-1.5/5) > 1e-12 {
+		t.Fatalf("WithinAUC = %v, %v; want 0.3", a, ok)
 	}
-	if c := count(heldOutSplit(1, 10, 0)); c != [3]int{10, 0, 0} {
-		t.Fatalf("share 0: roles %v", c)
+	if _, ok := WithinAUC([]float64{1, 0}, []bool{true, false}, []int{0, 1}); ok {
+		t.Fatal("no within-group pair, yet a value")
 	}
 }

@@ -30,14 +30,22 @@ func synthetic(t *testing.T, set map[string]func(seed uint64, f map[string]float
 		},
 		"dpo-answer":  func(uint64) map[string]float64 { return map[string]float64{"accuracy_mean16": 0.6} },
 		"dpo-outcome": func(uint64) map[string]float64 { return map[string]float64{"accuracy_mean16": 0.6} },
-		"prm-d32":     func(uint64) map[string]float64 { return map[string]float64{"heldout_step_accuracy": 0.85} },
+		"prm-d32": func(uint64) map[string]float64 {
+			return map[string]float64{"heldout_step_auc": 0.85, "heldout_self_step_auc": 0.8}
+		},
+		"prm-d64": func(uint64) map[string]float64 {
+			return map[string]float64{"heldout_step_auc": 0.88, "heldout_self_step_auc": 0.8}
+		},
+		"prm-d128": func(uint64) map[string]float64 {
+			return map[string]float64{"heldout_step_auc": 0.9, "heldout_self_step_auc": 0.8}
+		},
 		"prm": func(seed uint64) map[string]float64 {
 			d := 0.01 * float64(seed)
 			return map[string]float64{metricWrongStep: 0.3 + d, metricOffLength: 0.2, "heldout_step_auc": 0.9 + d, "heldout_self_step_auc": 0.8,
-				"heldout_answer_auc": 0.9 + d, "heldout_trace_auc": 0.85 + d, "heldout_self_trace_auc": 0.8}
+				"heldout_answer_auc": 0.9 + d, "heldout_within_trace_auc": 0.85 + d, "heldout_within_self_auc": 0.8}
 		},
 	}
-	for _, m := range []string{"sft", "majority", "step-weight", "prm", "prm-d32", "dpo-answer", "dpo-outcome"} {
+	for _, m := range []string{"sft", "majority", "step-weight", "prm", "prm-d32", "prm-d64", "prm-d128", "dpo-answer", "dpo-outcome"} {
 		for _, s := range res.Seeds {
 			f := base[m](s)
 			if edit := set[m]; edit != nil {
@@ -57,7 +65,7 @@ func TestRoomChecksPassAndFail(t *testing.T) {
 	kinds := map[string]string{
 		roomWrongStep: exp.StatValue, roomLength: exp.StatValue,
 		roomGreedy: exp.StatMean, roomSample: exp.StatMean, roomRanking: exp.StatMean, roomVoting: exp.StatMean,
-		roomTrained: exp.StatCount, roomTraceRank: exp.StatCILow, roomAnswerAUC: exp.StatCILow, roomSizeCeiling: exp.StatMean,
+		roomTrained: exp.StatCount, roomTraceRank: exp.StatCILow, roomAnswerAUC: exp.StatCILow, roomSizeCeiling: exp.StatMean, roomSizesTrained: exp.StatCount,
 	}
 	good := Room(synthetic(t, nil))
 	if len(good) != len(kinds) {
@@ -77,9 +85,16 @@ func TestRoomChecksPassAndFail(t *testing.T) {
 		roomSample:      {"sft": func(_ uint64, f map[string]float64) { f["accuracy_mean16"] = 0.95 }},
 		roomRanking:     {"step-weight": func(_ uint64, f map[string]float64) { f["self_bon"] = 0.88 }},
 		roomVoting:      {"majority": func(_ uint64, f map[string]float64) { f["acc_n16"] = 0.88 }},
-		roomSizeCeiling: {"prm-d32": func(_ uint64, f map[string]float64) { f["heldout_step_accuracy"] = 0.99 }},
-		roomTraceRank:   {"prm": func(s uint64, f map[string]float64) { f["heldout_trace_auc"] = f["heldout_self_trace_auc"] + spread[s] }},
-		roomAnswerAUC:   {"prm": func(s uint64, f map[string]float64) { f["heldout_answer_auc"] = MinAnswerAUC + 2*spread[s] }},
+		roomSizeCeiling: {"prm-d32": func(_ uint64, f map[string]float64) { f["heldout_step_auc"] = 0.99 }},
+		roomSizesTrained: {"prm-d128": func(s uint64, f map[string]float64) {
+			if s == 3 {
+				f["heldout_step_auc"] = 0.79
+			}
+		}},
+		roomTraceRank: {"prm": func(s uint64, f map[string]float64) {
+			f["heldout_within_trace_auc"] = f["heldout_within_self_auc"] + spread[s]
+		}},
+		roomAnswerAUC: {"prm": func(s uint64, f map[string]float64) { f["heldout_answer_auc"] = MinAnswerAUC + 2*spread[s] }},
 		roomTrained: {"prm": func(s uint64, f map[string]float64) {
 			if s == 4 {
 				f["heldout_step_auc"] = f["heldout_self_step_auc"] - 0.01
@@ -129,8 +144,8 @@ func TestRoomCommitted(t *testing.T) {
 			res, e := exptest.Committed(t, name)
 			j := exptest.Judge(t, e, res)
 			exptest.Stats(t, j.Room)
-			if len(j.Room) != 10 {
-				t.Fatalf("%d room checks, want 10", len(j.Room))
+			if len(j.Room) != 11 {
+				t.Fatalf("%d room checks, want 11", len(j.Room))
 			}
 			for _, r := range j.Room {
 				if math.IsNaN(r.Value) || len(r.Seeds) != len(res.Seeds) {

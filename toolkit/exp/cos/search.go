@@ -49,13 +49,14 @@ type searchRule struct {
 
 // searchRules are the search methods in figure order: majority vote, PRM best-of-N, PRM-weighted
 // vote, width-k beam and width-1 step search (each a PRM-weighted vote among its finished beams, as
-// search-and-learn), the prm-selfconf ablation's best-of-N, best-of-N and the weighted vote by the
+// search-and-learn), the width-k beam's best-scored finished beam (the paper's pick), the prm-selfconf ablation's best-of-N, best-of-N and the weighted vote by the
 // policy's self-confidence (the controls of the PRM's), and pass@N (any right answer: the oracle).
 var searchRules = []searchRule{
 	{"majority", fromSamples, majorityPick},
 	{"bon", fromSamples, bestPick},
 	{"weighted", fromSamples, weightedPick},
 	{"beam", fromBeam, weightedPick},
+	{"beam-best", fromBeam, bestPick},
 	{"step-search", fromStepSearch, weightedPick},
 	{"bon-selfconf", fromSelfConf, bestPick},
 	{"bon-self", fromSelf, bestPick},
@@ -187,6 +188,11 @@ func (s *setup) search() error {
 	}
 	for _, N := range c.SearchN {
 		tokens := sampledTokens(gens, n, N)
+		type searched struct {
+			questions [][]trace
+			tokens    int
+		}
+		beams := map[traceSource]searched{} // one search per source and N, read by every rule on it
 		for _, r := range searchRules {
 			var questions [][]trace
 			var tok int
@@ -201,13 +207,18 @@ func (s *setup) search() error {
 			case fromSelf:
 				questions, tok = firstN(selfSampled, n, N), tokens
 			case fromBeam, fromStepSearch:
-				m := N
-				if r.source == fromBeam {
-					m = min(c.BeamExpand, N)
+				b, ok := beams[r.source]
+				if !ok {
+					m := N
+					if r.source == fromBeam {
+						m = min(c.BeamExpand, N)
+					}
+					if b.questions, b.tokens, err = s.stepSearch(set, gold, N, m); err != nil {
+						return err
+					}
+					beams[r.source] = b
 				}
-				if questions, tok, err = s.stepSearch(set, gold, N, m); err != nil {
-					return err
-				}
+				questions, tok = b.questions, b.tokens
 			}
 			addSearchPoint(runs[r.name], N, hitRate(questions, gold, r.pick), float64(tok)/float64(n))
 		}

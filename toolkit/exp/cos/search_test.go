@@ -28,6 +28,7 @@ func TestSearchRules(t *testing.T) {
 		"bon":           "2", // the best score with an answer
 		"weighted":      "3", // 0.6 + 0.5 against 0.2 + 0.2 + 0.1 and 0.9
 		"beam":          "3", // a PRM-weighted vote among the finished beams
+		"beam-best":     "2", // the best-scored finished beam
 		"step-search":   "3",
 		"bon-selfconf":  "2", // best-of-N under the ablation's scores
 		"bon-self":      "2", // best-of-N under the policy's self-confidence
