@@ -42,7 +42,7 @@ func main() {
 	for i := range seeds {
 		set = append(set, uint64(101+i))
 	}
-	res, err := cos.Run(exp.Options{Scale: exp.Default, Seeds: seeds, SeedSet: set, Out: "runs/cospilot/" + variant, Save: exp.SaveNone, Config: cfg, Overwrite: true, Part: cos.PartMain})
+	res, err := cos.Run(exp.Options{Scale: exp.Default, Seeds: seeds, SeedSet: set, Out: "runs/cospilot/" + variant, Save: exp.SaveNone, Config: cfg, Overwrite: true, Part: cos.PartMain, Log: os.Stderr})
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
