@@ -36,6 +36,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"time"
 
@@ -94,6 +95,9 @@ func Run(opt exp.Options) (*exp.Result, error) { return run("cos", ConfigFor, op
 func RunVision(opt exp.Options) (*exp.Result, error) { return run("cos-vision", VisionConfigFor, opt) }
 
 func run(name string, preset func(exp.Scale) Config, opt exp.Options) (*exp.Result, error) {
+	if opt.Log == nil { // a caller of Run directly (not through exp's runners) gets the runners' default
+		opt.Log = os.Stderr
+	}
 	return exp.RunSeeds(name, opt, preset, Config.Validate, func(cfg Config, seed uint64, res *exp.Result) error {
 		return runSeed(cfg, seed, opt, res)
 	})
