@@ -213,8 +213,8 @@ func runSeed(cfg Config, seed uint64, opt exp.Options, res *exp.Result) error {
 		run.Seconds = time.Since(t).Seconds()
 		res.Timing[run.Method] += run.Seconds
 		res.Runs = append(res.Runs, run)
-		fmt.Fprintf(opt.Log, "seed %d %s: %.0f pairs (%.2f one token apart), mean@%d %.3f (%.0fs)\n", seed, run.Method, run.Final["pairs"], run.Final["pairs_one_token_apart"],
-			cfg.EvalSamples, run.Final["accuracy_mean16"], run.Seconds)
+		fmt.Fprintf(opt.Log, "seed %d %s: %.0f pairs (PRM score gap %.3f, reference margin %.2f nats), mean@%d %.3f (%.0fs)\n", seed, run.Method, run.Final["pairs"],
+			run.Final["pair_gap"], run.Final["pair_ref_margin"], cfg.EvalSamples, run.Final["accuracy_mean16"], run.Seconds)
 	}
 	if formats {
 		for _, f := range Formats {
