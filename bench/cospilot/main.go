@@ -1,5 +1,5 @@
 // Command cospilot is the PRM-training pilot of cos (issue of 2026-12-06: a PRM trained to its best):
-// SFT, PRM labelling and the PRMs' training (prm, prm-selfconf and the label arm: prm-mixed, or prm-judge beside a mixed-label PRM) at default scale on the
+// SFT, PRM labelling and the PRMs' training (prm, prm-selfconf, prm-judge) at default scale on the
 // given seeds, the main part only, with its later stages cut to a token size (one DPO round on 16
 // prompts, no re-trained arm, search at N ≤ 4 on 16 prompts), printing each PRM's measures on its held-out check traces beside the
 // policy's own, the step its checkpoint holds and the steps it ran. Variant "validated" is the
@@ -49,7 +49,7 @@ func main() {
 	}
 	keys := []string{"heldout_step_auc", "heldout_self_step_auc", "heldout_answer_auc", "heldout_trace_auc", "heldout_self_trace_auc",
 		"select_step_auc", "best_step", "steps_run", "step_auc", "self_step_auc", "answer_auc"}
-	for _, m := range []string{"prm", "prm-judge", "prm-mixed", "prm-selfconf"} {
+	for _, m := range []string{"prm", "prm-judge", "prm-selfconf"} {
 		for _, r := range res.RunsOf(m) {
 			fmt.Printf("%s seed %d:", m, r.Seed)
 			for _, k := range keys {

@@ -36,15 +36,6 @@ type Config struct {
 	MCRollouts int     `json:"mc_rollouts"`
 	Labels     string  `json:"labels"`
 	JudgeShare float64 `json:"judge_share"`
-	// PRMLabels is the label set the reward PRM ("prm", and Table 3's widths and prm-selfconf beside
-	// it) trains on: "judge", every training trace labelled by the step judge (the default since
-	// 2026-12-06), or "mixed", the paper's mix above (JudgeShare judged, the rest Monte-Carlo). On the
-	// first default run of the 2026-12-06 protocol the mixed-label PRM stalled on seed 2 (held-out
-	// step AUC 0.773 against the policy's own 0.857) while the same trunk on judge labels reached
-	// 0.942: the Monte-Carlo values of a policy that slips systematically rank problems by difficulty
-	// more than steps by correctness. [UNVERIFIED: a deviation from the paper's mix, named in
-	// settings.go; the mixed PRM is trained beside it as the diagnostic arm.]
-	PRMLabels string `json:"prm_labels"`
 	// PRMModel is the independent PRM's own trunk (the policy's tokenizer and renderer). PRMPretrain
 	// first teaches that trunk the task's language by next-token prediction on the SFT prompts' gold
 	// (unslipped) tagged chains — a stand-in for CoS's pretrained backbone, which can do arithmetic
@@ -63,10 +54,10 @@ type Config struct {
 	// RankSamples SFT traces of every check-half prompt measure the PRM's ranking within a question
 	// (WithinAUC), the ranking best-of-N relies on, against the policy's self-confidence.
 	RankSamples int `json:"rank_samples"`
-	// LabelArm also trains the diagnostic PRM on the other label set (LabelArmName: "prm-mixed" beside
-	// a judge-labelled PRM, "prm-judge" beside a mixed one): the same pretrained trunk and training,
-	// to tell label noise from optimisation.
-	LabelArm bool `json:"label_arm"`
+	// JudgeOnly also trains the diagnostic "prm-judge": the same pretrained trunk and training, every
+	// training trace labelled by the step judge (exact, no Monte-Carlo rollouts), to tell label noise
+	// from optimisation.
+	JudgeOnly bool `json:"judge_only"`
 	// SelfConf trains the ablation "prm-selfconf" on the same labels: a head on the SFT policy's trunk
 	// that also reads the policy's step log-probability and its running minimum (prm.New with
 	// readPolicy, the default PRM until 2026-12-02). Steps 0 skips it.
@@ -185,9 +176,9 @@ func ConfigFor(s exp.Scale) Config {
 	c := Config{
 		Model: model, Data: data,
 		SFTSize: 8000, SFTNoise: 0.1, SFTCarry: 0.5, SFT: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, MaxNew: 12,
-		PRMPrompts: 10000, PRMSamples: 1, MCRollouts: 16, Labels: "soft", JudgeShare: 0.5, PRMLabels: "judge",
+		PRMPrompts: 10000, PRMSamples: 1, MCRollouts: 16, Labels: "soft", JudgeShare: 0.5,
 		PRMModel: prmModel, PRMPretrain: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, PRM: prm.TrainConfig{Steps: 4000, BatchSize: 64, Opt: prmOpt, EvalEvery: 100, Patience: 10},
-		HeldOut: 0.1, RankSamples: 8, LabelArm: true,
+		HeldOut: 0.1, RankSamples: 8, JudgeOnly: true,
 		SelfConf: prm.TrainConfig{Steps: 800, BatchSize: 64, Opt: selfOpt},
 		Rounds:   3, DPOPrompts: 800, DPOSamples: 16, GapThreshold: 0.1, Ref: "sft",
 		// Round.Steps is unused while RoundEpochs sets each round's steps. (At 120 steps of 32 pairs,
@@ -298,9 +289,6 @@ func (c Config) Validate() error {
 			return fmt.Errorf("cos: prm_sizes: width %d is not a positive multiple of the PRM's %d heads", w, c.PRMModel.Heads)
 		}
 	}
-	if c.PRMLabels != "judge" && c.PRMLabels != "mixed" {
-		return fmt.Errorf("cos: prm_labels = %q, want judge or mixed", c.PRMLabels)
-	}
 	if c.JudgeShare < 0 || c.JudgeShare > 1 {
 		return fmt.Errorf("cos: judge_share = %v, want a share in [0, 1]", c.JudgeShare)
 	}
@@ -309,13 +297,4 @@ func (c Config) Validate() error {
 			c.PRMModel.Vocab, c.PRMModel.Renderer, c.Model.Vocab, c.Model.Renderer)
 	}
 	return nil
-}
-
-// LabelArmName is the diagnostic PRM's method name: the PRM trained on the label set the reward PRM
-// does not use (LabelArm).
-func (c Config) LabelArmName() string {
-	if c.PRMLabels == "mixed" {
-		return "prm-judge"
-	}
-	return "prm-mixed"
 }

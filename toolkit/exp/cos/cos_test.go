@@ -26,7 +26,7 @@ func TestSmokeRun(t *testing.T) {
 		acc = append(acc, fmt.Sprintf("acc_n%d", n), fmt.Sprintf("tokens_n%d", n))
 	}
 	exptest.RequireMetrics(t, back, SearchMethods, acc, 1)
-	exptest.RequireMetrics(t, back, []string{"prm", "prm-selfconf", cfg.LabelArmName()}, []string{"step_accuracy", "step_auc", "self_step_auc", "mc_label_gold_agreement", "judge_traces",
+	exptest.RequireMetrics(t, back, []string{"prm", "prm-selfconf", "prm-judge"}, []string{"step_accuracy", "step_auc", "self_step_auc", "mc_label_gold_agreement", "judge_traces",
 		"best_step", "steps_run", "train_traces", "select_traces", "check_traces", "rank_traces", "heldout_step_accuracy"}, 1)
 	// The ablation parts: Table 3's widths (parameters growing with the width), Table 5's GRPO runs.
 	exptest.RequireMetrics(t, back, []string{"prm-d32", "prm-d64"}, []string{"seen_step_accuracy", "heldout_step_accuracy", "seen_answer_accuracy", "heldout_answer_accuracy", "params"}, 1)
@@ -46,7 +46,7 @@ func TestSmokeRun(t *testing.T) {
 	exptest.RequireMetrics(t, back, []string{"dpo-step-answer"}, []string{"round1_accuracy_mean16", "round1_kl_sft"}, 1)
 	// The held-out split: the PRMs hold the checkpoint of a step they ran, and it is one the
 	// selection half scored.
-	for _, m := range []string{"prm", cfg.LabelArmName()} {
+	for _, m := range []string{"prm", "prm-judge"} {
 		r := back.RunsOf(m)[0]
 		best, ran := r.Final["best_step"], r.Final["steps_run"]
 		if best < 1 || best > ran || ran > float64(cfg.PRM.Steps) {

@@ -106,12 +106,12 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	}
 	// Seeds stop training at different steps (early stopping on held-out AUC): a band's later points
 	// rest on the seeds that reached them (exp.StoppedSeries).
-	prms := []string{"prm", "prm-judge", "prm-mixed"} // the label arm is one of the two (Config.LabelArmName)
+	prms := []string{"prm", "prm-judge"}
 	panels := []plot.Panel{{Title: "BCE loss (block means)", Series: exp.StoppedSeries(res, "train/loss", prms)}}
 	if sel := finite(exp.StoppedSeries(res, "select/step_auc", prms)); len(sel) > 0 {
 		panels = append(panels, plot.Panel{Title: "step AUC, selection half of the held-out traces (the best checkpoint is kept)", Series: sel})
 	}
-	f, err = plot.Panels("PRM training (prm-judge: judge labels only; prm-mixed: judge and Monte-Carlo labels)", "step", "loss / step AUC", panels, plot.BandOpts{})
+	f, err = plot.Panels("PRM training (prm-judge: judge labels only)", "step", "loss / step AUC", panels, plot.BandOpts{})
 	if err := figs.Add(f, err, "prm_training"); err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func (s *setup) prmSizes(L *labelled, main fitted) error {
 			if err := s.pretrainPRM(q, name+" pretraining"); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			if run, err = s.fitPRM(q, name, c.PRM, L.train(c.PRMLabels), L.final, &L.sel, &L.chk, L.rank); err != nil {
+			if run, err = s.fitPRM(q, name, c.PRM, L.examples, L.final, &L.sel, &L.chk, L.rank); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			p = q

@@ -40,9 +40,8 @@ type fitted struct {
 	run exp.Run
 }
 
-// labelled is a seed's PRM data: the labelled traces that train the PRMs (examples, the paper's mix
-// of judge and Monte-Carlo labels; judgeExamples the same traces with the step judge's labels: see
-// train), the held-out halves that select and check them,
+// labelled is a seed's PRM data: the labelled traces that train the PRMs (examples; judgeExamples
+// the same traces with the step judge's labels), the held-out halves that select and check them,
 // up to SeenTraces of the training traces for Table 3's seen-problem accuracy, and the data
 // metrics every PRM run carries.
 type labelled struct {
@@ -50,14 +49,6 @@ type labelled struct {
 	sel, chk, seen          heldOut
 	rank                    *ranked
 	final                   map[string]float64
-}
-
-// train is the training traces with the labels of a PRMLabels set: "judge" or "mixed".
-func (L *labelled) train(labels string) []prm.Example {
-	if labels == "judge" {
-		return L.judgeExamples
-	}
-	return L.examples
 }
 
 // SeenTraces is how many training traces (the first ones) measure a PRM on problems it was trained
@@ -123,9 +114,9 @@ func (s *setup) label(set *lmtask.Set) (*labelled, error) {
 	return L, nil
 }
 
-// trainPRM labels the PRM data (label) and trains the independent PRM (s.prm) on its PRMLabels set —
-// and on the same labels the prm-selfconf ablation and, with LabelArm, the diagnostic PRM on the
-// other set (LabelArmName) — and returns them with their runs ("prm" first) and the data. Every run carries
+// trainPRM labels the PRM data (label) and trains the independent PRM (s.prm) on it — and on the
+// same traces the prm-selfconf ablation and, with JudgeOnly, the diagnostic prm-judge on judge
+// labels only — and returns them with their runs ("prm" first) and the data. Every run carries
 // what the room checks read from the traces on every seed (right_answer_wrong_step,
 // off_length_share: room.go) and the PRM's measures on the check half (heldOutMetrics).
 func (s *setup) trainPRM(set *lmtask.Set) ([]fitted, *labelled, error) {
@@ -140,16 +131,16 @@ func (s *setup) trainPRM(set *lmtask.Set) ([]fitted, *labelled, error) {
 	if err := s.pretrainPRM(s.prm, "PRM pretraining"); err != nil {
 		return nil, nil, err
 	}
-	var arm *prm.PRM
-	if c.LabelArm {
+	var judge *prm.PRM
+	if c.JudgeOnly {
 		lmc, err := s.prm.LM.Clone()
 		if err != nil {
 			return nil, nil, err
 		}
-		arm = &prm.PRM{LM: lmc, Tag: s.tag}
+		judge = &prm.PRM{LM: lmc, Tag: s.tag}
 	}
 	out := []fitted{{prm: s.prm}}
-	if out[0].run, err = s.fitPRM(s.prm, "prm", c.PRM, L.train(c.PRMLabels), L.final, &L.sel, &L.chk, L.rank); err != nil {
+	if out[0].run, err = s.fitPRM(s.prm, "prm", c.PRM, L.examples, L.final, &L.sel, &L.chk, L.rank); err != nil {
 		return nil, nil, err
 	}
 	if c.SelfConf.Steps > 0 {
@@ -157,19 +148,15 @@ func (s *setup) trainPRM(set *lmtask.Set) ([]fitted, *labelled, error) {
 			return nil, nil, err
 		}
 		f := fitted{prm: s.selfconf}
-		if f.run, err = s.fitPRM(s.selfconf, "prm-selfconf", c.SelfConf, L.train(c.PRMLabels), L.final, &L.sel, &L.chk, L.rank); err != nil {
+		if f.run, err = s.fitPRM(s.selfconf, "prm-selfconf", c.SelfConf, L.examples, L.final, &L.sel, &L.chk, L.rank); err != nil {
 			return nil, nil, err
 		}
 		out = append(out, f)
 	}
-	if arm != nil {
-		other := "mixed"
-		if c.PRMLabels == "mixed" {
-			other = "judge"
-		}
-		f := fitted{prm: arm}
-		if f.run, err = s.fitPRM(arm, c.LabelArmName(), c.PRM, L.train(other), L.final, &L.sel, &L.chk, L.rank); err != nil {
-			arm.Close()
+	if judge != nil {
+		f := fitted{prm: judge}
+		if f.run, err = s.fitPRM(judge, "prm-judge", c.PRM, L.judgeExamples, L.final, &L.sel, &L.chk, L.rank); err != nil {
+			judge.Close()
 			return nil, nil, err
 		}
 		out = append(out, f)
@@ -618,12 +605,6 @@ func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []p
 	}
 	for k, v := range w {
 		run.Final["heldout_"+k] = v
-	}
-	// The progress line stops at its last tick, not at an early stop: say where training ended and
-	// which checkpoint it kept.
-	if tc.EvalEvery > 0 {
-		fmt.Fprintf(s.opt.Log, "cos seed %d: %s ran %d of %d steps, kept step %d (selection step AUC %.3f); check-half step AUC %.3f, answer AUC %.3f\n",
-			s.seed, name, tr.Ran, tc.Steps, tr.BestStep, tr.Best, run.Final["heldout_step_auc"], run.Final["heldout_answer_auc"])
 	}
 	return run, nil
 }

@@ -4,11 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"testing"
-
-	"github.com/paperlab/paperlab/toolkit/exp"
-	"github.com/paperlab/paperlab/toolkit/prm"
 )
 
 // tagAUCs on a hand-computed batch of three traces (steps, then the answer tag). The answer scores
@@ -105,32 +101,5 @@ func TestWithinAUC(t *testing.T) {
 	}
 	if _, ok := WithinAUC([]float64{1, 0}, []bool{true, false}, []int{0, 1}); ok {
 		t.Fatal("no within-group pair, yet a value")
-	}
-}
-
-// The reward PRM's label set: "judge" trains on every training trace's verifier labels (0/1), "mixed"
-// on the paper's mix; the label arm is the other one, and a configuration naming neither is refused.
-func TestPRMLabelSets(t *testing.T) {
-	L := &labelled{
-		examples:      []prm.Example{{Labels: []float64{0.4375, 1}}},
-		judgeExamples: []prm.Example{{Labels: []float64{0, 1}}},
-	}
-	if got := L.train("judge")[0].Labels; got[0] != 0 || got[1] != 1 {
-		t.Fatalf("judge set labels %v", got)
-	}
-	if got := L.train("mixed")[0].Labels; got[0] != 0.4375 {
-		t.Fatalf("mixed set labels %v", got)
-	}
-	c := ConfigFor(exp.Default)
-	if c.PRMLabels != "judge" || c.LabelArmName() != "prm-mixed" {
-		t.Fatalf("default: prm_labels %q, label arm %q", c.PRMLabels, c.LabelArmName())
-	}
-	c.PRMLabels = "mixed"
-	if c.LabelArmName() != "prm-judge" {
-		t.Fatalf("mixed: label arm %q", c.LabelArmName())
-	}
-	c.PRMLabels = "gold"
-	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "prm_labels") {
-		t.Fatalf("prm_labels gold: %v", err)
 	}
 }
