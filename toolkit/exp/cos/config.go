@@ -44,6 +44,12 @@ type Config struct {
 	PRMModel    lm.Config       `json:"prm_model"`
 	PRMPretrain lm.SFTConfig    `json:"prm_pretrain"`
 	PRM         prm.TrainConfig `json:"prm"`
+	// PRMRestarts is how many times an independent PRM (the main one, Table 3's widths) whose best
+	// checkpoint does not beat the policy's own step score on the selection half is trained again
+	// from a fresh trunk — new initialisation, pretraining and data order — the attempt with the best
+	// selection AUC kept (fitIndependent): a stalled start is an optimisation failure to fix, not to
+	// average away. [UNVERIFIED: PaperLab's choice; 0 trains each PRM once.]
+	PRMRestarts int `json:"prm_restarts"`
 	// HeldOut is the share of the distinct PRM prompts outside the SFT prompts whose labelled traces
 	// are kept out of BCE training (heldOutSplit: by prompt, so no held-out problem is trained on),
 	// split in two halves: the selection half is scored every PRM.EvalEvery steps and the checkpoint
@@ -178,7 +184,7 @@ func ConfigFor(s exp.Scale) Config {
 		SFTSize: 8000, SFTNoise: 0.1, SFTCarry: 0.5, SFT: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, MaxNew: 12,
 		PRMPrompts: 10000, PRMSamples: 1, MCRollouts: 16, Labels: "soft", JudgeShare: 0.5,
 		PRMModel: prmModel, PRMPretrain: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, PRM: prm.TrainConfig{Steps: 4000, BatchSize: 64, Opt: prmOpt, EvalEvery: 100, Patience: 10},
-		HeldOut: 0.1, RankSamples: 8, JudgeOnly: true,
+		HeldOut: 0.1, RankSamples: 8, JudgeOnly: true, PRMRestarts: 2,
 		SelfConf: prm.TrainConfig{Steps: 800, BatchSize: 64, Opt: selfOpt},
 		Rounds:   3, DPOPrompts: 800, DPOSamples: 16, GapThreshold: 0.1, Ref: "sft",
 		// Round.Steps is unused while RoundEpochs sets each round's steps. (At 120 steps of 32 pairs,
@@ -195,7 +201,8 @@ func ConfigFor(s exp.Scale) Config {
 		c.PRMPrompts, c.PRMSamples, c.MCRollouts = 40, 1, 4
 		c.PRMPretrain = c.SFT
 		c.PRM.Steps, c.PRM.Opt.TotalSteps, c.PRM.Opt.WarmupSteps, c.PRM.EvalEvery, c.PRM.Patience = 10, 10, 2, 5, 2
-		c.HeldOut = 0.3 // a few traces in each half of the 40
+		c.HeldOut = 0.3   // a few traces in each half of the 40
+		c.PRMRestarts = 1 // a 10-step PRM rarely beats the policy: the restart path runs, once
 		c.SelfConf.Steps, c.SelfConf.Opt.TotalSteps, c.SelfConf.Opt.WarmupSteps = 10, 10, 2
 		c.Rounds, c.DPOPrompts, c.DPOSamples, c.Round.Steps, c.Round.EvalEvery = 2, 24, 4, 4, 1
 		c.RetrainPrompts, c.Retrain.Steps = 40, 4
@@ -288,6 +295,9 @@ func (c Config) Validate() error {
 		if w < c.PRMModel.Heads || w%c.PRMModel.Heads != 0 {
 			return fmt.Errorf("cos: prm_sizes: width %d is not a positive multiple of the PRM's %d heads", w, c.PRMModel.Heads)
 		}
+	}
+	if c.PRMRestarts < 0 {
+		return fmt.Errorf("cos: prm_restarts = %d, want ≥ 0", c.PRMRestarts)
 	}
 	if c.JudgeShare < 0 || c.JudgeShare > 1 {
 		return fmt.Errorf("cos: judge_share = %v, want a share in [0, 1]", c.JudgeShare)

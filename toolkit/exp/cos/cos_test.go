@@ -28,6 +28,29 @@ func TestSmokeRun(t *testing.T) {
 	exptest.RequireMetrics(t, back, SearchMethods, acc, 1)
 	exptest.RequireMetrics(t, back, []string{"prm", "prm-selfconf", "prm-judge"}, []string{"step_accuracy", "step_auc", "self_step_auc", "mc_label_gold_agreement", "judge_traces",
 		"best_step", "steps_run", "train_traces", "select_traces", "check_traces", "rank_traces", "heldout_step_accuracy"}, 1)
+	// The independent PRMs record their restarts (at most PRMRestarts) and every scored attempt's
+	// selection AUC; the one kept has the best of them.
+	for _, m := range []string{"prm", "prm-d32"} {
+		r := back.RunsOf(m)[0]
+		n, ok := r.Final["restarts"]
+		if !ok || n < 0 || n > float64(cfg.PRMRestarts) {
+			t.Fatalf("%s: restarts %v (recorded %v), want 0…%d", m, n, ok, cfg.PRMRestarts)
+		}
+		self, hasSelf := r.Final["select_self_step_auc"]
+		for k := 0; k <= int(n); k++ {
+			a, ok := r.Final[fmt.Sprintf("attempt%d_select_step_auc", k)]
+			if ok && a > r.Final["select_step_auc"] {
+				t.Fatalf("%s: attempt %d selection AUC %v above the kept %v", m, k, a, r.Final["select_step_auc"])
+			}
+			// The rule: every attempt before the last failed to beat the policy; a last one short of the
+			// cap beat it (or there was nothing to beat).
+			beat := !hasSelf || (ok && a > self)
+			if (k < int(n) && beat) || (k == int(n) && k < cfg.PRMRestarts && !beat) {
+				t.Fatalf("%s: attempt %d of %v (selection AUC %v, recorded %v; policy %v) breaks the restart rule", m, k, n, a, ok, self)
+			}
+		}
+		t.Logf("%s: %v restarts, policy's selection AUC %v (recorded %v)", m, n, self, hasSelf)
+	}
 	// The ablation parts: Table 3's widths (parameters growing with the width), Table 5's GRPO runs.
 	exptest.RequireMetrics(t, back, []string{"prm-d32", "prm-d64"}, []string{"seen_step_accuracy", "heldout_step_accuracy", "seen_answer_accuracy", "heldout_answer_accuracy", "params"}, 1)
 	narrow, _ := back.Final("prm-d32", "params", 1)

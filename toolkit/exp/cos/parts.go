@@ -59,18 +59,12 @@ func (s *setup) prmSizes(L *labelled, main fitted) error {
 		if w != c.PRMModel.Dim {
 			mc := c.PRMModel
 			mc.Dim, mc.FF = w, 4*w
-			q, err := prm.NewIndependent(mc, s.tok, s.tag, s.seed+700)
+			q, r, err := s.fitIndependent(mc, name, L, nil)
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			defer q.Close()
-			if err := s.pretrainPRM(q, name+" pretraining"); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			if run, err = s.fitPRM(q, name, c.PRM, L.examples, L.final, &L.sel, &L.chk, L.rank); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			p = q
+			p, run = q, r
 		}
 		seen, err := heldOutMetrics(p, &L.seen, c.StepWeight, c.Aggregation)
 		if err != nil {

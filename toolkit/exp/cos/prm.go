@@ -125,24 +125,26 @@ func (s *setup) trainPRM(set *lmtask.Set) ([]fitted, *labelled, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if s.prm, err = prm.NewIndependent(c.PRMModel, s.tok, s.tag, s.seed+700); err != nil {
-		return nil, nil, err
-	}
-	if err := s.pretrainPRM(s.prm, "PRM pretraining"); err != nil {
-		return nil, nil, err
-	}
 	var judge *prm.PRM
-	if c.JudgeOnly {
-		lmc, err := s.prm.LM.Clone()
+	cloneJudge := func(p *prm.PRM) error { // the diagnostic starts from the first pretrained trunk
+		if !c.JudgeOnly {
+			return nil
+		}
+		lmc, err := p.LM.Clone()
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		judge = &prm.PRM{LM: lmc, Tag: s.tag}
+		return nil
 	}
-	out := []fitted{{prm: s.prm}}
-	if out[0].run, err = s.fitPRM(s.prm, "prm", c.PRM, L.examples, L.final, &L.sel, &L.chk, L.rank); err != nil {
+	out := []fitted{{}}
+	if out[0].prm, out[0].run, err = s.fitIndependent(c.PRMModel, "prm", L, cloneJudge); err != nil {
+		if judge != nil {
+			judge.Close()
+		}
 		return nil, nil, err
 	}
+	s.prm = out[0].prm
 	if c.SelfConf.Steps > 0 {
 		if s.selfconf, err = prm.New(s.sft, s.tag, s.seed+700, true); err != nil {
 			return nil, nil, err
@@ -531,9 +533,108 @@ func labelMetrics(d prmData, mc mcStats) map[string]float64 {
 	return final
 }
 
+// restartStride separates the seeds of a PRM's restarts (its trunk's initialisation, pretraining
+// and BCE data order): attempt k draws from seed + k·restartStride.
+const restartStride = 7919
+
+// fitIndependent builds, pretrains and trains an independent PRM with trunk mc on the labelled
+// traces (fitPRM), restarting from a fresh trunk — new initialisation, pretraining and data order —
+// while the best checkpoint's step AUC on the selection half does not exceed the policy's own lowest
+// step probability's there (restartNeeded), up to PRMRestarts times, and keeps the attempt with the
+// best selection AUC. A stalled start is an optimisation failure: on the first default run of the
+// 2026-12-06 protocol, seed 2's PRM stayed at selection AUC 0.76 from step 900 on while PRMs of
+// other widths reached 0.89–0.92 on the same labels. Only the selection half decides; the check
+// half, which the room checks read, never does. pretrained sees attempt 0's pretrained trunk
+// before its BCE training (nil: nothing). The run records restarts and each attempt's selection AUC.
+func (s *setup) fitIndependent(mc lm.Config, name string, L *labelled, pretrained func(*prm.PRM) error) (*prm.PRM, exp.Run, error) {
+	c := s.cfg
+	selfSel := math.NaN()
+	if m, err := tagAUCs(L.sel.self, L.sel.gold, nil, c.StepWeight, c.Aggregation); err == nil {
+		if v, ok := m["step_auc"]; ok {
+			selfSel = v
+		}
+	}
+	var best *prm.PRM
+	var bestRun exp.Run
+	var aucs []float64
+	for k := 0; k <= c.PRMRestarts; k++ {
+		off := uint64(k) * restartStride
+		p, err := prm.NewIndependent(mc, s.tok, s.tag, s.seed+700+off)
+		if err != nil {
+			return nil, exp.Run{}, err
+		}
+		label := name + " pretraining"
+		if k > 0 {
+			label = fmt.Sprintf("%s restart %d pretraining", name, k)
+		}
+		if err := s.pretrainPRM(p, label, off); err != nil {
+			p.Close()
+			return nil, exp.Run{}, err
+		}
+		if k == 0 && pretrained != nil {
+			if err := pretrained(p); err != nil {
+				p.Close()
+				return nil, exp.Run{}, err
+			}
+		}
+		tc := c.PRM
+		tc.Seed += off
+		run, err := s.fitPRM(p, name, tc, L.examples, L.final, &L.sel, &L.chk, L.rank)
+		if err != nil {
+			p.Close()
+			return nil, exp.Run{}, err
+		}
+		sel, ok := run.Final["select_step_auc"]
+		if !ok {
+			sel = math.NaN() // never scored (a smoke run's few traces)
+		}
+		aucs = append(aucs, sel)
+		if best == nil || sel > bestRun.Final["select_step_auc"] {
+			if best != nil {
+				best.Close()
+			}
+			best, bestRun = p, run
+		} else {
+			p.Close()
+		}
+		if !restartRule(sel, selfSel) {
+			break
+		}
+		if k < c.PRMRestarts {
+			fmt.Fprintf(s.opt.Log, "cos seed %d: %s selection step AUC %.3f does not exceed the policy's own %.3f: restart %d of %d from a fresh trunk\n",
+				s.seed, name, sel, selfSel, k+1, c.PRMRestarts)
+		}
+	}
+	bestRun.Final["restarts"] = float64(len(aucs) - 1)
+	if !math.IsNaN(selfSel) {
+		bestRun.Final["select_self_step_auc"] = selfSel
+	}
+	for k, v := range aucs {
+		if !math.IsNaN(v) {
+			bestRun.Final[fmt.Sprintf("attempt%d_select_step_auc", k)] = v
+		}
+	}
+	return best, bestRun, nil
+}
+
+// restartRule is the rule fitIndependent applies (a variable so that a test can force restarts).
+var restartRule = restartNeeded
+
+// restartNeeded says whether a PRM whose best checkpoint scores step AUC sel on the selection half
+// must be trained again from a fresh trunk: when it does not beat the policy's own step score there
+// (self), or was never scored. Without a policy score to beat (NaN: a smoke run's few traces) no
+// restart is needed.
+func restartNeeded(sel, self float64) bool {
+	if math.IsNaN(self) {
+		return false
+	}
+	return math.IsNaN(sel) || sel <= self
+}
+
 // pretrainPRM teaches an independent PRM's trunk the task's language first: next-token prediction
-// on the SFT prompts' gold (unslipped) tagged chains, PRMPretrain steps (none when 0).
-func (s *setup) pretrainPRM(p *prm.PRM, label string) error {
+// on the SFT prompts' gold (unslipped) tagged chains, PRMPretrain steps (none when 0), data order
+// drawn from the seed plus off (a restart's).
+func (s *setup) pretrainPRM(p *prm.PRM, label string, off uint64) error {
 	pc := s.cfg.PRMPretrain
 	if pc.Steps <= 0 {
 		return nil
@@ -542,7 +643,7 @@ func (s *setup) pretrainPRM(p *prm.PRM, label string) error {
 	if err != nil {
 		return err
 	}
-	pc.Seed = s.seed + 700
+	pc.Seed = s.seed + 700 + off
 	tr, _, err := lm.TrainSFT(p.LM, pc, demos, nil, lm.SFTHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: %s", s.seed, label), pc.Steps)})
 	if tr != nil {
 		tr.Close()
@@ -563,7 +664,7 @@ const trainCurvePoints = 400
 // rank (withinMetrics), prefixed "heldout_".
 func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []prm.Example, final map[string]float64, sel, chk *heldOut, rank *ranked) (exp.Run, error) {
 	c := s.cfg
-	tc.Seed = s.seed
+	tc.Seed += s.seed // a restart's offset on top of the seed (fitIndependent)
 	hooks := prm.TrainHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: %s", s.seed, name), tc.Steps)}
 	if tc.EvalEvery > 0 {
 		hooks.Validate = func(p *prm.PRM) (float64, error) {
@@ -605,6 +706,12 @@ func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []p
 	}
 	for k, v := range w {
 		run.Final["heldout_"+k] = v
+	}
+	// The progress line stops at its last tick, not at an early stop: say where training ended and
+	// which checkpoint it kept.
+	if tc.EvalEvery > 0 {
+		fmt.Fprintf(s.opt.Log, "cos seed %d: %s ran %d of %d steps, kept step %d (selection step AUC %.3f); check-half step AUC %.3f, answer AUC %.3f\n",
+			s.seed, name, tr.Ran, tc.Steps, tr.BestStep, tr.Best, run.Final["heldout_step_auc"], run.Final["heldout_answer_auc"])
 	}
 	return run, nil
 }

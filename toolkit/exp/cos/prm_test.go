@@ -2,9 +2,12 @@ package cos
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/paperlab/paperlab/toolkit/exp"
 )
 
 // tagAUCs on a hand-computed batch of three traces (steps, then the answer tag). The answer scores
@@ -101,5 +104,45 @@ func TestWithinAUC(t *testing.T) {
 	}
 	if _, ok := WithinAUC([]float64{1, 0}, []bool{true, false}, []int{0, 1}); ok {
 		t.Fatal("no within-group pair, yet a value")
+	}
+}
+
+// A PRM is trained again when its best selection-half step AUC does not beat the policy's own there
+// (ties included) or was never measured; with no policy score to compare (NaN) it is not.
+func TestRestartNeeded(t *testing.T) {
+	for _, c := range []struct {
+		sel, self float64
+		want      bool
+	}{{0.76, 0.86, true}, {0.86, 0.86, true}, {0.94, 0.86, false}, {math.NaN(), 0.86, true}, {0.5, math.NaN(), false}} {
+		if got := restartNeeded(c.sel, c.self); got != c.want {
+			t.Errorf("restartNeeded(%v, %v) = %v, want %v", c.sel, c.self, got, c.want)
+		}
+	}
+}
+
+// With every attempt judged stalled, the main PRM and the narrow width restart PRMRestarts times
+// from fresh trunks, record every attempt's selection AUC and keep the best attempt's.
+func TestRestartsForced(t *testing.T) {
+	restartRule = func(float64, float64) bool { return true }
+	defer func() { restartRule = restartNeeded }()
+	cfg := ConfigFor(exp.Smoke)
+	res, err := Run(exp.Options{Scale: exp.Smoke, Seeds: 1, Out: t.TempDir(), Log: io.Discard, Save: exp.SaveNone, Part: PartPRMSize, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"prm-d32", "prm-d64"} { // prm-d64 is the main PRM
+		r := res.RunsOf(m)[0]
+		if r.Final["restarts"] != float64(cfg.PRMRestarts) {
+			t.Fatalf("%s: %v restarts, want %d", m, r.Final["restarts"], cfg.PRMRestarts)
+		}
+		var aucs []float64
+		for k := 0; k <= cfg.PRMRestarts; k++ {
+			if a, ok := r.Final[fmt.Sprintf("attempt%d_select_step_auc", k)]; ok {
+				aucs = append(aucs, a)
+			}
+		}
+		if len(aucs) > 0 && r.Final["select_step_auc"] != slices.Max(aucs) {
+			t.Fatalf("%s keeps selection AUC %v of attempts %v", m, r.Final["select_step_auc"], aucs)
+		}
 	}
 }
