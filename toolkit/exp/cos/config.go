@@ -202,7 +202,7 @@ func ConfigFor(s exp.Scale) Config {
 		c.PRMPretrain = c.SFT
 		c.PRM.Steps, c.PRM.Opt.TotalSteps, c.PRM.Opt.WarmupSteps, c.PRM.EvalEvery, c.PRM.Patience = 10, 10, 2, 5, 2
 		c.HeldOut = 0.3   // a few traces in each half of the 40
-		c.PRMRestarts = 1 // a 10-step PRM rarely beats the policy: the restart path runs, once
+		c.PRMRestarts = 1 // at most one restart (the smoke policy's own score is often unmeasured: then none)
 		c.SelfConf.Steps, c.SelfConf.Opt.TotalSteps, c.SelfConf.Opt.WarmupSteps = 10, 10, 2
 		c.Rounds, c.DPOPrompts, c.DPOSamples, c.Round.Steps, c.Round.EvalEvery = 2, 24, 4, 4, 1
 		c.RetrainPrompts, c.Retrain.Steps = 40, 4

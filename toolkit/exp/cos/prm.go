@@ -557,32 +557,37 @@ func (s *setup) fitIndependent(mc lm.Config, name string, L *labelled, pretraine
 	var best *prm.PRM
 	var bestRun exp.Run
 	var aucs []float64
+	fail := func(p *prm.PRM, err error) (*prm.PRM, exp.Run, error) {
+		for _, q := range []*prm.PRM{p, best} {
+			if q != nil {
+				q.Close()
+			}
+		}
+		return nil, exp.Run{}, err
+	}
 	for k := 0; k <= c.PRMRestarts; k++ {
 		off := uint64(k) * restartStride
 		p, err := prm.NewIndependent(mc, s.tok, s.tag, s.seed+700+off)
 		if err != nil {
-			return nil, exp.Run{}, err
+			return fail(nil, err)
 		}
 		label := name + " pretraining"
 		if k > 0 {
 			label = fmt.Sprintf("%s restart %d pretraining", name, k)
 		}
 		if err := s.pretrainPRM(p, label, off); err != nil {
-			p.Close()
-			return nil, exp.Run{}, err
+			return fail(p, err)
 		}
 		if k == 0 && pretrained != nil {
 			if err := pretrained(p); err != nil {
-				p.Close()
-				return nil, exp.Run{}, err
+				return fail(p, err)
 			}
 		}
 		tc := c.PRM
 		tc.Seed += off
 		run, err := s.fitPRM(p, name, tc, L.examples, L.final, &L.sel, &L.chk, L.rank)
 		if err != nil {
-			p.Close()
-			return nil, exp.Run{}, err
+			return fail(p, err)
 		}
 		sel, ok := run.Final["select_step_auc"]
 		if !ok {
@@ -601,9 +606,13 @@ func (s *setup) fitIndependent(mc lm.Config, name string, L *labelled, pretraine
 			break
 		}
 		if k < c.PRMRestarts {
-			fmt.Fprintf(s.opt.Log, "cos seed %d: %s selection step AUC %.3f does not exceed the policy's own %.3f: restart %d of %d from a fresh trunk\n",
-				s.seed, name, sel, selfSel, k+1, c.PRMRestarts)
+			fmt.Fprintf(s.opt.Log, "cos seed %d: %s attempt %d: selection step AUC %.3f does not exceed the policy's own %.3f: restart %d of %d from a fresh trunk\n",
+				s.seed, name, k, sel, selfSel, k+1, c.PRMRestarts)
 		}
+	}
+	if kept := slices.Index(aucs, bestRun.Final["select_step_auc"]); len(aucs) > 1 && kept >= 0 {
+		fmt.Fprintf(s.opt.Log, "cos seed %d: %s selection step AUC by attempt %.3f (the policy's own %.3f): attempt %d kept\n",
+			s.seed, name, aucs, selfSel, kept)
 	}
 	bestRun.Final["restarts"] = float64(len(aucs) - 1)
 	if !math.IsNaN(selfSel) {
@@ -664,7 +673,9 @@ const trainCurvePoints = 400
 // rank (withinMetrics), prefixed "heldout_".
 func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []prm.Example, final map[string]float64, sel, chk *heldOut, rank *ranked) (exp.Run, error) {
 	c := s.cfg
-	tc.Seed += s.seed // a restart's offset on top of the seed (fitIndependent)
+	// A restart's offset on top of the seed (fitIndependent). Since 2026-12-06 a configured prm.seed
+	// or self_conf.seed (0 by default, ignored before) shifts the data order too.
+	tc.Seed += s.seed
 	hooks := prm.TrainHooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: %s", s.seed, name), tc.Steps)}
 	if tc.EvalEvery > 0 {
 		hooks.Validate = func(p *prm.PRM) (float64, error) {

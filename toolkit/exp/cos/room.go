@@ -143,7 +143,9 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			"A PRM adds to search and to pair selection only what the policy does not already know about its own steps, and a PRM that failed to train is an "+
 				"optimisation failure to fix, not a property of the method to average away: on every seed, the PRM's step AUC on its check half of the held-out "+
 				"labelled traces (against the verifier's step labels; the checkpoint was chosen on the other half) must exceed the AUC of the SFT policy's own "+
-				"lowest step log-probability so far on the same tags. Counted over seeds; needs every seed. [UNVERIFIED] PaperLab's choice.",
+				"lowest step log-probability so far on the same tags. Counted over seeds; needs every seed (a count, not an interval over seeds, because one "+
+				"failed seed is a failure). A PRM that did not beat the policy on the selection half was trained again from a fresh trunk, at most "+
+				"prm_restarts times (the run's restarts per seed). [UNVERIFIED] PaperLab's choice.",
 			"no prm heldout_step_auc and heldout_self_step_auc", func(seed uint64) (bool, bool) {
 				a, ok1 := res.Final("prm", "heldout_step_auc", seed)
 				b, ok2 := res.Final("prm", "heldout_self_step_auc", seed)
@@ -251,7 +253,7 @@ func sizeCeiling(res *exp.Result, cfg Config) exp.RoomCheck {
 // as a property of its size).
 func sizesTrained(res *exp.Result, cfg Config) exp.RoomCheck {
 	return res.CheckCount(roomSizesTrained, len(res.Seeds),
-		"Table 3 compares PRM widths trained by one recipe (the main PRM's rate, schedule and early stopping; no width gets a tuning of its own); a width "+
+		"Table 3 compares PRM widths trained by one recipe (the main PRM's rate, schedule, early stopping and restart rule; no width gets a tuning of its own); a width "+
 			"that failed to train would read as its size's property. On every seed, each width's step AUC on the check half must exceed the SFT policy's own "+
 			"lowest step log-probability's on the same tags. Counted over seeds; needs every seed. [UNVERIFIED] PaperLab's choice.",
 		"no prm-d<width> heldout_step_auc (the prm-size part)", func(seed uint64) (bool, bool) {
