@@ -162,7 +162,12 @@ func ConfigFor(s exp.Scale) Config {
 	// steps two seeds of five stopped at BCE 0.66 and 0.58 (step AUC 0.80 and 0.75) while the other
 	// three reached 0.42–0.47 (AUC 0.90–0.94), an optimisation failure the room check then read as
 	// the PRM's.
-	prmOpt := lm.DefaultOpt(1e-3)
+	// Adam 3e-4 since 2026-12-06 (was 1e-3): at 1e-3 the PRM stalled near selection step AUC 0.76 on
+	// default seed 2 in three starts out of three, and pretraining the trunk 1,000 steps instead of
+	// 3,000 fixed seed 2 but stalled on pilot seeds 101 and 103 (check-half 0.798, 0.840 against the
+	// policy's 0.863, 0.887); at 3e-4 seed 2 and pilot seeds 101–103 all trained (check half 0.903,
+	// 0.939, 0.927, 0.943; bench/cospilot lr3e-4). [UNVERIFIED: PaperLab's choice.]
+	prmOpt := lm.DefaultOpt(3e-4)
 	prmOpt.WarmupSteps, prmOpt.TotalSteps, prmOpt.MinLRFrac, prmOpt.ClipNorm = 50, 4000, 0.1, 1
 	// prm-selfconf at 3e-3: the head's policy-feature weights start near 0 and Adam moves them about
 	// lr per step (seed-1 probe, 800 steps: within-question AUC of the trace score 0.90 / 0.95 / 0.97
