@@ -151,7 +151,7 @@ func ConfigFor(s exp.Scale) Config {
 	sftOpt := lm.DefaultOpt(1e-3)
 	sftOpt.WarmupSteps, sftOpt.TotalSteps, sftOpt.MinLRFrac, sftOpt.ClipNorm = 150, 3000, 0.1, 1
 	// The independent PRM: the policy's shape, its own weights, pretrained on gold chains as the policy
-	// is trained on slipped ones (same rate and schedule), then 1,000 BCE steps. A first seed-1 run
+	// is trained on slipped ones (same rate and schedule), then BCE on the step labels (below). A first seed-1 run
 	// trained a trunk twice as wide from scratch for 2,000 BCE steps: its step AUC was 0.81 against
 	// 0.87 for the policy's own lowest step probability, and its best-of-32 (0.23) fell below one
 	// random sample (0.40). [UNVERIFIED] PaperLab's choice: CoS fine-tunes a pretrained 38B VLM.
@@ -167,6 +167,9 @@ func ConfigFor(s exp.Scale) Config {
 	// 3,000 fixed seed 2 but stalled on pilot seeds 101 and 103 (check-half 0.798, 0.840 against the
 	// policy's 0.863, 0.887); at 3e-4 seed 2 and pilot seeds 101–103 all trained (check half 0.903,
 	// 0.939, 0.927, 0.943; bench/cospilot lr3e-4). [UNVERIFIED: PaperLab's choice.]
+	// The cosine reaches its floor (0.1×) at 4,000 steps and BCE may go on there, up to 8,000 steps,
+	// until patience stops it (since 2026-12-06, was a 4,000-step cap): at 3e-4 two pilot runs of four
+	// were still improving at 4,000. The first 4,000 steps are those the pilot ran, step for step.
 	prmOpt := lm.DefaultOpt(3e-4)
 	prmOpt.WarmupSteps, prmOpt.TotalSteps, prmOpt.MinLRFrac, prmOpt.ClipNorm = 50, 4000, 0.1, 1
 	// prm-selfconf at 3e-3: the head's policy-feature weights start near 0 and Adam moves them about
@@ -181,14 +184,15 @@ func ConfigFor(s exp.Scale) Config {
 	// policy exploited a PRM frozen after SFT.
 	roundOpt := lm.DefaultOpt(1e-4)
 	roundOpt.ClipNorm, roundOpt.TotalSteps, roundOpt.MinLRFrac = 1, 1, 0.1
-	// The retrain arm's PRM fine-tuning before rounds 2 and 3, at the rate's tenth that trained it.
+	// The retrain arm's PRM fine-tuning before rounds 2 and 3 at 1e-4, a third of the rate that trained
+	// it (fixed at 1e-4 before the PRM's rate moved from 1e-3 to 3e-4): fine-tuning a trained PRM.
 	retrainOpt := lm.DefaultOpt(1e-4)
 	retrainOpt.ClipNorm = 1
 	c := Config{
 		Model: model, Data: data,
 		SFTSize: 8000, SFTNoise: 0.1, SFTCarry: 0.5, SFT: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, MaxNew: 12,
 		PRMPrompts: 10000, PRMSamples: 1, MCRollouts: 16, Labels: "soft", JudgeShare: 0.5,
-		PRMModel: prmModel, PRMPretrain: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, PRM: prm.TrainConfig{Steps: 4000, BatchSize: 64, Opt: prmOpt, EvalEvery: 100, Patience: 10},
+		PRMModel: prmModel, PRMPretrain: lm.SFTConfig{Steps: 3000, BatchSize: 64, Opt: sftOpt}, PRM: prm.TrainConfig{Steps: 8000, BatchSize: 64, Opt: prmOpt, EvalEvery: 100, Patience: 10},
 		HeldOut: 0.1, RankSamples: 8, JudgeOnly: true, PRMRestarts: 2,
 		SelfConf: prm.TrainConfig{Steps: 800, BatchSize: 64, Opt: selfOpt},
 		Rounds:   3, DPOPrompts: 800, DPOSamples: 16, GapThreshold: 0.1, Ref: "sft",

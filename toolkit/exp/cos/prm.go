@@ -702,6 +702,9 @@ func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []p
 		}
 	}
 	run.Final["best_step"], run.Final["steps_run"] = float64(tr.BestStep), float64(tr.Ran)
+	// at_cap: training ran out of steps while its held-out AUC could still improve (its best
+	// checkpoint within the last Patience evaluations): cut off by the cap, not stopped by patience.
+	run.Final["at_cap"] = float64(boolInt(tc.EvalEvery > 0 && tr.Ran >= tc.Steps && tr.BestStep > tc.Steps-tc.Patience*tc.EvalEvery))
 	if chk != nil && len(chk.comps) > 0 {
 		m, err := heldOutMetrics(p, chk, c.StepWeight, c.Aggregation)
 		if err != nil {

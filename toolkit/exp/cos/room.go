@@ -143,13 +143,15 @@ func Room(res *exp.Result) []exp.RoomCheck {
 			"A PRM adds to search and to pair selection only what the policy does not already know about its own steps, and a PRM that failed to train is an "+
 				"optimisation failure to fix, not a property of the method to average away: on every seed, the PRM's step AUC on its check half of the held-out "+
 				"labelled traces (against the verifier's step labels; the checkpoint was chosen on the other half) must exceed the AUC of the SFT policy's own "+
-				"lowest step log-probability so far on the same tags. Counted over seeds; needs every seed (a count, not an interval over seeds, because one "+
+				"lowest step log-probability so far on the same tags, and its training must have stopped by patience, not been cut off by the step cap "+
+				"while its held-out AUC still improved (at_cap). Counted over seeds; needs every seed (a count, not an interval over seeds, because one "+
 				"failed seed is a failure). A PRM that did not beat the policy on the selection half was trained again from a fresh trunk, at most "+
 				"prm_restarts times (the run's restarts per seed). [UNVERIFIED] PaperLab's choice.",
-			"no prm heldout_step_auc and heldout_self_step_auc", func(seed uint64) (bool, bool) {
+			"no prm heldout_step_auc, heldout_self_step_auc and at_cap", func(seed uint64) (bool, bool) {
 				a, ok1 := res.Final("prm", "heldout_step_auc", seed)
 				b, ok2 := res.Final("prm", "heldout_self_step_auc", seed)
-				return a > b, ok1 && ok2
+				cap, ok3 := res.Final("prm", "at_cap", seed)
+				return a > b && cap == 0, ok1 && ok2 && ok3
 			}),
 		res.CheckAchieves(roomTraceRank, exp.Positive,
 			fmt.Sprintf("Best-of-N and beam search pick a trace of a question by the PRM's trace score (%g·mean step score + %g·answer score); they can beat a pick by "+
@@ -255,17 +257,19 @@ func sizesTrained(res *exp.Result, cfg Config) exp.RoomCheck {
 	return res.CheckCount(roomSizesTrained, len(res.Seeds),
 		"Table 3 compares PRM widths trained by one recipe (the main PRM's rate, schedule, early stopping and restart rule; no width gets a tuning of its own); a width "+
 			"that failed to train would read as its size's property. On every seed, each width's step AUC on the check half must exceed the SFT policy's own "+
-			"lowest step log-probability's on the same tags. Counted over seeds; needs every seed. [UNVERIFIED] PaperLab's choice.",
-		"no prm-d<width> heldout_step_auc (the prm-size part)", func(seed uint64) (bool, bool) {
+			"lowest step log-probability's on the same tags, and its training must have stopped by patience, not at the step cap (at_cap: a width cut "+
+			"off while improving would read as its size's property too). Counted over seeds; needs every seed. [UNVERIFIED] PaperLab's choice.",
+		"no prm-d<width> heldout_step_auc and at_cap (the prm-size part)", func(seed uint64) (bool, bool) {
 			all := len(cfg.PRMSizes) > 0
 			for _, w := range cfg.PRMSizes {
 				m := fmt.Sprintf("prm-d%d", w)
 				a, ok1 := res.Final(m, "heldout_step_auc", seed)
 				b, ok2 := res.Final(m, "heldout_self_step_auc", seed)
-				if !ok1 || !ok2 {
+				cap, ok3 := res.Final(m, "at_cap", seed)
+				if !ok1 || !ok2 || !ok3 {
 					return false, false
 				}
-				all = all && a > b
+				all = all && a > b && cap == 0
 			}
 			return all, len(cfg.PRMSizes) > 0
 		})

@@ -31,17 +31,17 @@ func synthetic(t *testing.T, set map[string]func(seed uint64, f map[string]float
 		"dpo-answer":  func(uint64) map[string]float64 { return map[string]float64{"accuracy_mean16": 0.6} },
 		"dpo-outcome": func(uint64) map[string]float64 { return map[string]float64{"accuracy_mean16": 0.6} },
 		"prm-d32": func(uint64) map[string]float64 {
-			return map[string]float64{"heldout_step_auc": 0.85, "heldout_self_step_auc": 0.8}
+			return map[string]float64{"heldout_step_auc": 0.85, "heldout_self_step_auc": 0.8, "at_cap": 0}
 		},
 		"prm-d64": func(uint64) map[string]float64 {
-			return map[string]float64{"heldout_step_auc": 0.88, "heldout_self_step_auc": 0.8}
+			return map[string]float64{"heldout_step_auc": 0.88, "heldout_self_step_auc": 0.8, "at_cap": 0}
 		},
 		"prm-d128": func(uint64) map[string]float64 {
-			return map[string]float64{"heldout_step_auc": 0.9, "heldout_self_step_auc": 0.8}
+			return map[string]float64{"heldout_step_auc": 0.9, "heldout_self_step_auc": 0.8, "at_cap": 0}
 		},
 		"prm": func(seed uint64) map[string]float64 {
 			d := 0.01 * float64(seed)
-			return map[string]float64{metricWrongStep: 0.3 + d, metricOffLength: 0.2, "heldout_step_auc": 0.9 + d, "heldout_self_step_auc": 0.8,
+			return map[string]float64{metricWrongStep: 0.3 + d, metricOffLength: 0.2, "heldout_step_auc": 0.9 + d, "heldout_self_step_auc": 0.8, "at_cap": 0,
 				"heldout_answer_auc": 0.9 + d, "heldout_within_trace_auc": 0.85 + d, "heldout_within_self_auc": 0.8}
 		},
 	}
@@ -100,6 +100,17 @@ func TestRoomChecksPassAndFail(t *testing.T) {
 				f["heldout_step_auc"] = f["heldout_self_step_auc"] - 0.01
 			}
 		}},
+	}
+	// A PRM cut off by the step cap while improving fails its trained check too, main or width.
+	for name, m := range map[string]string{roomTrained: "prm", roomSizesTrained: "prm-d64"} {
+		edit := map[string]func(uint64, map[string]float64){m: func(s uint64, f map[string]float64) {
+			if s == 2 {
+				f["at_cap"] = 1
+			}
+		}}
+		if r := exptest.RoomCheck(t, Room(synthetic(t, edit)), name); r.OK {
+			t.Errorf("%s passes with %s at the step cap on seed 2: %+v", name, m, r)
+		}
 	}
 	for name, edit := range breaks {
 		for _, r := range Room(synthetic(t, edit)) {
@@ -244,6 +255,7 @@ func TestRoomTurnsClaimsUntestable(t *testing.T) {
 			if res.Runs[i].Method == "prm" {
 				res.Runs[i].Final["heldout_self_step_auc"] = 0.8
 				res.Runs[i].Final["heldout_step_auc"] = 0.8 + 0.1
+				res.Runs[i].Final["at_cap"] = 0
 				if res.Runs[i].Seed == 2 {
 					res.Runs[i].Final["heldout_step_auc"] = 0.8 + d
 				}
