@@ -158,7 +158,7 @@ func ConfigFor(s exp.Scale) Config {
 	prmModel := model
 	//
 	// Since 2026-12-06 BCE runs until the held-out step AUC (HeldOut) has not improved for 10
-	// evaluations 100 steps apart, up to 4,000 steps, keeping the best checkpoint: at a fixed 1,000
+	// evaluations 100 steps apart (up to PRM.Steps), keeping the best checkpoint: at a fixed 1,000
 	// steps two seeds of five stopped at BCE 0.66 and 0.58 (step AUC 0.80 and 0.75) while the other
 	// three reached 0.42–0.47 (AUC 0.90–0.94), an optimisation failure the room check then read as
 	// the PRM's.
@@ -168,8 +168,8 @@ func ConfigFor(s exp.Scale) Config {
 	// policy's 0.863, 0.887); at 3e-4 seed 2 and pilot seeds 101–103 all trained (check half 0.903,
 	// 0.939, 0.927, 0.943; bench/cospilot lr3e-4). [UNVERIFIED: PaperLab's choice.]
 	// The cosine reaches its floor (0.1×) at 4,000 steps and BCE may go on there, up to 8,000 steps,
-	// until patience stops it (since 2026-12-06, was a 4,000-step cap): at 3e-4 two pilot runs of four
-	// were still improving at 4,000. The first 4,000 steps are those the pilot ran, step for step.
+	// until patience stops it (since 2026-12-06, was a 4,000-step cap): at 3e-4 seed 2's diagnosis run
+	// was still improving at 4,000 (and at 1e-3 seed 2's prm-judge, d32 and d128). The first 4,000 steps are those the pilot ran, step for step.
 	prmOpt := lm.DefaultOpt(3e-4)
 	prmOpt.WarmupSteps, prmOpt.TotalSteps, prmOpt.MinLRFrac, prmOpt.ClipNorm = 50, 4000, 0.1, 1
 	// prm-selfconf at 3e-3: the head's policy-feature weights start near 0 and Adam moves them about

@@ -27,7 +27,7 @@ func TestSmokeRun(t *testing.T) {
 	}
 	exptest.RequireMetrics(t, back, SearchMethods, acc, 1)
 	exptest.RequireMetrics(t, back, []string{"prm", "prm-selfconf", "prm-judge"}, []string{"step_accuracy", "step_auc", "self_step_auc", "mc_label_gold_agreement", "judge_traces",
-		"best_step", "steps_run", "train_traces", "select_traces", "check_traces", "rank_traces", "heldout_step_accuracy"}, 1)
+		"best_step", "steps_run", "at_cap", "train_traces", "select_traces", "check_traces", "rank_traces", "heldout_step_accuracy"}, 1)
 	// The independent PRMs record their restarts (at most PRMRestarts) and every scored attempt's
 	// selection AUC; the one kept has the best of them.
 	for _, m := range []string{"prm", "prm-d32"} {

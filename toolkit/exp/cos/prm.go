@@ -626,6 +626,13 @@ func (s *setup) fitIndependent(mc lm.Config, name string, L *labelled, pretraine
 	return best, bestRun, nil
 }
 
+// atCap says whether a validated training ran out of steps while its held-out score could still
+// improve: it ran to the cap with its best evaluation within the last Patience of them (a run that
+// patience stopped exactly at the cap is not cut off). Without validation it is never at the cap.
+func atCap(tc prm.TrainConfig, ran, best int) bool {
+	return tc.EvalEvery > 0 && ran >= tc.Steps && best > tc.Steps-tc.Patience*tc.EvalEvery
+}
+
 // restartRule is the rule fitIndependent applies (a variable so that a test can force restarts).
 var restartRule = restartNeeded
 
@@ -704,7 +711,7 @@ func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []p
 	run.Final["best_step"], run.Final["steps_run"] = float64(tr.BestStep), float64(tr.Ran)
 	// at_cap: training ran out of steps while its held-out AUC could still improve (its best
 	// checkpoint within the last Patience evaluations): cut off by the cap, not stopped by patience.
-	run.Final["at_cap"] = float64(boolInt(tc.EvalEvery > 0 && tr.Ran >= tc.Steps && tr.BestStep > tc.Steps-tc.Patience*tc.EvalEvery))
+	run.Final["at_cap"] = float64(boolInt(atCap(tc, tr.Ran, tr.BestStep)))
 	if chk != nil && len(chk.comps) > 0 {
 		m, err := heldOutMetrics(p, chk, c.StepWeight, c.Aggregation)
 		if err != nil {
@@ -724,8 +731,8 @@ func (s *setup) fitPRM(p *prm.PRM, name string, tc prm.TrainConfig, examples []p
 	// The progress line stops at its last tick, not at an early stop: say where training ended and
 	// which checkpoint it kept.
 	if tc.EvalEvery > 0 {
-		fmt.Fprintf(s.opt.Log, "cos seed %d: %s ran %d of %d steps, kept step %d (selection step AUC %.3f); check-half step AUC %.3f, answer AUC %.3f\n",
-			s.seed, name, tr.Ran, tc.Steps, tr.BestStep, tr.Best, run.Final["heldout_step_auc"], run.Final["heldout_answer_auc"])
+		fmt.Fprintf(s.opt.Log, "cos seed %d: %s ran %d of %d steps, kept step %d (selection step AUC %.3f, at_cap %v); check-half step AUC %.3f, answer AUC %.3f\n",
+			s.seed, name, tr.Ran, tc.Steps, tr.BestStep, tr.Best, run.Final["at_cap"], run.Final["heldout_step_auc"], run.Final["heldout_answer_auc"])
 	}
 	return run, nil
 }

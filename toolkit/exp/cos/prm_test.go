@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
+	"github.com/paperlab/paperlab/toolkit/prm"
 )
 
 // tagAUCs on a hand-computed batch of three traces (steps, then the answer tag). The answer scores
@@ -144,5 +145,22 @@ func TestRestartsForced(t *testing.T) {
 		if len(aucs) > 0 && r.Final["select_step_auc"] != slices.Max(aucs) {
 			t.Fatalf("%s keeps selection AUC %v of attempts %v", m, r.Final["select_step_auc"], aucs)
 		}
+	}
+}
+
+// at_cap: cut off by the step cap with the best evaluation inside the patience window; stopped by
+// patience exactly at the cap, stopped early, or never validated is not.
+func TestAtCap(t *testing.T) {
+	tc := prm.TrainConfig{Steps: 8000, EvalEvery: 100, Patience: 10}
+	for _, c := range []struct {
+		ran, best int
+		want      bool
+	}{{8000, 7000, false}, {8000, 7100, true}, {8000, 8000, true}, {5200, 4200, false}} {
+		if got := atCap(tc, c.ran, c.best); got != c.want {
+			t.Errorf("ran %d, best %d: at cap %v, want %v", c.ran, c.best, got, c.want)
+		}
+	}
+	if atCap(prm.TrainConfig{Steps: 800}, 800, 800) {
+		t.Error("a training without validation is at the cap")
 	}
 }
