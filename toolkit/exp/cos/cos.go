@@ -537,26 +537,7 @@ func (s *setup) iterate(m Method, sftFinal map[string]float64) (exp.Run, error) 
 			return nil, nil
 		},
 		Score: func(inputs [][]int32, gens []lm.Generation) ([]float64, error) {
-			var tagScores [][]float64
-			if weight >= 0 {
-				var err error
-				if tagScores, err = s.traceScores(scorer, inputs, gens); err != nil {
-					return nil, err
-				}
-			}
-			out := make([]float64, len(gens))
-			for i, g := range gens {
-				var ts []float64
-				if tagScores != nil {
-					ts = tagScores[i]
-				}
-				v, err := s.score(ts, s.judge(s.dpo.Problems[i%n], g), weight)
-				if err != nil {
-					return nil, err
-				}
-				out[i] = v
-			}
-			return out, nil
+			return s.scoreGens(scorer, weight, inputs, gens, func(i int) int { return i % n })
 		},
 		Evaluate: func(round int, policy *lm.Model, trained bool) error {
 			if trained {

@@ -110,10 +110,17 @@ func (t grpoTask) Rewards(prompts []int, gens []lm.Generation) ([]float64, error
 	for i, p := range prompts {
 		ins[i] = s.dpo.Prompts[p]
 	}
+	return s.scoreGens(s.prm, t.weight, ins, gens, func(i int) int { return prompts[i] })
+}
+
+// scoreGens scores generations as the pair rules do (setup.score): each by the verifier's judgement
+// of its DPO problem (problem(i): the index of generation i's problem) and, at weight ≥ 0, the
+// scorer PRM's tag scores, fetched in one batched call.
+func (s *setup) scoreGens(scorer *prm.PRM, weight float64, inputs [][]int32, gens []lm.Generation, problem func(i int) int) ([]float64, error) {
 	var tagScores [][]float64
-	if t.weight >= 0 {
+	if weight >= 0 {
 		var err error
-		if tagScores, err = s.traceScores(s.prm, ins, gens); err != nil {
+		if tagScores, err = s.traceScores(scorer, inputs, gens); err != nil {
 			return nil, err
 		}
 	}
@@ -123,7 +130,7 @@ func (t grpoTask) Rewards(prompts []int, gens []lm.Generation) ([]float64, error
 		if tagScores != nil {
 			ts = tagScores[i]
 		}
-		v, err := s.score(ts, s.judge(s.dpo.Problems[prompts[i]], g), t.weight)
+		v, err := s.score(ts, s.judge(s.dpo.Problems[problem(i)], g), weight)
 		if err != nil {
 			return nil, err
 		}
