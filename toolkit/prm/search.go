@@ -73,10 +73,6 @@ type BeamConfig struct {
 	MaxStepTokens int     `json:"max_step_tokens"`
 	Temperature   float64 `json:"temperature"`
 	Seed          uint64  `json:"seed"`
-	// Branches (optional) sees, at every step, each kept beam's scored expansions: question q, the
-	// beam's completion so far (prefix) and the candidates (each prefix + one sampled step, with its
-	// score; −1 for an untagged one), in sampling order — what step-wise DPO builds its pairs from.
-	Branches func(q int, prefix []int32, steps []Candidate) `json:"-"`
 }
 
 // StepScorer scores the newest tag of each (prompt, prefix); Beam calls it on every candidate.

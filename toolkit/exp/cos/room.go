@@ -148,10 +148,7 @@ func Room(res *exp.Result) []exp.RoomCheck {
 				"failed seed is a failure). A PRM that did not beat the policy on the selection half was trained again from a fresh trunk, at most "+
 				"prm_restarts times (the run's restarts per seed). [UNVERIFIED] PaperLab's choice.",
 			"no prm heldout_step_auc, heldout_self_step_auc and at_cap", func(seed uint64) (bool, bool) {
-				a, ok1 := res.Final("prm", "heldout_step_auc", seed)
-				b, ok2 := res.Final("prm", "heldout_self_step_auc", seed)
-				cap, ok3 := res.Final("prm", "at_cap", seed)
-				return a > b && cap == 0, ok1 && ok2 && ok3
+				return trained(res, "prm", seed)
 			}),
 		res.CheckAchieves(roomTraceRank, exp.Positive,
 			fmt.Sprintf("Best-of-N and beam search pick a trace of a question by the PRM's trace score (%g·mean step score + %g·answer score); they can beat a pick by "+
@@ -262,15 +259,22 @@ func sizesTrained(res *exp.Result, cfg Config) exp.RoomCheck {
 		"no prm-d<width> heldout_step_auc and at_cap (the prm-size part)", func(seed uint64) (bool, bool) {
 			all := len(cfg.PRMSizes) > 0
 			for _, w := range cfg.PRMSizes {
-				m := fmt.Sprintf("prm-d%d", w)
-				a, ok1 := res.Final(m, "heldout_step_auc", seed)
-				b, ok2 := res.Final(m, "heldout_self_step_auc", seed)
-				cap, ok3 := res.Final(m, "at_cap", seed)
-				if !ok1 || !ok2 || !ok3 {
+				ok, measured := trained(res, fmt.Sprintf("prm-d%d", w), seed)
+				if !measured {
 					return false, false
 				}
-				all = all && a > b && cap == 0
+				all = all && ok
 			}
 			return all, len(cfg.PRMSizes) > 0
 		})
+}
+
+// trained is one seed's "PRM trained" for a PRM run m: its step AUC on the check half above the
+// policy's own lowest step probability's, and its training stopped by patience, not cut off by the
+// step cap (at_cap); measured when the three metrics are there.
+func trained(res *exp.Result, m string, seed uint64) (ok, measured bool) {
+	a, ok1 := res.Final(m, "heldout_step_auc", seed)
+	b, ok2 := res.Final(m, "heldout_self_step_auc", seed)
+	cap, ok3 := res.Final(m, "at_cap", seed)
+	return a > b && cap == 0, ok1 && ok2 && ok3
 }
