@@ -49,6 +49,8 @@ type labelled struct {
 	sel, chk, seen          heldOut
 	rank                    *ranked
 	final                   map[string]float64
+	// selfSel is the policy's own step AUC on the selection half (NaN: unmeasurable, one class).
+	selfSel float64
 }
 
 // SeenTraces is how many training traces (the first ones) measure a PRM on problems it was trained
@@ -101,6 +103,15 @@ func (s *setup) label(set *lmtask.Set) (*labelled, error) {
 		if err := h.scoreSelf(s.sft, s.tag); err != nil {
 			return nil, err
 		}
+	}
+	// The policy's own step AUC on the selection half: what a PRM must beat there (fitIndependent).
+	m, err := tagAUCs(L.sel.self, L.sel.gold, nil, c.StepWeight, c.Aggregation)
+	if err != nil {
+		return nil, fmt.Errorf("the policy's own scores of the selection half: %w", err)
+	}
+	L.selfSel = math.NaN()
+	if v, ok := m["step_auc"]; ok {
+		L.selfSel = v
 	}
 	if L.rank, err = s.rankSet(&L.chk); err != nil {
 		return nil, err
@@ -548,12 +559,7 @@ const restartStride = 7919
 // before its BCE training (nil: nothing). The run records restarts and each attempt's selection AUC.
 func (s *setup) fitIndependent(mc lm.Config, name string, L *labelled, pretrained func(*prm.PRM) error) (*prm.PRM, exp.Run, error) {
 	c := s.cfg
-	selfSel := math.NaN()
-	if m, err := tagAUCs(L.sel.self, L.sel.gold, nil, c.StepWeight, c.Aggregation); err == nil {
-		if v, ok := m["step_auc"]; ok {
-			selfSel = v
-		}
-	}
+	selfSel := L.selfSel
 	var best *prm.PRM
 	var bestRun exp.Run
 	var aucs []float64
