@@ -72,6 +72,18 @@ func RoundSteps(epochs float64, pairs, batch int) int {
 	return max(1, int(math.Ceil(epochs*float64(pairs)/float64(batch)-1e-9)))
 }
 
+// EpochTrain is tc for a round of epochs passes over pairs pairs (epochs ≤ 0: tc as it is): its
+// steps from RoundSteps, and a decaying schedule (Opt.TotalSteps > 0) stretched over them.
+func EpochTrain(tc pref.TrainConfig, epochs float64, pairs int) pref.TrainConfig {
+	if epochs > 0 {
+		tc.Steps = RoundSteps(epochs, pairs, tc.BatchSize)
+		if tc.Opt.TotalSteps > 0 {
+			tc.Opt.TotalSteps = tc.Steps
+		}
+	}
+	return tc
+}
+
 // Iterate is CoS's loop, top to bottom: every round it samples Samples traces of each prompt from
 // the policy, scores them (hooks.Score), pairs each prompt's best finished trace against its worst
 // (PickPairs), trains the policy on the pairs with DPO+RPO against the reference, and evaluates it.
@@ -145,14 +157,8 @@ func Iterate(policy, start *lm.Model, prompts [][]int32, cfg RoundsConfig, hooks
 			}
 			ref = prev
 		}
-		tc := cfg.Train
+		tc := EpochTrain(cfg.Train, cfg.Epochs, len(pairs))
 		tc.Seed = cfg.Seed*100 + uint64(round)
-		if cfg.Epochs > 0 {
-			tc.Steps = RoundSteps(cfg.Epochs, len(pairs), tc.BatchSize)
-			if tc.Opt.TotalSteps > 0 {
-				tc.Opt.TotalSteps = tc.Steps
-			}
-		}
 		out[len(out)-1].Steps = tc.Steps
 		var progress track.Progress
 		if hooks.Progress != nil {

@@ -241,14 +241,8 @@ func (s *setup) stepDPO(sftFinal map[string]float64) (exp.Run, error) {
 		return exp.Run{}, err
 	}
 	defer policy.Close()
-	tc := c.Round
+	tc := prm.EpochTrain(c.Round, c.RoundEpochs, len(pairs))
 	tc.Seed = s.seed*100 + 1
-	if c.RoundEpochs > 0 {
-		tc.Steps = prm.RoundSteps(c.RoundEpochs, len(pairs), tc.BatchSize)
-		if tc.Opt.TotalSteps > 0 {
-			tc.Opt.TotalSteps = tc.Steps
-		}
-	}
 	run := exp.Run{Method: "dpo-step-wise", Seed: s.seed, Curves: map[string]exp.Curve{}}
 	addPath := func(step int, v map[string]float64) {
 		for _, k := range pathMetrics {
@@ -256,7 +250,7 @@ func (s *setup) stepDPO(sftFinal map[string]float64) (exp.Run, error) {
 		}
 	}
 	addPath(0, s.sftPath)
-	ph := pref.Hooks{Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: dpo-step-wise", s.seed), tc.Steps), OnEval: func(p *lm.Model, step int) (map[string]float64, error) {
+	ph := pref.Hooks{Scores: pref.NewScores(pairs), Progress: s.opt.Progress(fmt.Sprintf("cos seed %d: dpo-step-wise", s.seed), tc.Steps), OnEval: func(p *lm.Model, step int) (map[string]float64, error) {
 		if step == 0 {
 			return nil, nil
 		}
@@ -275,15 +269,15 @@ func (s *setup) stepDPO(sftFinal map[string]float64) (exp.Run, error) {
 		return exp.Run{}, err
 	}
 	final["pairs"], final["steps"], final["pair_gap"] = float64(len(pairs)), float64(tc.Steps), gap/float64(len(pairs))
-	if lc, lr, err := pref.SeqLogProbs(s.sft, pairs); err == nil {
-		var m float64
-		for i := range lc {
-			m += (lc[i] - lr[i]) / float64(len(lc))
-		}
-		final["pair_ref_margin"] = m
-	} else {
+	lc, lr, err := ph.Scores.Of(s.sft, pairs) // the reference's scores, cached by the training
+	if err != nil {
 		return exp.Run{}, err
 	}
+	var m float64
+	for i := range lc {
+		m += (lc[i] - lr[i]) / float64(len(lc))
+	}
+	final["pair_ref_margin"] = m
 	for _, k := range []string{"accuracy_mean16", "chain_accuracy_mean16", "kl_sft"} { // its one round, beside the rounds' round 1
 		final["round1_"+k] = final[k]
 	}
