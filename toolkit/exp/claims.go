@@ -87,6 +87,12 @@ const (
 	KindNonInferior = "non-inferiority"
 )
 
+// WithNote is c with note added to its notes (the notes c shares with other claims are not touched).
+func (c Claim) WithNote(note string) Claim {
+	c.Notes = append(append([]string(nil), c.Notes...), note)
+	return c
+}
+
 // Structural labels a comparison whose outcome the baseline's construction decides (a one-hot
 // critic that cannot use an unseen joint action, a weak population): it keeps its verdict but is
 // not the informative comparison, and why says what decides it.

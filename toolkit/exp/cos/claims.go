@@ -85,11 +85,10 @@ func Claims(res *exp.Result) []exp.Claim {
 		atKL(both+" with a right chosen answer beat outcome pairs on answer accuracy", "dpo-step-answer-right", "dpo-outcome", "path/", "accuracy", "accuracy_mean16").Needs(out...),
 		atKL(both+" with a right chosen answer beat outcome pairs on answer accuracy after round 1", "dpo-step-answer-right", "dpo-outcome", "path1/", "accuracy", "round1_accuracy_mean16").Needs(out...),
 		atKL(both+", the PRM re-trained each round, beat outcome pairs on answer accuracy", "dpo-step-answer-retrain", "dpo-outcome", "path/", "accuracy", "accuracy_mean16").Needs(out...),
-		withNote(atKL("re-training the PRM each round keeps more whole-chain correctness than a PRM frozen after SFT", "dpo-step-answer-retrain", "dpo-step-answer", "path/", "chain_accuracy",
-			"chain_accuracy_mean16").Needs(ans...), retrainNote),
-		withNote(diff(both+" beat outcome pairs (greedy answer accuracy)", "acc(dpo-step-answer) − acc(dpo-outcome) after the last round", pos,
-			pair("dpo-step-answer", "accuracy", "dpo-outcome", "accuracy")).Needs(roomWrongStep, roomGreedy, roomTrained, roomAnswerAUC),
-			"a fixed-point reading: greedy accuracy is measured after each round only, not along the path"),
+		atKL("re-training the PRM each round keeps more whole-chain correctness than a PRM frozen after SFT", "dpo-step-answer-retrain", "dpo-step-answer", "path/", "chain_accuracy",
+			"chain_accuracy_mean16").Needs(ans...).WithNote(retrainNote),
+		diff(both+" beat outcome pairs (greedy answer accuracy)", "acc(dpo-step-answer) − acc(dpo-outcome) after the last round", pos,
+			pair("dpo-step-answer", "accuracy", "dpo-outcome", "accuracy")).Needs(roomWrongStep, roomGreedy, roomTrained, roomAnswerAUC).WithNote("a fixed-point reading: greedy accuracy is measured after each round only, not along the path"),
 		diff("step&answer PRM DPO beats SFT", "mean@16(dpo-step-answer) − mean@16(sft)", pos, pair("dpo-step-answer", "accuracy_mean16", "sft", "accuracy_mean16")).Needs(roomSample),
 		beatsFar(res, 0.2).Needs(roomWrongStep, roomRanking, roomTrained).For("cos-3"),
 		diff("best-of-16 at step weight 0.2 beats weight 0 (answer only)", "bon16(w=0.2) − bon16(w=0)", pos, pair("step-weight", w(0.2), "step-weight", w(0))).Needs(roomWrongStep, roomRanking),
@@ -191,7 +190,7 @@ func ablationClaims(res *exp.Result, diff func(text, measure string, test exp.Te
 				fmt.Sprintf("%s(%s) − %s(%s) on the check half", k.key, hi, k.key, lo), exp.Positive,
 				pair(hi, "heldout_"+k.key, lo, "heldout_"+k.key)).Needs(roomSizesTrained, roomSizeCeiling)
 			acc := diff("", fmt.Sprintf("%s(%s) − %s(%s)", k.acc, hi, k.acc, lo), exp.Positive, pair(hi, "heldout_"+k.acc, lo, "heldout_"+k.acc))
-			out = append(out, withNote(c, fmt.Sprintf("in the paper's unit, accuracy at p > ½ (soft Monte-Carlo labels make it partly a calibration measure): %s: %s", acc.Measure, acc.Interval())))
+			out = append(out, c.WithNote(fmt.Sprintf("in the paper's unit, accuracy at p > ½ (soft Monte-Carlo labels make it partly a calibration measure): %s: %s", acc.Measure, acc.Interval())))
 		}
 		for _, m := range []string{lo, hi} {
 			out = append(out, diff(fmt.Sprintf("%s judges the steps of seen problems better than unseen ones (Table 3)", m),
@@ -251,12 +250,6 @@ func budgetNote(res *exp.Result, m string) string {
 		return strings.Join(parts, "/")
 	}
 	return fmt.Sprintf("%s: pairs per round %s, DPO steps per round %s (means over seeds)", m, mean("round/pairs"), mean("round/steps"))
-}
-
-// withNote is c with note appended to its notes.
-func withNote(c exp.Claim, note string) exp.Claim {
-	c.Notes = append(append([]string(nil), c.Notes...), note)
-	return c
 }
 
 // stepWiseNote describes the step-wise pairs (means over seeds): how many, their PRM score gap

@@ -121,10 +121,10 @@ func Claims(res *exp.Result) []exp.Claim {
 		res.CheckDiff("round 1 (DPO on dimension 1) raises reward 1", "reward_1(dpo-1) − reward_1(sft)", exp.Positive, "dpo-1", "reward_1", "sft", "reward_1"),
 		res.CheckDiff("… by reading the prompt: dpo-1 scores above a prompt-blind policy with its responses", "reward_1(dpo-1) − blind_reward_1(dpo-1)",
 			exp.Positive, "dpo-1", "reward_1", "dpo-1", "blind_reward_1"),
-		settled(converged(withNote(res.CheckDiff("naive sequential DPO loses dimension 1", "reward_1(seq-dpo) − reward_1(dpo-1)", exp.Negative,
-			"seq-dpo", "reward_1", "dpo-1", "reward_1").Needs(roomGain), sweepNote))),
-		settled(converged(withNote(res.CheckDiff("… and its safe part (helpful_safe)", "helpful_safe(seq-dpo) − helpful_safe(dpo-1)", exp.Negative,
-			"seq-dpo", "helpful_safe", "dpo-1", "helpful_safe").Needs(roomGain), sweepNote))),
+		settled(converged(res.CheckDiff("naive sequential DPO loses dimension 1", "reward_1(seq-dpo) − reward_1(dpo-1)", exp.Negative,
+			"seq-dpo", "reward_1", "dpo-1", "reward_1").Needs(roomGain).WithNote(sweepNote))),
+		settled(converged(res.CheckDiff("… and its safe part (helpful_safe)", "helpful_safe(seq-dpo) − helpful_safe(dpo-1)", exp.Negative,
+			"seq-dpo", "helpful_safe", "dpo-1", "helpful_safe").Needs(roomGain).WithNote(sweepNote))),
 		settled(res.CheckDiff("SPO gains dimension 2", "reward_2(spo) − reward_2(dpo-1)", exp.Positive, "spo", "reward_2", "dpo-1", "reward_2").Needs(roomHeadroom2)),
 	}
 	// spo-1: SPO at its default λ against naive sequential DPO's front, then at one setting each.
@@ -178,12 +178,12 @@ func Claims(res *exp.Result) []exp.Claim {
 		claims = append(claims, converged(res.CheckDiff("sign diagnostic: the flipped offset (−λ·Δr̂₁) keeps less of dimension 1 than SPO", "reward_1(spo-flip) − reward_1(spo)",
 			exp.Negative, "spo-flip", "reward_1", "spo", "reward_1").Needs(roomGain)))
 	}
-	claims = append(claims, withNote(res.Check("mechanism: SPO weighs refusal pairs down against ordinary ones, more than naive DPO does",
+	claims = append(claims, res.Check("mechanism: SPO weighs refusal pairs down against ordinary ones, more than naive DPO does",
 		"mean over round 2's checkpoints of weight_refusal/weight_ordinary: spo − seq-dpo", exp.Negative, func(seed uint64) (float64, bool) {
 			a, ok1 := weightRatio(res, "spo", seed)
 			b, ok2 := weightRatio(res, "seq-dpo", seed)
 			return a - b, ok1 && ok2
-		}).Needs(roomAgree), sweepNote))
+		}).Needs(roomAgree).WithNote(sweepNote))
 	claims = append(claims, slowClaims(res, d, cfg, converged)...)
 	claims = append(claims, refusalClaims(res, d, cfg)...)
 	return append(claims, threeClaims(res, d, cfg)...)
@@ -378,12 +378,6 @@ func spoTwo(res, d *exp.Result, cfg Config, converged func(exp.Claim) exp.Claim)
 		*c = converged(c.Needs(roomGain, roomHeadroom2))
 	}
 	return []exp.Claim{head, sup, ni}
-}
-
-// withNote is c with note appended to its notes.
-func withNote(c exp.Claim, note string) exp.Claim {
-	c.Notes = append(append([]string(nil), c.Notes...), note)
-	return c
 }
 
 // spoFamily are the SPO runs of the λ sweep (the default λ and Sweep; λ = 0 is naive DPO, the
