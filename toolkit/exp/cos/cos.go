@@ -708,8 +708,10 @@ func init() {
 		Room:        Room,
 		Paper:       PaperSettings,
 		Doc:         "toolkit/exp/cos/README.md",
-		Jobs:        2,
-		Parts:       Parts,
+		// One process at a time: since PRM training and the DPO rounds dominate, one process keeps
+		// both cores of a 2-core machine busy (ONNX Runtime's intra-op threads), and two one-seed
+		// shards ran at 0.8× the throughput of one (BENCHMARKS.md).
+		Parts: Parts,
 	})
 	exp.Register(exp.Experiment{
 		Name:        "cos-vision",
@@ -722,7 +724,6 @@ func init() {
 		Room:        Room,
 		Paper:       PaperSettings,
 		Doc:         "toolkit/exp/cos/README.md",
-		Jobs:        2,
 	})
 }
 
