@@ -150,9 +150,10 @@ func CurveSeries(res *Result, key string, methods []string) []plot.Series {
 }
 
 // StoppedSeries is CurveSeries for curves that seeds stop at different points (early stopping):
-// a seed whose x values are a prefix of the longest seed's joins with its shorter y, so a band's
-// later points rest on the seeds that reached them (plot.Band counts them); a seed whose x values
-// are not a prefix is left out, as in CurveSeries.
+// a seed whose x values are a prefix of the longest seed's joins with its y padded with NaN (no
+// value) to the longest x, so a band's later points rest on the seeds that reached them
+// (plot.Band skips NaN and counts the rest); a seed whose x values are not a prefix is left out,
+// as in CurveSeries.
 func StoppedSeries(res *Result, key string, methods []string) []plot.Series {
 	var out []plot.Series
 	for _, m := range methods {
@@ -169,7 +170,11 @@ func StoppedSeries(res *Result, key string, methods []string) []plot.Series {
 		s := plot.Series{Name: m, Color: MethodColor(res, m), X: longest}
 		for _, c := range curves {
 			if slices.Equal(c.X, longest[:len(c.X)]) {
-				s.Y = append(s.Y, c.Y)
+				y := slices.Clone(c.Y)
+				for len(y) < len(longest) {
+					y = append(y, math.NaN())
+				}
+				s.Y = append(s.Y, y)
 			}
 		}
 		if len(s.Y) > 0 {
