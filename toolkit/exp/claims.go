@@ -382,12 +382,28 @@ func ClaimsTable(claims []Claim) (headers []string, rows [][]string) {
 		for _, n := range c.Details() {
 			measure += "; " + n
 		}
+		n, agree := fmt.Sprint(len(c.Diffs)), fmt.Sprintf("%d/%d", c.Seeds, len(c.Diffs))
+		if len(c.Parts) > 0 {
+			// a combined claim has no diffs of its own: each reading's count, and its notes (the
+			// evaluated points a matched value rests on, seeds left out, outliers)
+			var ns, as []string
+			for _, p := range c.Parts {
+				ns, as = append(ns, fmt.Sprint(len(p.Diffs))), append(as, fmt.Sprintf("%d/%d", p.Seeds, len(p.Diffs)))
+				pre := ""
+				if len(c.Parts) > 1 {
+					pre = p.Measure + ": "
+				}
+				for _, d := range p.Details() {
+					measure += "; " + pre + d
+				}
+			}
+			n, agree = strings.Join(ns, " / "), strings.Join(as, " / ")
+		}
 		needs := strings.Join(c.Room, ", ")
 		if needs == "" {
 			needs = "—"
 		}
-		rows = append(rows, []string{c.Text, measure, c.Interval(),
-			fmt.Sprint(len(c.Diffs)), fmt.Sprintf("%d/%d", c.Seeds, len(c.Diffs)), needs, c.VerdictText()})
+		rows = append(rows, []string{c.Text, measure, c.Interval(), n, agree, needs, c.VerdictText()})
 	}
 	return headers, rows
 }

@@ -42,6 +42,14 @@ func TestClaimVerdictsReadThePairedInterval(t *testing.T) {
 	if len(rows) != 1 || len(rows[0]) != len(h) || !strings.Contains(rows[0][2], "[+0.") || rows[0][6] != Holds {
 		t.Errorf("table %v %v", h, rows)
 	}
+	// a matched claim has no diffs of its own: the table counts each reading's seeds and shows
+	// its notes
+	a, b := claimOf(Positive, 0.1, 0.2, 0.15), claimOf(Positive, -0.1, 0.2)
+	a.Measure, b.Measure, b.Notes = "at matched KL", "at matched accuracy", []string{"matched points rest on ≥ 3 evaluated points"}
+	_, rows = ClaimsTable([]Claim{Matched("m", "matched", "", a, b)})
+	if r := rows[0]; r[3] != "3 / 2" || r[4] != "3/3 / 1/2" || !strings.Contains(r[1], "at matched accuracy: matched points rest on ≥ 3") {
+		t.Errorf("matched claim's row %q", r)
+	}
 }
 
 func TestSummaryTableShowsIntervals(t *testing.T) {

@@ -81,7 +81,8 @@ func Settings(e Experiment, scale Scale) ([]SettingRow, error) {
 		row := SettingRow{Field: f, Ours: leaves[f], Source: SourceOurs}
 		if s, ok := paper[f]; ok {
 			row.Paper, row.Source, row.Why, row.Ref = s.Paper, s.Source, s.Why, s.Ref
-			row.Differs = !samePaperValue(row.Ours, s.Paper)
+			// a setting the sources leave open (Source ours, its reason given) cannot deviate
+			row.Differs = s.Source != SourceOurs && !samePaperValue(row.Ours, s.Paper)
 		}
 		rows = append(rows, row)
 	}
@@ -172,7 +173,8 @@ func ShowValue(v any) string {
 }
 
 // SettingsTable is the table `paperlab settings` prints and the notebooks show: the fields with a
-// known paper value first (deviations first among them), then PaperLab's own choices.
+// known paper value first (deviations first among them), then PaperLab's own choices — those a
+// Setting records with a reason (the sources leave the value open) always, the rest with all.
 func SettingsTable(rows []SettingRow, all bool) (headers []string, out [][]string) {
 	headers = []string{"field", "ours", "paper", "source", "differs", "why"}
 	rank := func(r SettingRow) int {
@@ -187,7 +189,7 @@ func SettingsTable(rows []SettingRow, all bool) (headers []string, out [][]strin
 	sorted := append([]SettingRow(nil), rows...)
 	sort.SliceStable(sorted, func(i, j int) bool { return rank(sorted[i]) < rank(sorted[j]) })
 	for _, r := range sorted {
-		if !all && r.Source == SourceOurs {
+		if !all && r.Source == SourceOurs && r.Why == "" {
 			continue
 		}
 		differs := "no"

@@ -58,6 +58,18 @@ func TestSettingsFlagAPaperValueTheDefaultDoesNotFollow(t *testing.T) {
 	if err != nil || !strings.Contains(dev, "1 of 3") || !strings.Contains(dev, "RL.Tau") {
 		t.Errorf("deviations line %q (%v)", dev, err)
 	}
+	// A value the sources leave open (Source ours, with its reason) never deviates and is not counted
+	// as known, but the listing shows it with its reason; without a reason only the full listing does.
+	open := settingsExperiment(Setting{Field: "RL.G", Paper: 8, Source: SourcePaper},
+		Setting{Field: "RL.Tau", Paper: "not stated", Source: SourceOurs, Why: "our choice"})
+	if dev, err := Deviations(open); err != nil || dev != "none (1 settings follow the paper)" {
+		t.Errorf("deviations with an open value %q (%v)", dev, err)
+	}
+	rows, _ = Settings(open, Default)
+	_, shown := SettingsTable(rows, false)
+	if len(shown) != 2 || shown[1][0] != "RL.Tau" || shown[1][4] != "no" {
+		t.Errorf("listing %q", shown)
+	}
 }
 
 // A setting whose Ref cites no key of its README's "## Sources" list fails, naming the field; one

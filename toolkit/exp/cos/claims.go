@@ -62,19 +62,22 @@ func Claims(res *exp.Result) []exp.Claim {
 	// is the context. Each arm's pairs and DPO steps per round are in the notes: one epoch a round,
 	// so arms with more pairs train more steps.
 	atKL := func(text, a, b, prefix, metric, fixedKey string) exp.Claim {
-		when := "after the last round"
+		when, span := "after the last round", "every round"
 		if prefix == "path1/" {
-			when = "after round 1"
+			when, span = "after round 1", "round 1"
 		}
 		fixed := diff("", fmt.Sprintf("%s(%s) − %s(%s) %s", fixedKey, a, fixedKey, b, when), pos, pair(a, fixedKey, b, fixedKey))
 		kl := res.Matched(text+", at matched KL from SFT", fmt.Sprintf("%s(%s) − %s(%s) where both paths (%s) reach the same KL(π‖SFT)", metric, a, metric, b, strings.TrimSuffix(prefix, "/")), pos,
 			exp.Match{A: a, B: b, X: prefix + "kl_sft", Y: prefix + metric})
-		c := exp.Matched(text, fmt.Sprintf("%s against %s: %s at matched KL(π‖SFT) along the path (%s)", a, b, metric, when),
+		c := exp.Matched(text, fmt.Sprintf("%s against %s: %s at matched KL(π‖SFT) along the path (%s)", a, b, metric, span),
 			fmt.Sprintf("%s: %s → %s", fixed.Measure, fixed.Interval(), fixed.VerdictText()), kl)
 		c.Notes = append(c.Notes, budgetNote(res, a), budgetNote(res, b))
 		return c
 	}
-	out, ans, both := []string{roomWrongStep, roomTrained, roomAnswerAUC}, []string{roomWrongStep, roomTrained}, "step&answer PRM pairs"
+	// The right-chosen arm's chosen side is checked by the verifier, as an outcome pair's is: the PRM's
+	// score only orders the rest, so it does not need the PRM to rank answers as the verifier does.
+	const rightNote = "the chosen trace's answer is checked by the verifier, so the PRM's answer ranking (its pair-threshold check) is not needed"
+	out, ans, both := []string{roomWrongStep, roomTrained, roomPairRank}, []string{roomWrongStep, roomTrained}, "step&answer PRM pairs"
 	claims := []exp.Claim{
 		atKL(both+" beat outcome pairs on answer accuracy", "dpo-step-answer", "dpo-outcome", "path/", "accuracy", "accuracy_mean16").Needs(out...).For("cos-1"),
 		atKL(both+" beat outcome pairs on whole-chain correctness", "dpo-step-answer", "dpo-outcome", "path/", "chain_accuracy", "chain_accuracy_mean16").Needs(out...),
@@ -82,13 +85,13 @@ func Claims(res *exp.Result) []exp.Claim {
 		atKL(both+" beat answer-only PRM pairs on answer accuracy", "dpo-step-answer", "dpo-answer", "path/", "accuracy", "accuracy_mean16").Needs(ans...),
 		atKL(both+" beat answer-only PRM pairs on whole-chain correctness", "dpo-step-answer", "dpo-answer", "path/", "chain_accuracy", "chain_accuracy_mean16").Needs(ans...),
 		atKL(both+" beat answer-only PRM pairs on whole-chain correctness after round 1", "dpo-step-answer", "dpo-answer", "path1/", "chain_accuracy", "round1_chain_accuracy_mean16").Needs(ans...),
-		atKL(both+" with a right chosen answer beat outcome pairs on answer accuracy", "dpo-step-answer-right", "dpo-outcome", "path/", "accuracy", "accuracy_mean16").Needs(out...),
-		atKL(both+" with a right chosen answer beat outcome pairs on answer accuracy after round 1", "dpo-step-answer-right", "dpo-outcome", "path1/", "accuracy", "round1_accuracy_mean16").Needs(out...),
+		atKL(both+" with a right chosen answer beat outcome pairs on answer accuracy", "dpo-step-answer-right", "dpo-outcome", "path/", "accuracy", "accuracy_mean16").Needs(ans...).WithNote(rightNote),
+		atKL(both+" with a right chosen answer beat outcome pairs on answer accuracy after round 1", "dpo-step-answer-right", "dpo-outcome", "path1/", "accuracy", "round1_accuracy_mean16").Needs(ans...).WithNote(rightNote),
 		atKL(both+", the PRM re-trained each round, beat outcome pairs on answer accuracy", "dpo-step-answer-retrain", "dpo-outcome", "path/", "accuracy", "accuracy_mean16").Needs(out...),
 		atKL("re-training the PRM each round keeps more whole-chain correctness than a PRM frozen after SFT", "dpo-step-answer-retrain", "dpo-step-answer", "path/", "chain_accuracy",
 			"chain_accuracy_mean16").Needs(ans...).WithNote(retrainNote),
 		diff(both+" beat outcome pairs (greedy answer accuracy)", "acc(dpo-step-answer) − acc(dpo-outcome) after the last round", pos,
-			pair("dpo-step-answer", "accuracy", "dpo-outcome", "accuracy")).Needs(roomWrongStep, roomGreedy, roomTrained, roomAnswerAUC).WithNote("a fixed-point reading: greedy accuracy is measured after each round only, not along the path"),
+			pair("dpo-step-answer", "accuracy", "dpo-outcome", "accuracy")).Needs(roomWrongStep, roomGreedy, roomTrained, roomPairRank).WithNote("a fixed-point reading: greedy accuracy is measured after each round only, not along the path"),
 		diff("step&answer PRM DPO beats SFT", "mean@16(dpo-step-answer) − mean@16(sft)", pos, pair("dpo-step-answer", "accuracy_mean16", "sft", "accuracy_mean16")).Needs(roomSample),
 		beatsFar(res, 0.2).Needs(roomWrongStep, roomRanking, roomTrained).For("cos-3"),
 		diff("best-of-16 at step weight 0.2 beats weight 0 (answer only)", "bon16(w=0.2) − bon16(w=0)", pos, pair("step-weight", w(0.2), "step-weight", w(0))).Needs(roomWrongStep, roomRanking),
@@ -225,7 +228,7 @@ func ablationClaims(res *exp.Result, diff func(text, measure string, test exp.Te
 		kl := res.Matched(text+", at matched KL from SFT", "accuracy(grpo-prm) − accuracy(grpo-outcome) where both training paths reach the same KL(π‖SFT)", exp.Positive,
 			exp.Match{A: "grpo-prm", B: "grpo-outcome", X: "path/kl_sft", Y: "path/accuracy"})
 		out = append(out, exp.Matched(text, "GRPO (PRM trace score) against GRPO (outcome): answer accuracy at matched KL(π‖SFT) along training",
-			fmt.Sprintf("after the last step, %s: %s → %s", last.Measure, last.Interval(), last.VerdictText()), kl).Needs(roomWrongStep, roomSample, roomTrained, roomAnswerAUC))
+			fmt.Sprintf("after the last step, %s: %s → %s", last.Measure, last.Interval(), last.VerdictText()), kl).Needs(roomWrongStep, roomSample, roomTrained, roomPairRank))
 	}
 	return out
 }

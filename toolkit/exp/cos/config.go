@@ -173,8 +173,12 @@ func ConfigFor(s exp.Scale) Config {
 	prmOpt := lm.DefaultOpt(3e-4)
 	prmOpt.WarmupSteps, prmOpt.TotalSteps, prmOpt.MinLRFrac, prmOpt.ClipNorm = 50, 4000, 0.1, 1
 	// prm-selfconf at 3e-3: the head's policy-feature weights start near 0 and Adam moves them about
-	// lr per step (seed-1 probe, 800 steps: within-question AUC of the trace score 0.90 / 0.95 / 0.97
-	// and best-of-16 0.75 / 0.90 / 0.97 at 3e-4 / 1e-3 / 3e-3).
+	// lr per step (a seed-1 probe of 2026-12-01, on that day's task and PRM data, 800 steps:
+	// within-question AUC of the trace score 0.90 / 0.95 / 0.97 and best-of-16 0.75 / 0.90 / 0.97 at
+	// 3e-4 / 1e-3 / 3e-3). On the default text run of 2026-12-07 it did not train: its held-out step
+	// AUC stayed below the raw step log-probability it reads on every seed (figures/cos/metrics.json,
+	// prm-selfconf heldout_step_auc against heldout_self_step_auc). No claim reads it; the
+	// self-confidence controls of the claims use the raw log-probability.
 	selfOpt := lm.DefaultOpt(3e-3)
 	selfOpt.WarmupSteps, selfOpt.TotalSteps, selfOpt.MinLRFrac, selfOpt.ClipNorm = 40, 800, 0.1, 1
 	// Rounds since 2026-12-06: one epoch over the round's pairs (CoS's shape) of 800 prompts, at 1e-4

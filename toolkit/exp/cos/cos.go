@@ -722,7 +722,7 @@ func init() {
 		Figures:     Figures,
 		Claims:      Claims,
 		Room:        Room,
-		Paper:       PaperSettings,
+		Paper:       VisionPaperSettings,
 		Doc:         "toolkit/exp/cos/README.md",
 	})
 }

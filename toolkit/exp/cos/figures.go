@@ -86,7 +86,7 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		{Title: "votes over N samples (pass@N: the oracle)", Methods: []string{"majority", "bon", "weighted", "pass"}},
 		{Title: "width-k beam search: N candidate steps per step", Methods: []string{"majority", "beam", "beam-best", "pass"}},
 		{Title: "width-1 step search (until 2026-12-02)", Methods: []string{"majority", "step-search", "pass"}},
-		{Title: "best-of-N: independent PRM vs prm-selfconf", Methods: []string{"majority", "bon", "bon-selfconf", "pass"}},
+		{Title: selfconfTitle(res), Methods: []string{"majority", "bon", "bon-selfconf", "pass"}},
 		{Title: "the PRM against the policy's self-confidence", Methods: []string{"bon", "bon-self", "weighted", "weighted-self"}},
 	}
 	f, err = plot.Panels("inference-time search: accuracy against N (the paper's Fig. 5)", "N (samples, or candidates per step)", "accuracy",
@@ -204,4 +204,23 @@ func finite(series []plot.Series) []plot.Series {
 		}
 	}
 	return out
+}
+
+// selfconfTitle titles the panel of prm-selfconf's best-of-N with the seeds on which it trained
+// (held-out step AUC above the raw step log-probability it reads, as "PRM trained" asks of the PRM):
+// no claim reads it, and a head that did not train is not a verdict on self-confidence.
+func selfconfTitle(res *exp.Result) string {
+	n, ok := 0, 0
+	for _, s := range res.Seeds {
+		if t, measured := trained(res, "prm-selfconf", s); measured {
+			n++
+			if t {
+				ok++
+			}
+		}
+	}
+	if n == 0 {
+		return "best-of-N: independent PRM vs prm-selfconf"
+	}
+	return fmt.Sprintf("best-of-N: independent PRM vs prm-selfconf (above the raw feature it reads on %d of %d seeds)", ok, n)
 }

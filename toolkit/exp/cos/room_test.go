@@ -65,7 +65,7 @@ func TestRoomChecksPassAndFail(t *testing.T) {
 	kinds := map[string]string{
 		roomWrongStep: exp.StatValue, roomLength: exp.StatValue,
 		roomGreedy: exp.StatMean, roomSample: exp.StatMean, roomRanking: exp.StatMean, roomVoting: exp.StatMean,
-		roomTrained: exp.StatCount, roomTraceRank: exp.StatCILow, roomAnswerAUC: exp.StatCILow, roomSizeCeiling: exp.StatMean, roomSizesTrained: exp.StatCount,
+		roomTrained: exp.StatCount, roomTraceRank: exp.StatCILow, roomPairRank: exp.StatCILow, roomSizeCeiling: exp.StatMean, roomSizesTrained: exp.StatCount,
 	}
 	good := Room(synthetic(t, nil))
 	if len(good) != len(kinds) {
@@ -92,9 +92,11 @@ func TestRoomChecksPassAndFail(t *testing.T) {
 			}
 		}},
 		roomTraceRank: {"prm": func(s uint64, f map[string]float64) {
-			f["heldout_within_trace_auc"] = f["heldout_within_self_auc"] + spread[s]
+			f["heldout_within_self_auc"] = f["heldout_within_trace_auc"] - spread[s]
 		}},
-		roomAnswerAUC: {"prm": func(s uint64, f map[string]float64) { f["heldout_answer_auc"] = MinAnswerAUC + 2*spread[s] }},
+		roomPairRank: {"prm": func(s uint64, f map[string]float64) {
+			f["heldout_within_trace_auc"], f["heldout_within_self_auc"] = MinPairAUC+2*spread[s], 0.5
+		}},
 		roomTrained: {"prm": func(s uint64, f map[string]float64) {
 			if s == 4 {
 				f["heldout_step_auc"] = f["heldout_self_step_auc"] - 0.01
@@ -194,28 +196,38 @@ func mapsEqual(a, b map[string]int) bool {
 	return true
 }
 
-// A PRM whose held-out answer AUC falls short of MinAnswerAUC makes the step&answer-versus-outcome
-// claims, cos-1 among them, untestable naming the answer check, while step&answer against answer-only
-// PRM pairs (both scored by the same PRM's answer) does not need it.
-func TestAnswerCheckGatesOutcomeClaims(t *testing.T) {
+// A PRM whose within-question trace-score AUC falls short of MinPairAUC makes the claims that weigh
+// its score against the verifier's outcome — step&answer (or re-trained) pairs against outcome pairs,
+// cos-1 among them, and GRPO's PRM reward against the outcome reward — untestable naming the check,
+// while step&answer against answer-only PRM pairs (both scored by the same PRM) and the right-chosen
+// arm (its chosen answer checked by the verifier) do not need it.
+func TestPairRankGatesOutcomeClaims(t *testing.T) {
 	res, e := exptest.Committed(t, "cos")
 	for i := range res.Runs {
 		if res.Runs[i].Method == "prm" {
-			res.Runs[i].Final["heldout_answer_auc"] = 0.67 + 0.01*float64(res.Runs[i].Seed)
+			res.Runs[i].Final["heldout_within_trace_auc"] = 0.67 + 0.01*float64(res.Runs[i].Seed)
 		}
 	}
 	j := exptest.Judge(t, e, res)
-	if r := exptest.RoomCheck(t, j.Room, roomAnswerAUC); r.OK {
-		t.Fatalf("answer check passes at AUC 0.68–0.72: %+v", r)
+	if r := exptest.RoomCheck(t, j.Room, roomPairRank); r.OK {
+		t.Fatalf("pair-rank check passes at AUC 0.68–0.72: %+v", r)
 	}
+	gated := 0
 	for _, c := range j.Claims {
-		vsOutcome := strings.HasPrefix(c.Text, "step&answer PRM pairs beat outcome pairs")
-		if got := slices.Contains(c.Untestable, roomAnswerAUC); got != vsOutcome {
-			t.Errorf("%q: fails answer check %v, want %v", c.Text, got, vsOutcome)
+		vsOutcome := (strings.HasPrefix(c.Text, "step&answer PRM pairs") && strings.Contains(c.Text, "outcome pairs") && !strings.Contains(c.Text, "right chosen")) ||
+			strings.HasPrefix(c.Text, "GRPO rewarded by the PRM")
+		if got := slices.Contains(c.Untestable, roomPairRank); got != vsOutcome {
+			t.Errorf("%q: fails pair-rank check %v, want %v", c.Text, got, vsOutcome)
+		}
+		if vsOutcome {
+			gated++
 		}
 		if c.Headline == "cos-1" && (!vsOutcome || c.Verdict() != exp.Untestable) {
 			t.Errorf("cos-1 reads %q on %q", c.Verdict(), c.Text)
 		}
+	}
+	if gated < 5 {
+		t.Errorf("%d claims against the outcome gated, want ≥ 5", gated)
 	}
 }
 
