@@ -94,8 +94,8 @@ func Claims(res *exp.Result) []exp.Claim {
 			pair("dpo-step-answer", "accuracy", "dpo-outcome", "accuracy")).Needs(roomWrongStep, roomGreedy, roomTrained, roomPairRank).WithNote("a fixed-point reading: greedy accuracy is measured after each round only, not along the path"),
 		diff("step&answer PRM DPO beats SFT", "mean@16(dpo-step-answer) − mean@16(sft)", pos, pair("dpo-step-answer", "accuracy_mean16", "sft", "accuracy_mean16")).Needs(roomSample),
 		beatsFar(res, 0.2).Needs(roomWrongStep, roomRanking, roomTrained).For("cos-3"),
-		diff("best-of-16 at step weight 0.2 beats weight 0 (answer only)", "bon16(w=0.2) − bon16(w=0)", pos, pair("step-weight", w(0.2), "step-weight", w(0))).Needs(roomWrongStep, roomRanking),
-		diff("best-of-16 at step weight 0.2 beats weight 1 (steps only)", "bon16(w=0.2) − bon16(w=1)", pos, pair("step-weight", w(0.2), "step-weight", w(1))).Needs(roomWrongStep, roomRanking),
+		diff("best-of-16 at step weight 0.2 beats weight 0 (answer only)", "bon16(w=0.2) − bon16(w=0)", pos, pair("step-weight", w(0.2), "step-weight", w(0))).Needs(roomWrongStep, roomRanking, roomTrained),
+		diff("best-of-16 at step weight 0.2 beats weight 1 (steps only)", "bon16(w=0.2) − bon16(w=1)", pos, pair("step-weight", w(0.2), "step-weight", w(1))).Needs(roomWrongStep, roomRanking, roomTrained),
 	}
 	ns := []int{16}
 	if nMax != 16 {
