@@ -225,3 +225,48 @@ func TestSampleStopsAtStopToken(t *testing.T) {
 		t.Fatal("no sample reached the stop token: the test checks nothing")
 	}
 }
+
+// SampleKL of a model from itself on its own samples is about 0 (its sampled log-probabilities are
+// its scores), from a different model it is the mean gap of the summed log-probabilities, and
+// shifting every sampled token's log-probability by d moves it by d × tokens per sample.
+func TestSampleKL(t *testing.T) {
+	tok := arithTok(t)
+	c := ConfigR()
+	c.Vocab, c.InitStd = tok.Size(), 0.3
+	m, err := NewOn(goBackend(t), c, tok, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := NewOn(goBackend(t), c, tok, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := additionData(t, tok, 1, 8)
+	prompts := make([][]int32, len(data))
+	for i, ex := range data {
+		prompts[i] = ex.Prompt
+	}
+	gens, err := m.Sample(prompts, SampleConfig{MaxNew: 6, Temperature: 1, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := SampleKL(m, prompts, gens)
+	if err != nil || math.Abs(self) > 1e-4 {
+		t.Fatalf("KL from itself %v (%v)", self, err)
+	}
+	kl, err := SampleKL(other, prompts, gens)
+	if err != nil || kl <= 0.01 {
+		t.Fatalf("KL from another random model %v (%v), want clearly > 0", kl, err)
+	}
+	tokens := 0
+	for i := range gens {
+		for j := range gens[i].LogProbs {
+			gens[i].LogProbs[j] += 0.5
+			tokens++
+		}
+	}
+	shifted, err := SampleKL(other, prompts, gens)
+	if want := kl + 0.5*float64(tokens)/float64(len(gens)); err != nil || math.Abs(shifted-want) > 1e-3 {
+		t.Fatalf("shifted KL %v, want %v (%v)", shifted, want, err)
+	}
+}

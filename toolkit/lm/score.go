@@ -121,3 +121,29 @@ func (m *Model) Loss(examples []Example) (float64, error) {
 }
 
 func roundUp(n, k int) int { return (n + k - 1) / k * k }
+
+// SampleKL is the Monte-Carlo KL divergence of the sampling policy from ref, E_{y~π}[log π(y|x) −
+// log ref(y|x)], over generations sampled at temperature 1 (their own log-probabilities) from
+// prompts (EOS included where a generation finished). Summed in the generations' order, so a
+// caller gets the same bits from the same samples.
+func SampleKL(ref *Model, prompts [][]int32, gens []Generation) (float64, error) {
+	exs := make([]Example, len(gens))
+	var own float64
+	for i, g := range gens {
+		exs[i] = Example{Prompt: prompts[i], Completion: g.Tokens}
+		for _, lp := range g.LogProbs {
+			own += float64(lp)
+		}
+	}
+	scored, err := ref.Score(exs, false)
+	if err != nil {
+		return 0, err
+	}
+	var lp float64
+	for _, sc := range scored {
+		for _, v := range sc.LogProbs {
+			lp += float64(v)
+		}
+	}
+	return (own - lp) / float64(len(gens)), nil
+}

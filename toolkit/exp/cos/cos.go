@@ -286,7 +286,7 @@ func (s *setup) judge(p arith.Problem, g lm.Generation) arith.TaggedVerdict {
 // answer and every step right: "chain_accuracy", "chain_accuracy_mean16"), the mean completion length in
 // tokens ("chain_length", EOS excluded) and steps written ("steps_written") of the samples, and the
 // fraction of parsed samples with a wrong step ("step_error_rate"), and the KL divergence from the
-// SFT policy over those samples ("kl_sft", klFrom; 0 for the SFT policy itself).
+// SFT policy over those samples ("kl_sft", lm.SampleKL; 0 for the SFT policy itself).
 func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
 	set := s.eval
 	greedy, err := m.Sample(set.Prompts, lm.SampleConfig{MaxNew: s.cfg.MaxNew})
@@ -327,7 +327,7 @@ func (s *setup) evaluate(m *lm.Model, seed uint64) (map[string]float64, error) {
 	}
 	out["kl_sft"] = 0
 	if m != s.sft {
-		kl, err := klFrom(s.sft, set.Repeat(s.cfg.EvalSamples), gens)
+		kl, err := lm.SampleKL(s.sft, set.Repeat(s.cfg.EvalSamples), gens)
 		if err != nil {
 			return nil, err
 		}
@@ -356,7 +356,7 @@ func (s *setup) pathEval(m *lm.Model) (map[string]float64, error) {
 	}
 	out := map[string]float64{"accuracy": right / float64(len(gens)), "chain_accuracy": chain / float64(len(gens)), "kl_sft": 0}
 	if m != s.sft {
-		if out["kl_sft"], err = klFrom(s.sft, prompts, gens); err != nil {
+		if out["kl_sft"], err = lm.SampleKL(s.sft, prompts, gens); err != nil {
 			return nil, err
 		}
 	}
@@ -366,31 +366,6 @@ func (s *setup) pathEval(m *lm.Model) (map[string]float64, error) {
 // pathMetrics are pathEval's metrics, recorded as "path/<metric>" curves over the cumulative DPO
 // (or GRPO) step, and for the first round alone as "path1/<metric>".
 var pathMetrics = []string{"accuracy", "chain_accuracy", "kl_sft"}
-
-// klFrom is the Monte-Carlo KL divergence of the sampling policy from ref, E_{y~π}[log π(y|x) −
-// log ref(y|x)], over generations sampled at temperature 1 (their own log-probabilities) from
-// prompts (EOS included where a generation finished).
-func klFrom(ref *lm.Model, prompts [][]int32, gens []lm.Generation) (float64, error) {
-	exs := make([]lm.Example, len(gens))
-	var own float64
-	for i, g := range gens {
-		exs[i] = lm.Example{Prompt: prompts[i], Completion: g.Tokens}
-		for _, lp := range g.LogProbs {
-			own += float64(lp)
-		}
-	}
-	scored, err := ref.Score(exs, false)
-	if err != nil {
-		return 0, err
-	}
-	var lp float64
-	for _, sc := range scored {
-		for _, v := range sc.LogProbs {
-			lp += float64(v)
-		}
-	}
-	return (own - lp) / float64(len(gens)), nil
-}
 
 func boolInt(b bool) int {
 	if b {

@@ -409,7 +409,7 @@ func (s *setup) evaluateFormat(m, ref *lm.Model, trace bool) (map[string]float64
 		out["chain_accuracy_mean16"] = chain / float64(len(gens))
 	}
 	if m != ref {
-		if out["kl_sft"], err = klFrom(ref, prompts, gens); err != nil {
+		if out["kl_sft"], err = lm.SampleKL(ref, prompts, gens); err != nil {
 			return nil, err
 		}
 	}

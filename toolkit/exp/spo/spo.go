@@ -369,14 +369,6 @@ func (a *arm) evaluate(m *lm.Model, seed uint64, samples int, kl klRefs) (map[st
 	out["length"] = length / float64(len(gens))
 	// KL(m ‖ ref) = E_{y~m}[log m(y) − log ref(y)]: the samples' own log-probs against the refs'.
 	t1 := time.Now()
-	exs := make([]lm.Example, len(gens))
-	var own float64
-	for i, g := range gens {
-		exs[i] = lm.Example{Prompt: ids[i], Completion: g.Tokens}
-		for _, lp := range g.LogProbs {
-			own += float64(lp)
-		}
-	}
 	for _, ref := range []struct {
 		key string
 		m   *lm.Model
@@ -385,17 +377,9 @@ func (a *arm) evaluate(m *lm.Model, seed uint64, samples int, kl klRefs) (map[st
 		if ref.m == nil || kl&ref.on == 0 {
 			continue
 		}
-		scored, err := ref.m.Score(exs, false)
-		if err != nil {
+		if out[ref.key], err = lm.SampleKL(ref.m, ids, gens); err != nil {
 			return nil, err
 		}
-		var lp float64
-		for _, sc := range scored {
-			for _, v := range sc.LogProbs {
-				lp += float64(v)
-			}
-		}
-		out[ref.key] = (own - lp) / float64(len(gens))
 	}
 	a.timed("eval_kl", t1)
 	return out, nil
