@@ -75,8 +75,9 @@ func Claims(res *exp.Result) []exp.Claim {
 		return c
 	}
 	// The right-chosen arm's chosen side is checked by the verifier, as an outcome pair's is: the PRM's
-	// score only orders the rest, so it does not need the PRM to rank answers as the verifier does.
-	const rightNote = "the chosen trace's answer is checked by the verifier, so the PRM's answer ranking (its pair-threshold check) is not needed"
+	// score decides only which sample is rejected, so a weak answer judge can blunt the pairs but not
+	// prefer a wrong answer — the failure the pair-threshold check guards against.
+	const rightNote = "the chosen trace's answer is checked by the verifier and the PRM picks only the rejected side, so the pair-threshold check is not needed"
 	out, ans, both := []string{roomWrongStep, roomTrained, roomPairRank}, []string{roomWrongStep, roomTrained}, "step&answer PRM pairs"
 	claims := []exp.Claim{
 		atKL(both+" beat outcome pairs on answer accuracy", "dpo-step-answer", "dpo-outcome", "path/", "accuracy", "accuracy_mean16").Needs(out...).For("cos-1"),
