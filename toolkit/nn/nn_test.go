@@ -211,6 +211,14 @@ func TestScheduleAndValidation(t *testing.T) {
 			t.Errorf("LRAt(%d) = %v, want %v", step, got, want)
 		}
 	}
+	// warmup–stable–decay: constant from the warmup to DecayStart, cosine from there to TotalSteps
+	wsd := o
+	wsd.DecayStart, wsd.TotalSteps = 10, 20
+	for step, want := range map[int]float64{2: 0.5, 7: 1, 10: 1, 15: 0.55, 20: 0.1, 30: 0.1} {
+		if got := wsd.LRAt(step); math.Abs(got-want) > 1e-12 {
+			t.Errorf("warmup–stable–decay LRAt(%d) = %v, want %v", step, got, want)
+		}
+	}
 	for field, bad := range map[string]OptConfig{
 		"lr":          {Beta1: 0.9, Beta2: 0.9, Eps: 1},
 		"betas":       {LR: 1, Beta1: 1, Beta2: 0.9, Eps: 1},

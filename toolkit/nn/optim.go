@@ -22,10 +22,20 @@ type OptConfig struct {
 	// ClipNorm > 0 rescales the gradient so its global L2 norm is at most ClipNorm.
 	ClipNorm float64 `json:"clip_norm"`
 	// WarmupSteps of linear warmup from 0; then cosine decay over the remaining steps up to
-	// TotalSteps. TotalSteps = 0 keeps the rate constant after warmup.
+	// TotalSteps. TotalSteps = 0 keeps the rate constant after warmup. DecayStart > WarmupSteps
+	// holds the rate constant until that step and decays over the steps from it to TotalSteps
+	// (warmup–stable–decay: a training that finds its plateau at a constant rate, then anneals).
 	WarmupSteps int     `json:"warmup_steps"`
 	TotalSteps  int     `json:"total_steps"`
 	MinLRFrac   float64 `json:"min_lr_frac"`
+	DecayStart  int     `json:"decay_start,omitempty"`
+}
+
+// schedule are the fields that set the learning rate of a step (fed to the update step as an
+// input), zeroed: what is left shapes the compiled graph.
+func (o OptConfig) graphKey() OptConfig {
+	o.LR, o.WarmupSteps, o.TotalSteps, o.MinLRFrac, o.DecayStart = 0, 0, 0, 0, 0
+	return o
 }
 
 // DefaultOpt is Adam with PyTorch's defaults at learning rate lr, no clipping, constant rate.
@@ -42,8 +52,8 @@ func (o OptConfig) Validate() error {
 		return fmt.Errorf("optimizer: betas (%v, %v) must lie in [0,1)", o.Beta1, o.Beta2)
 	case !(o.Eps > 0):
 		return fmt.Errorf("optimizer: eps = %v, need > 0", o.Eps)
-	case o.WeightDecay < 0 || o.ClipNorm < 0 || o.WarmupSteps < 0 || o.TotalSteps < 0:
-		return fmt.Errorf("optimizer: weight_decay, clip_norm, warmup_steps and total_steps must be ≥ 0")
+	case o.WeightDecay < 0 || o.ClipNorm < 0 || o.WarmupSteps < 0 || o.TotalSteps < 0 || o.DecayStart < 0:
+		return fmt.Errorf("optimizer: weight_decay, clip_norm, warmup_steps, total_steps and decay_start must be ≥ 0")
 	case o.MinLRFrac < 0 || o.MinLRFrac > 1:
 		return fmt.Errorf("optimizer: min_lr_frac = %v, need [0,1]", o.MinLRFrac)
 	}
@@ -55,10 +65,11 @@ func (o OptConfig) LRAt(step int) float64 {
 	if o.WarmupSteps > 0 && step <= o.WarmupSteps {
 		return o.LR * float64(step) / float64(o.WarmupSteps)
 	}
-	if o.TotalSteps <= o.WarmupSteps {
+	from := max(o.WarmupSteps, o.DecayStart)
+	if o.TotalSteps <= from {
 		return o.LR
 	}
-	frac := float64(step-o.WarmupSteps) / float64(o.TotalSteps-o.WarmupSteps)
+	frac := float64(step-from) / float64(o.TotalSteps-from)
 	frac = math.Min(1, math.Max(0, frac))
 	cos := 0.5 * (1 + math.Cos(math.Pi*frac))
 	return o.LR * (o.MinLRFrac + (1-o.MinLRFrac)*cos)

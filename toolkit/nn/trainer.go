@@ -104,7 +104,7 @@ func (t *Trainer) SetState(m, v []float32, step int) error {
 var optimizerInputs = []string{"weights", "adam_m", "adam_v", "lr", "bias_correction1", "bias_correction2", "decay"}
 
 func (t *Trainer) exec() *Exec {
-	key := fmt.Sprintf("train/%s/%+v", t.key, t.Opt)
+	key := fmt.Sprintf("train/%s/%+v", t.key, t.Opt.graphKey()) // a new rate or schedule reuses the compiled step
 	l, opt, loss := t.Net.Layout, t.Opt, t.loss
 	return t.Net.exec(key, func(b compute.Backend) *Exec {
 		return MustNewExec(b, func(g *Graph, in []*Node) []*Node {

@@ -20,10 +20,13 @@ const (
 )
 
 // Vocab lays out the ids of a configuration; with Steps (Config.StreamSteps) the step tokens — one
-// per (return-to-go bin, previous action or none) — follow the prefix tokens.
+// per (return-to-go bin, previous action or none) — follow the prefix tokens. PrefixInObs and Aux
+// are how Pack fills a batch (Config.PrefixInObs: the prefix multi-hot after each observation in
+// its patch; Config.AuxWeight > 0: the auxiliary targets of Seq.Aux).
 type Vocab struct {
 	RTGBins, Actions, Prefixes int
 	Steps                      bool
+	PrefixInObs, Aux           bool
 }
 
 // Size is the number of token ids.
@@ -65,13 +68,15 @@ func (v Vocab) Prefix(p int) int32 { return firstRTG + int32(v.RTGBins+v.Actions
 // [0, Vocab.Prefixes)), per step the observation, the return-to-go before acting (in [0, 1]) and the
 // action taken; Prompt, when set, is a demonstration placed in context before the trajectory
 // (Prompt-DT; its own prefix is not repeated). During acting the last step has no action yet
-// (len(Actions) = len(Obs) − 1).
+// (len(Actions) = len(Obs) − 1). Aux, when set, is a class per step of the trajectory (−1: none) that
+// an auxiliary head learns to predict from that step's hidden state (Config.AuxWeight).
 type Seq struct {
 	Prefix  []int
 	Obs     [][]float32
 	RTG     []float64
 	Actions []int
 	Prompt  *Seq
+	Aux     []int
 }
 
 // tokens lays out a sequence: BOS, prefix, [prompt steps…, SEP], steps…, a step being (RTG, OBS,
@@ -149,12 +154,17 @@ type Batch struct {
 	KeyMask, TargetMask []float32
 	Patches, PatchMask  []float32
 	Last                []int
-	pixels              int
+	// AuxTargets and AuxMask are the auxiliary classes at the trajectories' OBS positions (Vocab.Aux).
+	AuxTargets []int32
+	AuxMask    []float32
+	pixels     int
+	aux        bool
 }
 
 // Pack packs sequences into a batch whose width is the longest sequence rounded up to a multiple of
-// 32 (few compiled shapes) and at most context; a longer sequence, an observation longer than
-// pixels or a bad token is an error naming the sequence.
+// 32 (few compiled shapes) and at most context; a longer sequence, an observation longer than the
+// patch's pixels (less the prefix multi-hot with PrefixInObs) or a bad token is an error naming the
+// sequence.
 func (v Vocab) Pack(seqs []Seq, context, pixels int) (*Batch, error) {
 	type row struct {
 		ids     []int32
@@ -179,7 +189,14 @@ func (v Vocab) Pack(seqs []Seq, context, pixels int) (*Batch, error) {
 	b := len(seqs)
 	p := &Batch{B: b, T: t, Tokens: make([]int32, b*t), Positions: make([]int32, b*t), Targets: make([]int32, b*t),
 		KeyMask: make([]float32, b*t), TargetMask: make([]float32, b*t), Patches: make([]float32, b*t*pixels),
-		PatchMask: make([]float32, b*t), Last: make([]int, b), pixels: pixels}
+		PatchMask: make([]float32, b*t), Last: make([]int, b), pixels: pixels, aux: v.Aux}
+	obsWidth := pixels
+	if v.PrefixInObs {
+		obsWidth -= v.Prefixes
+	}
+	if v.Aux {
+		p.AuxTargets, p.AuxMask = make([]int32, b*t), make([]float32, b*t)
+	}
 	for i, r := range rows {
 		for j := 0; j < t; j++ {
 			p.Positions[i*t+j] = int32(j)
@@ -188,16 +205,27 @@ func (v Vocab) Pack(seqs []Seq, context, pixels int) (*Batch, error) {
 			k := i*t + j
 			p.Tokens[k], p.KeyMask[k] = id, 1
 			if o := r.obs[j]; o != nil {
-				if len(o) > pixels {
-					return nil, fmt.Errorf("dt: sequence %d position %d: observation of %d values, the model reads %d", i, j, len(o), pixels)
+				if len(o) > obsWidth {
+					return nil, fmt.Errorf("dt: sequence %d position %d: observation of %d values, the model reads %d", i, j, len(o), obsWidth)
 				}
 				copy(p.Patches[k*pixels:], o) // shorter observations (another embodiment) are zero-padded
+				if v.PrefixInObs {
+					for _, q := range seqs[i].Prefix {
+						p.Patches[k*pixels+obsWidth+q] = 1
+					}
+				}
 				p.PatchMask[k] = 1
 			}
+		}
+		if v.Aux && seqs[i].Aux != nil && len(seqs[i].Aux) != len(r.obsAt) {
+			return nil, fmt.Errorf("dt: sequence %d has %d auxiliary targets for %d steps", i, len(seqs[i].Aux), len(r.obsAt))
 		}
 		for n, j := range r.obsAt {
 			if tok := r.targets[n]; tok >= 0 { // the action taken after this observation
 				p.Targets[i*t+j], p.TargetMask[i*t+j] = tok, 1
+			}
+			if v.Aux && seqs[i].Aux != nil && seqs[i].Aux[n] >= 0 {
+				p.AuxTargets[i*t+j], p.AuxMask[i*t+j] = int32(seqs[i].Aux[n]), 1
 			}
 		}
 		if len(r.obsAt) > 0 {
@@ -215,6 +243,10 @@ func (p *Batch) Inputs() lm.Inputs {
 	in.Add("key_mask", tensors.FromFlatDataAndDimensions(p.KeyMask, p.B, p.T))
 	in.Add("targets", tensors.FromFlatDataAndDimensions(p.Targets, p.B, p.T))
 	in.Add("target_mask", tensors.FromFlatDataAndDimensions(p.TargetMask, p.B, p.T))
+	if p.aux {
+		in.Add("aux_targets", tensors.FromFlatDataAndDimensions(p.AuxTargets, p.B, p.T))
+		in.Add("aux_mask", tensors.FromFlatDataAndDimensions(p.AuxMask, p.B, p.T))
+	}
 	in.Add("patches", tensors.FromFlatDataAndDimensions(p.Patches, p.B, p.T, p.pixels))
 	in.Add("patch_mask", tensors.FromFlatDataAndDimensions(p.PatchMask, p.B, p.T))
 	return in

@@ -47,7 +47,8 @@ func DefaultConfig() dt.Config {
 		Pixels: gw.MaxObsSize, LR: 1e-3, ClipNorm: 1, Batch: 16}
 }
 
-// SeqOf is a trajectory as the agent reads it, with an optional demonstration in context. Its
+// SeqOf is a trajectory as the agent reads it, with an optional demonstration in context and, as
+// auxiliary targets (dt.Seq.Aux), the cell of the named goal at every step. Its
 // returns-to-go are normalised by the best return of its world and embodiment, 1 − StepCost·L*
 // with L* the expert's shortest plan: 1 means "as well as possible here", whatever the world's
 // size. (Raw returns would tie the top return bins to short worlds, and an agent asked for a high
@@ -58,7 +59,15 @@ func SeqOf(tr gw.Trajectory, prompt *dt.Seq) (dt.Seq, error) {
 		return dt.Seq{}, err
 	}
 	e := gw.Embodiment(tr.Embodiment)
-	best, err := BestReturn(task, tr.Seed, e)
+	var best float64
+	if tr.WorldTask == "" {
+		best, err = BestReturn(task, tr.Seed, e)
+	} else { // a retargeted world (gw.CollectPairs): its best plan is to the retargeted goal
+		var w *gw.World
+		if w, err = gw.TrajectoryWorld(tr); err == nil {
+			best, err = bestReturnIn(w, task, tr.Seed, e)
+		}
+	}
 	if err != nil {
 		return dt.Seq{}, err
 	}
@@ -66,8 +75,15 @@ func SeqOf(tr gw.Trajectory, prompt *dt.Seq) (dt.Seq, error) {
 	for t := range rtg {
 		rtg[t] /= best
 	}
-	return dt.Seq{Prefix: Prefix(task, e), Obs: tr.Obs, RTG: rtg, Actions: tr.Actions, Prompt: prompt}, nil
+	aux := make([]int, len(tr.Obs)) // where the named goal is, at every step (dt.Config.AuxWeight reads it)
+	for t, o := range tr.Obs {
+		aux[t] = gw.GoalIndex(o, task.Colour)
+	}
+	return dt.Seq{Prefix: Prefix(task, e), Obs: tr.Obs, RTG: rtg, Actions: tr.Actions, Prompt: prompt, Aux: aux}, nil
 }
+
+// AuxClasses is the number of classes of SeqOf's auxiliary targets: the cells of the grid.
+const AuxClasses = gw.Size * gw.Size
 
 // BestReturn is the return of the expert's shortest plan in the world of (task, seed) for
 // embodiment e: 1 − StepCost·len(plan).

@@ -18,6 +18,7 @@ type Trajectory struct {
 	Success    bool        `json:"success"`           // the episode ended on the target goal
 	Ending     string      `json:"ending,omitempty"`  // World.Ending: success, wrong_goal or time_out ("" in older files)
 	Reached    string      `json:"reached,omitempty"` // World.Reached: the colour of the goal entered ("" none)
+	WorldTask  string      `json:"world_task,omitempty"` // the task that generated the world when it was retargeted (World.Retarget); "" for Task
 }
 
 // Return is the sum of the trajectory's rewards.
@@ -51,7 +52,12 @@ func playEpisode(task Task, e Embodiment, seed uint64, act func(w *World) int) (
 	if err != nil {
 		return Trajectory{}, nil, err
 	}
-	tr := Trajectory{Task: task.String(), Embodiment: int(e), Seed: seed}
+	return playIn(w, e, act), w, nil
+}
+
+// playIn steps embodiment e in w with act's actions until the episode ends.
+func playIn(w *World, e Embodiment, act func(w *World) int) Trajectory {
+	tr := Trajectory{Task: w.task.String(), Embodiment: int(e), Seed: w.seed}
 	for !w.Done() {
 		tr.Obs = append(tr.Obs, w.Obs(e))
 		a := act(w)
@@ -59,7 +65,7 @@ func playEpisode(task Task, e Embodiment, seed uint64, act func(w *World) int) (
 		tr.Actions, tr.Rewards = append(tr.Actions, a), append(tr.Rewards, rew)
 	}
 	tr.Success, tr.Ending, tr.Reached = w.Success(), w.Ending(), w.Reached()
-	return tr, w, nil
+	return tr
 }
 
 // ReturnsToGo returns the undiscounted suffix sums of rewards: out[t] = Σ_{k ≥ t} rewards[k].
