@@ -64,10 +64,12 @@ func TrajectoryWorld(tr Trajectory) (*World, error) {
 }
 
 // CollectPairs is Collect with every world demonstrated twice: for its task and for a partner colour
-// drawn (with seed) among the other colours c for which Task{Layout, Door, c} is in allowed, with
-// the same noise and policy seed. The order is task, episode, embodiment, then the pair (the task's
+// drawn (with seed) among the other colours c for which Task{Layout, Door, c} is in allowed — or,
+// where none is, among those for which it is a training type (TrainTasks: never a held-out one) —
+// with the same noise and policy seed, in worlds where the partner's goal can be reached (drawn
+// again otherwise: pairWorld). The order is task, episode, embodiment, then the pair (the task's
 // own trajectory first), so trajectories 2i and 2i+1 are one world's pair. A task with no allowed
-// partner colour is an error.
+// partner colour even among the training types is an error.
 func CollectPairs(tasks, allowed []Task, embodiments []Embodiment, perTask int, noises []float64, seed uint64) ([]Trajectory, error) {
 	if perTask < 0 || len(noises) == 0 {
 		return nil, fmt.Errorf("gridworld: CollectPairs needs perTask ≥ 0 (got %d) and at least one noise level", perTask)
@@ -76,17 +78,24 @@ func CollectPairs(tasks, allowed []Task, embodiments []Embodiment, perTask int, 
 	var out []Trajectory
 	for _, task := range tasks {
 		var partners []string
-		for _, c := range Colours() {
-			t := Task{task.Layout, task.Door, c}
-			if c != task.Colour && contains(allowed, t) {
-				partners = append(partners, c)
+		for _, set := range [][]Task{allowed, TrainTasks()} {
+			for _, c := range Colours() {
+				if t := (Task{task.Layout, task.Door, c}); c != task.Colour && contains(set, t) {
+					partners = append(partners, c)
+				}
+			}
+			if len(partners) > 0 {
+				break
 			}
 		}
 		if len(partners) == 0 {
 			return nil, fmt.Errorf("gridworld: task %s has no partner colour among the allowed tasks", task)
 		}
 		for i := 0; i < perTask; i++ {
-			worldSeed, policySeed, partner := r.Uint64(), r.Uint64(), partners[r.IntN(len(partners))]
+			worldSeed, policySeed, partner, err := pairWorld(task, partners, embodiments, r)
+			if err != nil {
+				return nil, err
+			}
 			for _, e := range embodiments {
 				own, err := Rollout(task, e, worldSeed, noises[i%len(noises)], policySeed)
 				if err != nil {
@@ -101,6 +110,30 @@ func CollectPairs(tasks, allowed []Task, embodiments []Embodiment, perTask int, 
 		}
 	}
 	return out, nil
+}
+
+// pairWorld draws a world seed, a policy seed and a partner colour with r until the partner's goal
+// can be reached in that world by every embodiment (a world's other goals need not be: Generate
+// only makes the target reachable).
+func pairWorld(task Task, partners []string, embodiments []Embodiment, r *rand.Rand) (worldSeed, policySeed uint64, partner string, err error) {
+	for attempt := 0; attempt < MaxAttempts; attempt++ {
+		worldSeed, policySeed, partner = r.Uint64(), r.Uint64(), partners[r.IntN(len(partners))]
+		w, err := Generate(task, worldSeed)
+		if err != nil {
+			return 0, 0, "", err
+		}
+		g, err := w.Retarget(partner)
+		ok := err == nil
+		for _, e := range embodiments {
+			if ok {
+				_, ok = Plan(g, e)
+			}
+		}
+		if ok {
+			return worldSeed, policySeed, partner, nil
+		}
+	}
+	return 0, 0, "", fmt.Errorf("gridworld: no %s world with a reachable partner goal among %v in %d draws", task, partners, MaxAttempts)
 }
 
 func contains(ts []Task, t Task) bool {

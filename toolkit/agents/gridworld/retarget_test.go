@@ -42,13 +42,24 @@ func TestRetargetAndPairs(t *testing.T) {
 			t.Fatalf("pair %d: %s/%s (world %s) seeds %d %d", i/2, own.Task, other.Task, other.WorldTask, own.Seed, other.Seed)
 		}
 		for _, tr := range []Trajectory{own, other} {
+			if w, _ := TrajectoryWorld(tr); w != nil {
+				if _, ok := Plan(w, Embodiment(tr.Embodiment)); !ok {
+					t.Fatalf("pair %d: %s has no plan to its goal", i/2, tr.Task)
+				}
+			}
 			w, err := TrajectoryWorld(tr)
 			if err != nil || w.Task().String() != tr.Task || !slices.Equal(w.Obs(Embodiment(tr.Embodiment)), tr.Obs[0]) {
 				t.Fatalf("trajectory %s world %s: %v", tr.Task, tr.WorldTask, err)
 			}
 		}
 	}
-	if _, err := CollectPairs([]Task{task}, []Task{task}, []Embodiment{Walker}, 1, DefaultNoises(), 3); err == nil {
-		t.Fatal("a task without an allowed partner colour accepted")
+	// without an allowed partner, one among the training types: open/key/red pairs with green (blue is held out)
+	lone := Task{"open", "key", "red"}
+	trs, err = CollectPairs([]Task{lone}, []Task{lone}, []Embodiment{Walker}, 3, DefaultNoises(), 3)
+	if err != nil || trs[1].Task != "open/key/green" || trs[3].Task != "open/key/green" {
+		t.Fatalf("partners %v (%v)", trs, err)
+	}
+	if _, err := CollectPairs([]Task{{"open", "key", "purple"}}, nil, []Embodiment{Walker}, 1, DefaultNoises(), 3); err == nil {
+		t.Fatal("an invalid task accepted")
 	}
 }

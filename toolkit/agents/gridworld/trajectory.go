@@ -15,9 +15,9 @@ type Trajectory struct {
 	Obs        [][]float32 `json:"obs"`        // len(Actions) rows of ObsSize(Embodiment)
 	Actions    []int       `json:"actions"`
 	Rewards    []float64   `json:"rewards"`
-	Success    bool        `json:"success"`           // the episode ended on the target goal
-	Ending     string      `json:"ending,omitempty"`  // World.Ending: success, wrong_goal or time_out ("" in older files)
-	Reached    string      `json:"reached,omitempty"` // World.Reached: the colour of the goal entered ("" none)
+	Success    bool        `json:"success"`              // the episode ended on the target goal
+	Ending     string      `json:"ending,omitempty"`     // World.Ending: success, wrong_goal or time_out ("" in older files)
+	Reached    string      `json:"reached,omitempty"`    // World.Reached: the colour of the goal entered ("" none)
 	WorldTask  string      `json:"world_task,omitempty"` // the task that generated the world when it was retargeted (World.Retarget); "" for Task
 }
 

@@ -74,13 +74,30 @@ type Config struct {
 	// with a demonstration in context; NoColourProb the share of those whose prefix says
 	// foundation.NoColour instead of the task's colour (the demonstration is then the only thing
 	// that names the goal: the prompt variant acts that way).
+	//
+	// Since 2026-12-07 (PretrainDecayFrac > 0) pretraining runs to convergence
+	// (dt.TrainToConverge): at a constant rate until PretrainPatience measurements bring no new best
+	// validation loss, with PretrainSteps only a cap that the run reports reaching (pretrain_hit_cap:
+	// the convergence check fails on it), then a cosine decay over PretrainDecayFrac of those steps.
+	// The diversity sweep's pretrainings do the same with SweepSteps as their cap.
 	PretrainSteps     int     `json:"pretrain_steps"`
 	PretrainEvalEvery int     `json:"pretrain_eval_every,omitempty"`
 	PretrainPatience  int     `json:"pretrain_patience,omitempty"`
 	PretrainDecay     bool    `json:"pretrain_decay,omitempty"`
-	ValShare          float64 `json:"val_share,omitempty"`
-	PromptProb        float64 `json:"prompt_prob"`
-	NoColourProb      float64 `json:"no_colour_prob,omitempty"`
+	PretrainDecayFrac float64 `json:"pretrain_decay_frac,omitempty"`
+	// Bind is how pretraining makes the agent read the goal's colour (the pilot of 2026-12-07 compares
+	// them; BindArms): BindNone the stream alone (the protocol before it); BindAux an auxiliary head
+	// predicting, at every step, the cell of the goal the prefix names (weight AuxWeight); BindPairs
+	// counterfactual pairs — every world demonstrated for its task's colour and another, both in
+	// the same minibatch, from half as many worlds (the same number of streams); BindObsPrefix the
+	// prefix tokens (the colour among them) fed into the observation encoder with every observation
+	// (dt.Config.PrefixInObs). The scratch baselines share the architecture (PrefixInObs, the
+	// auxiliary head on the demonstrations).
+	Bind         string  `json:"bind,omitempty"`
+	AuxWeight    float64 `json:"aux_weight,omitempty"`
+	ValShare     float64 `json:"val_share,omitempty"`
+	PromptProb   float64 `json:"prompt_prob"`
+	NoColourProb float64 `json:"no_colour_prob,omitempty"`
 	// Shots are the numbers k of noiseless demonstrations per held-out task (embodiments
 	// alternating). Fine-tuning (from a fresh optimizer) and training from scratch on them run at
 	// most AdaptSteps optimizer steps of AdaptBatch streams at every rate of FineTuneLRs and
@@ -90,13 +107,20 @@ type Config struct {
 	// BCPretrainSteps the MLP's pretraining on the decision transformer's pretraining streams
 	// (bc-pretrained). Before 2026-12-04 (AdaptEvalEvery 0): AdaptSteps fixed steps at Agent.LR on
 	// all k, fine-tuning and scratch alike, and no bc-pretrained.
-	Shots           []int     `json:"shots"`
-	AdaptSteps      int       `json:"adapt_steps"`
-	AdaptEvalEvery  int       `json:"adapt_eval_every,omitempty"`
-	AdaptPatience   int       `json:"adapt_patience,omitempty"`
-	AdaptValShare   float64   `json:"adapt_val_share,omitempty"`
-	AdaptBatch      int       `json:"adapt_batch,omitempty"`
-	FineTuneLRs     []float64 `json:"fine_tune_lrs,omitempty"`
+	Shots          []int     `json:"shots"`
+	AdaptSteps     int       `json:"adapt_steps"`
+	AdaptEvalEvery int       `json:"adapt_eval_every,omitempty"`
+	AdaptPatience  int       `json:"adapt_patience,omitempty"`
+	AdaptValShare  float64   `json:"adapt_val_share,omitempty"`
+	AdaptBatch     int       `json:"adapt_batch,omitempty"`
+	FineTuneLRs    []float64 `json:"fine_tune_lrs,omitempty"`
+	// AdaptDenseEvery > 0 validates every that many steps for the first AdaptDenseUntil steps of
+	// every adaptation (then every AdaptEvalEvery), and AdaptWarmup raises its rate linearly over
+	// its first steps (since 2026-12-07): a first check after AdaptEvalEvery·AdaptBatch streams
+	// had already passed over k demonstrations dozens of times.
+	AdaptDenseEvery int       `json:"adapt_dense_every,omitempty"`
+	AdaptDenseUntil int       `json:"adapt_dense_until,omitempty"`
+	AdaptWarmup     int       `json:"adapt_warmup,omitempty"`
 	ScratchLRs      []float64 `json:"scratch_lrs,omitempty"`
 	BCHidden        []int     `json:"bc_hidden"`
 	BCSteps         int       `json:"bc_steps"`
@@ -127,17 +151,19 @@ type Config struct {
 func ConfigFor(s exp.Scale) Config {
 	ag := foundation.DefaultConfig()
 	ag.Stream, ag.Batch, ag.Prefixes = dt.StreamSteps, 32, foundation.PrefixesNoColour
-	c := Config{Agent: ag, PerTask: 1000, Noises: gw.DefaultNoises(), Diversity: 8, DiversitySweep: []int{2, 8}, SweepWorlds: 2000, SweepSteps: 1200,
-		PretrainSteps: 6000, PretrainEvalEvery: 400, PretrainPatience: 4, PretrainDecay: true, ValShare: 0.1, PromptProb: 0.5, NoColourProb: 0.5,
+	c := Config{Agent: ag, PerTask: 1000, Noises: gw.DefaultNoises(), Diversity: 8, DiversitySweep: []int{2, 8}, SweepWorlds: 2000, SweepSteps: 8000,
+		PretrainSteps: 20000, PretrainEvalEvery: 250, PretrainPatience: 4, PretrainDecayFrac: 0.2, ValShare: 0.1, PromptProb: 0.5, NoColourProb: 0.5,
+		Bind: BindNone, AuxWeight: 0.5,
 		Shots: []int{5, 10, 20}, AdaptSteps: 400, AdaptEvalEvery: 40, AdaptPatience: 3, AdaptValShare: 0.2, AdaptBatch: 16,
-		FineTuneLRs: []float64{1e-4, 3e-4, 1e-3}, ScratchLRs: []float64{3e-4, 1e-3, 3e-3},
+		AdaptDenseEvery: 4, AdaptDenseUntil: 100, AdaptWarmup: 10,
+		FineTuneLRs: []float64{3e-5, 1e-4, 3e-4, 1e-3}, ScratchLRs: []float64{3e-4, 1e-3, 3e-3},
 		BCHidden: []int{128, 128}, BCSteps: 600, BCPretrainSteps: 10000,
 		EvalEpisodes: 50, TargetRTG: 1, Online: foundation.OnlineConfig{Rounds: 6, Episodes: 4, Updates: 40, TargetRTG: 1}, RenderEpisodes: 3}
 	if s == exp.Smoke {
 		c.Agent.Dim, c.Agent.Layers = 32, 1
-		c.PerTask, c.PretrainSteps, c.PretrainEvalEvery, c.PretrainPatience, c.ValShare = 4, 20, 10, 0, 0.25
+		c.PerTask, c.PretrainSteps, c.PretrainEvalEvery, c.PretrainPatience, c.ValShare = 4, 20, 10, 1, 0.25
 		c.SweepWorlds, c.SweepSteps = 16, 10
-		c.AdaptSteps, c.AdaptEvalEvery, c.BCSteps, c.BCPretrainSteps, c.EvalEpisodes = 10, 5, 20, 20, 2
+		c.AdaptSteps, c.AdaptEvalEvery, c.AdaptDenseUntil, c.BCSteps, c.BCPretrainSteps, c.EvalEpisodes = 10, 5, 8, 20, 20, 2
 		c.FineTuneLRs, c.ScratchLRs = []float64{1e-3}, []float64{1e-3, 3e-3}
 		c.DiversitySweep, c.Shots = []int{2, 8}, []int{5}
 		c.Online = foundation.OnlineConfig{Rounds: 2, Episodes: 1, Updates: 5, TargetRTG: 1}
@@ -162,6 +188,13 @@ func (c Config) Validate() error {
 			return fmt.Errorf("agents: diversity_sweep %d must be in [1, %d] with sweep_worlds %d giving each type ≥ 2 worlds and some to train on", d, n, c.SweepWorlds)
 		}
 	}
+	if !slices.Contains(append([]string{""}, BindArms...), c.Bind) || c.PretrainDecayFrac < 0 || (c.PretrainDecayFrac > 0 && c.PretrainDecay) ||
+		(c.Bind == BindAux && !(c.AuxWeight > 0)) || (c.Bind == BindPairs && (c.PerTask < 4 || c.Agent.Batch%2 != 0)) {
+		return fmt.Errorf("agents: bind %q must be one of %v (aux-goal with aux_weight > 0, pairs with per_task ≥ 4 and an even batch), pretrain_decay_frac ≥ 0 and not with pretrain_decay", c.Bind, BindArms)
+	}
+	if c.AdaptDenseEvery < 0 || c.AdaptDenseUntil < 0 || c.AdaptWarmup < 0 {
+		return fmt.Errorf("agents: adapt_dense_every, adapt_dense_until and adapt_warmup must be ≥ 0")
+	}
 	if c.NoColourProb > 0 && c.Agent.Prefixes < foundation.PrefixesNoColour {
 		return fmt.Errorf("agents: no_colour_prob > 0 needs agent.prefixes ≥ %d (foundation.PrefixesNoColour), got %d", foundation.PrefixesNoColour, c.Agent.Prefixes)
 	}
@@ -185,6 +218,39 @@ func (c Config) Validate() error {
 }
 
 var embodiments = []gw.Embodiment{gw.Walker, gw.Diagonal}
+
+// The ways of binding the colour (Config.Bind).
+const (
+	BindNone      = "none"
+	BindAux       = "aux-goal"
+	BindPairs     = "pairs"
+	BindObsPrefix = "obs-prefix"
+)
+
+// BindArms are the pilot's arms, in table order.
+var BindArms = []string{BindNone, BindAux, BindPairs, BindObsPrefix}
+
+// agentConfig is the decision transformer's configuration with the colour binding applied (the
+// pairs' minibatches are pretraining's alone: pretrain sets them).
+func (c Config) agentConfig() dt.Config {
+	a := c.Agent
+	switch c.Bind {
+	case BindAux:
+		a.AuxWeight, a.AuxClasses = c.AuxWeight, foundation.AuxClasses
+	case BindObsPrefix:
+		a.PrefixInObs = true
+	}
+	return a
+}
+
+// pairGroup is how many consecutive trajectories of the pretraining data share a world and an
+// embodiment: 2 for counterfactual pairs, else 1.
+func (c Config) pairGroup() int {
+	if c.Bind == BindPairs {
+		return 2
+	}
+	return 1
+}
 
 // run is one seed's state shared by the steps of Run.
 type run struct {
@@ -287,15 +353,20 @@ type pretrainOut struct {
 	valAccBy    map[string]float64 // scoreByColour's
 	train       []dt.Seq
 	data        []gw.Trajectory
+	// to convergence: the stable phase's steps, all steps, and whether the stable phase hit its cap
+	plateau, steps int
+	hitCap         bool
 }
 
-// pretrain pretrains an agent on p's mixed data with early stopping on its validation worlds.
+// pretrain pretrains an agent on p's mixed data with early stopping on its validation worlds (to
+// convergence when PretrainDecayFrac > 0).
 func (r *run) pretrain(p pretraining) (*pretrainOut, error) {
-	data, err := gw.Collect(p.types, embodiments, p.perTask, r.cfg.Noises, p.dataSeed)
+	data, err := collectData(r.cfg, p.types, p.perTask, p.dataSeed)
 	if err != nil {
 		return nil, err
 	}
-	train, val := splitWorlds(r.cfg.ValShare, p.perTask, data)
+	worlds := p.perTask / r.cfg.pairGroup()
+	train, val := splitWorlds(r.cfg.ValShare, worlds, r.cfg.pairGroup(), data)
 	streams := func(trs []gw.Trajectory) ([]dt.Seq, error) {
 		seqs, err := foundation.Seqs(trs, r.cfg.PromptProb, p.rng)
 		if err == nil {
@@ -311,7 +382,8 @@ func (r *run) pretrain(p pretraining) (*pretrainOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := r.cfg.Agent
+	cfg := r.cfg.agentConfig()
+	cfg.Paired = r.cfg.Bind == BindPairs
 	if r.cfg.PretrainDecay {
 		cfg.DecaySteps = p.steps
 	}
@@ -319,9 +391,16 @@ func (r *run) pretrain(p pretraining) (*pretrainOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	stop := dt.StopConfig{MaxSteps: p.steps, EvalEvery: r.cfg.PretrainEvalEvery, Patience: r.cfg.PretrainPatience}
 	out := &pretrainOut{agent: a, train: seqs, data: data}
-	out.curves, out.best, out.valLoss, out.valAccuracy, err = a.TrainToBest(seqs, vseqs, stop, p.rng, r.opt.Progress(p.label, p.steps))
+	if r.cfg.PretrainDecayFrac > 0 {
+		var c dt.Converged
+		c, err = a.TrainToConverge(seqs, vseqs, dt.ConvergeConfig{StableCap: p.steps, EvalEvery: r.cfg.PretrainEvalEvery, Patience: r.cfg.PretrainPatience, DecayFrac: r.cfg.PretrainDecayFrac},
+			p.rng, r.opt.Progress(p.label, p.steps))
+		out.curves, out.best, out.valLoss, out.valAccuracy, out.plateau, out.steps, out.hitCap = c.Curves, c.Best, c.Loss, c.Accuracy, c.Plateau, c.Steps, c.HitCap
+	} else {
+		stop := dt.StopConfig{MaxSteps: p.steps, EvalEvery: r.cfg.PretrainEvalEvery, Patience: r.cfg.PretrainPatience}
+		out.curves, out.best, out.valLoss, out.valAccuracy, err = a.TrainToBest(seqs, vseqs, stop, p.rng, r.opt.Progress(p.label, p.steps))
+	}
 	if err == nil { // the kept weights' accuracy on the validation streams with and without the colour token
 		out.valAccBy, err = scoreByColour(a, vseqs)
 	}
@@ -329,8 +408,18 @@ func (r *run) pretrain(p pretraining) (*pretrainOut, error) {
 		a.Close()
 		return nil, err
 	}
-	a.Cfg.DecaySteps = 0 // what is trained from it starts a constant rate of its own
+	a.Cfg.DecaySteps, a.Cfg.Paired = 0, false // what is trained from it starts a constant rate of its own, on unpaired data
 	return out, nil
+}
+
+// collectData is the pretraining data of types: perTask expert episodes per type and embodiment
+// (gw.Collect), or, for counterfactual pairs, perTask/2 worlds each demonstrated for two colours
+// (gw.CollectPairs, the partner colour among the types pretrained on).
+func collectData(cfg Config, types []gw.Task, perTask int, seed uint64) ([]gw.Trajectory, error) {
+	if cfg.Bind == BindPairs {
+		return gw.CollectPairs(types, types, embodiments, perTask/2, cfg.Noises, seed)
+	}
+	return gw.Collect(types, embodiments, perTask, cfg.Noises, seed)
 }
 
 // scoreByColour is a's action accuracy on the streams of seqs with the task's colour token in the
@@ -359,13 +448,13 @@ func scoreByColour(a *dt.Agent, seqs []dt.Seq) (map[string]float64, error) {
 // ⌈share·perTask⌉.
 func valWorlds(share float64, perTask int) int { return int(math.Ceil(share * float64(perTask))) }
 
-// splitWorlds splits pretraining data in gw.Collect's order (task, episode, embodiment) of perTask
-// episodes per task into the training worlds and the validation ones — the last
-// valWorlds(share, perTask) episodes of every task, with both embodiments' trajectories of a world
-// on the same side.
-func splitWorlds(share float64, perTask int, data []gw.Trajectory) (train, val []gw.Trajectory) {
+// splitWorlds splits pretraining data in gw.Collect's order (task, episode, embodiment; with group 2
+// gw.CollectPairs' pair after the embodiment) of worlds episodes per task into the training worlds
+// and the validation ones — the last valWorlds(share, worlds) episodes of every task, with every
+// trajectory of a world on the same side.
+func splitWorlds(share float64, worlds, group int, data []gw.Trajectory) (train, val []gw.Trajectory) {
 	for i, tr := range data {
-		if collectEpisode(i, perTask) >= perTask-valWorlds(share, perTask) {
+		if collectEpisode(i, worlds, group) >= worlds-valWorlds(share, worlds) {
 			val = append(val, tr)
 		} else {
 			train = append(train, tr)
@@ -412,19 +501,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		agent := po.agent
 		defer agent.Close()
 		pre := r.runs["pretrained"]
-		for k, cv := range po.curves {
-			pre.Curves["pretrain/"+k] = cv
-		}
-		pre.Final["pretrain_best_step"], pre.Final["pretrain_val_loss"], pre.Final["pretrain_val_accuracy"] = float64(po.best), po.valLoss, po.valAccuracy
-		for k, v := range po.valAccBy {
-			pre.Final["pretrain_val_accuracy_"+k] = v
-		}
-		if c, err := NoiseCeiling(po.data, cfg.PerTask, cfg.Noises); err == nil { // the room check's reference, recorded so it outlives the data's code
-			pre.Final["pretrain_noise_ceiling"] = c
-		}
-		for i, t := range types {
-			pre.Final[fmt.Sprintf("pretrain_type_%d", i)] = float64(t.Index())
-		}
+		recordPretraining(pre, cfg, po, types)
 		// The MLP pretrained on the same streams (separating pretraining from the transformer).
 		bcPre, err := dt.NewBC(cfg.Agent, cfg.BCHidden, seed*10+9)
 		if err != nil {
@@ -469,6 +546,28 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		fmt.Fprintf(opt.Log, " online: pretrained %.2f scratch %.2f\n", r.runs["pretrained"].Final["success_online"], r.runs["scratch"].Final["success_online"])
 		return nil
 	})
+}
+
+// recordPretraining writes what a pretraining gave on run: its curves (pretrain/…), the kept
+// weights' step and validation measures, the convergence (plateau, steps, cap), the data's noise
+// ceiling and the task types.
+func recordPretraining(run *exp.Run, cfg Config, po *pretrainOut, types []gw.Task) {
+	for k, cv := range po.curves {
+		run.Curves["pretrain/"+k] = cv
+	}
+	run.Final["pretrain_best_step"], run.Final["pretrain_val_loss"], run.Final["pretrain_val_accuracy"] = float64(po.best), po.valLoss, po.valAccuracy
+	if cfg.PretrainDecayFrac > 0 {
+		run.Final["pretrain_plateau_step"], run.Final["pretrain_steps"], run.Final["pretrain_hit_cap"] = float64(po.plateau), float64(po.steps), b2f(po.hitCap)
+	}
+	for k, v := range po.valAccBy {
+		run.Final["pretrain_val_accuracy_"+k] = v
+	}
+	if c, err := NoiseCeilingOf(po.data, cfg.PerTask/cfg.pairGroup(), cfg.pairGroup(), cfg.Noises); err == nil { // the room check's reference, recorded so it outlives the data's code
+		run.Final["pretrain_noise_ceiling"] = c
+	}
+	for i, t := range types {
+		run.Final[fmt.Sprintf("pretrain_type_%d", i)] = float64(t.Index())
+	}
 }
 
 // inDistConfig is the evaluation on fresh worlds of the pretraining task types (pretrain_success).
@@ -587,7 +686,7 @@ func (r *run) adapt(agent *dt.Agent, bcPre *dt.BC) error {
 			pre.Final[prefix+"success_k0"] = s
 		}
 	}
-	fresh, err := dt.New(r.cfg.Agent, r.seed*10+7)
+	fresh, err := dt.New(r.cfg.agentConfig(), r.seed*10+7)
 	if err != nil {
 		return err
 	}
@@ -674,7 +773,8 @@ func (r *run) fitBest(rec *exp.Run, k int, start *dt.Agent, rates []float64, pro
 	if err != nil {
 		return nil, err
 	}
-	stop := dt.StopConfig{MaxSteps: r.cfg.AdaptSteps, EvalEvery: r.cfg.AdaptEvalEvery, Patience: r.cfg.AdaptPatience, ScoreStart: start != nil}
+	stop := dt.StopConfig{MaxSteps: r.cfg.AdaptSteps, EvalEvery: r.cfg.AdaptEvalEvery, Patience: r.cfg.AdaptPatience, ScoreStart: start != nil,
+		DenseEvery: r.cfg.AdaptDenseEvery, DenseUntil: r.cfg.AdaptDenseUntil}
 	var best *dt.Agent
 	bestLoss := math.Inf(1)
 	for _, lr := range rates {
@@ -682,12 +782,12 @@ func (r *run) fitBest(rec *exp.Run, k int, start *dt.Agent, rates []float64, pro
 		if start != nil {
 			a, err = start.Clone()
 		} else {
-			a, err = dt.New(r.cfg.Agent, r.seed*10+7)
+			a, err = dt.New(r.cfg.agentConfig(), r.seed*10+7)
 		}
 		if err != nil {
 			return nil, err
 		}
-		a.Cfg.LR, a.Cfg.Batch, a.Cfg.DecaySteps = lr, r.cfg.AdaptBatch, 0
+		a.Cfg.LR, a.Cfg.Batch, a.Cfg.DecaySteps, a.Cfg.WarmupSteps = lr, r.cfg.AdaptBatch, 0, r.cfg.AdaptWarmup
 		what := map[bool]string{false: "scratch", true: "fine-tuning"}[start != nil]
 		curves, step, loss, acc, err := a.TrainToBest(train, val, stop, rng, r.opt.Progress(fmt.Sprintf("agents seed %d: %s on k = %d at lr %g", r.seed, what, k, lr), stop.MaxSteps))
 		if err != nil {
@@ -716,7 +816,7 @@ func (r *run) fitBest(rec *exp.Run, k int, start *dt.Agent, rates []float64, pro
 			}
 		}
 	}
-	best.Cfg.Batch = r.cfg.Agent.Batch
+	best.Cfg.Batch, best.Cfg.WarmupSteps = r.cfg.Agent.Batch, 0
 	return best, nil
 }
 
@@ -729,7 +829,7 @@ func (r *run) online(agent *dt.Agent) error {
 		if m == "pretrained" {
 			a, err = agent.Clone()
 		} else {
-			a, err = dt.New(r.cfg.Agent, r.seed*10+7)
+			a, err = dt.New(r.cfg.agentConfig(), r.seed*10+7)
 		}
 		if err != nil {
 			return err
@@ -784,6 +884,9 @@ func (r *run) sweep() error {
 		p := fmt.Sprintf("sweep/div%d/", d)
 		pre.Final[p+"success_k0"], pre.Final[fmt.Sprintf("%ssuccess_k%d", p, k)] = s0, sk
 		pre.Final[p+"val_accuracy"], pre.Final[p+"val_accuracy_colour"], pre.Final[p+"best_step"] = po.valAccuracy, po.valAccBy["colour"], float64(po.best)
+		if r.cfg.PretrainDecayFrac > 0 {
+			pre.Final[p+"plateau_step"], pre.Final[p+"steps"], pre.Final[p+"hit_cap"] = float64(po.plateau), float64(po.steps), b2f(po.hitCap)
+		}
 		track.Curves(pre.Curves).Add("diversity_success_k0", float64(d), s0)
 		track.Curves(pre.Curves).Add(fmt.Sprintf("diversity_success_k%d", k), float64(d), sk)
 	}
@@ -855,4 +958,12 @@ func init() {
 		Paper:       PaperSettings,
 		Doc:         "toolkit/exp/agents/README.md",
 	})
+}
+
+// b2f is 1 for true, 0 for false.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

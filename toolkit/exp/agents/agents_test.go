@@ -18,17 +18,20 @@ func TestSmokeRun(t *testing.T) {
 	exptest.RequireMetrics(t, back, []string{"pretrained", "scratch"}, []string{"success_online"}, 1)
 	exptest.RequireMetrics(t, back, []string{"pretrained"}, []string{"pretrain_success", "pretrain_val_accuracy", "pretrain_best_step", "sweep/div8/success_k0", "sweep/div2/success_k0", "sweep/div2/success_k5",
 		"sweep/div2/val_accuracy", "ref/colour-blind/indist/success", "ref/expert/heldout/success", "heldout/diagonal/success", "swap/token_goal", "nocolour/success_k0", "nocolour_prompt/success_k0",
-		"adapt_k5/lr", "adapt_k5/best_step"}, 1)
+		"adapt_k5/lr", "adapt_k5/best_step", "pretrain_plateau_step", "pretrain_steps", "pretrain_hit_cap", "sweep/div2/hit_cap", "sweep/div8/plateau_step"}, 1)
 	exptest.RequireMetrics(t, back, []string{"scratch"}, []string{"adapt_k5/lr", "adapt_k5/val_loss"}, 1)
 	sc := back.RunsOf("scratch")[0]
-	for _, lr := range ConfigFor(exp.Smoke).ScratchLRs { // every rate's validation curve kept
-		if len(sc.Curves[fmt.Sprintf("adapt_k5/lr%g/val_action_loss", lr)].Y) != 2 {
+	for _, lr := range ConfigFor(exp.Smoke).ScratchLRs { // every rate's validation curve kept, dense to step 8, then every 5 steps
+		if x := sc.Curves[fmt.Sprintf("adapt_k5/lr%g/val_action_loss", lr)].X; len(x) != 3 || x[0] != 4 || x[1] != 8 || x[2] != 10 {
 			t.Fatalf("scratch at lr %g: validation curve %v", lr, sc.Curves[fmt.Sprintf("adapt_k5/lr%g/val_action_loss", lr)])
 		}
 	}
 	pre := back.RunsOf("pretrained")[0]
-	if len(pre.Curves["online_success"].Y) != 2 || len(pre.Curves["embed/prefix/pc1"].Y) != foundation.PrefixesNoColour || len(pre.Curves["pretrain/action_loss"].Y) == 0 || len(pre.Curves["pretrain/val_action_accuracy"].Y) != 2 {
+	if len(pre.Curves["online_success"].Y) != 2 || len(pre.Curves["embed/prefix/pc1"].Y) != foundation.PrefixesNoColour || len(pre.Curves["pretrain/action_loss"].Y) == 0 || len(pre.Curves["pretrain/val_action_accuracy"].Y) < 2 {
 		t.Fatalf("curves: online %v, embeddings %d", pre.Curves["online_success"], len(pre.Curves["embed/prefix/pc1"].Y))
+	}
+	if x := pre.Curves["pretrain/val_action_loss"].X; x[len(x)-1] != pre.Final["pretrain_steps"] || pre.Final["pretrain_steps"] != pre.Final["pretrain_plateau_step"]+10 {
+		t.Fatalf("pretraining measured at %v: %v steps, plateau at %v (the decay phase is max(eval_every, 0.2·plateau) = 10 steps)", x, pre.Final["pretrain_steps"], pre.Final["pretrain_plateau_step"])
 	}
 	if v := pre.Final["ref/expert/heldout/success"]; v != 1 {
 		t.Fatalf("the expert reference succeeds %v on the held-out worlds, want 1", v)
@@ -53,7 +56,7 @@ func TestSplitWorlds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	train, val := splitWorlds(cfg.ValShare, cfg.PerTask, data)
+	train, val := splitWorlds(cfg.ValShare, cfg.PerTask, 1, data)
 	if valWorlds(cfg.ValShare, cfg.PerTask) != 2 || len(val) != 2*2*2 || len(train)+len(val) != len(data) {
 		t.Fatalf("%d validation worlds; %d train, %d validation trajectories of %d", valWorlds(cfg.ValShare, cfg.PerTask), len(train), len(val), len(data))
 	}

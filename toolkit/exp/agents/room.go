@@ -64,13 +64,19 @@ func pretrainNeeds(cfg Config) []string {
 // steps as the training loss weighs them. It ignores what the diagonal's 5×5 view hides, so the
 // ceiling a sequence model can reach is lower still.
 func NoiseCeiling(trs []gw.Trajectory, perTask int, noises []float64) (float64, error) {
-	if perTask < 1 || len(noises) == 0 || len(trs)%(perTask*len(embodiments)) != 0 {
-		return 0, fmt.Errorf("agents: %d trajectories are not tasks × %d episodes × %d embodiments", len(trs), perTask, len(embodiments))
+	return NoiseCeilingOf(trs, perTask, 1, noises)
+}
+
+// NoiseCeilingOf is NoiseCeiling of data with group consecutive trajectories per world and
+// embodiment (2: gw.CollectPairs' counterfactual pairs, worlds per task).
+func NoiseCeilingOf(trs []gw.Trajectory, worlds, group int, noises []float64) (float64, error) {
+	if worlds < 1 || group < 1 || len(noises) == 0 || len(trs)%(worlds*len(embodiments)*group) != 0 {
+		return 0, fmt.Errorf("agents: %d trajectories are not tasks × %d episodes × %d embodiments × %d", len(trs), worlds, len(embodiments), group)
 	}
 	var sum, n float64
 	for i, tr := range trs {
-		episode := collectEpisode(i, perTask)
-		if tr.Embodiment != int(embodiments[i%len(embodiments)]) {
+		episode := collectEpisode(i, worlds, group)
+		if tr.Embodiment != int(embodiments[(i/group)%len(embodiments)]) {
 			return 0, fmt.Errorf("agents: trajectory %d has embodiment %d, not in gw.Collect's order", i, tr.Embodiment)
 		}
 		p := noises[episode%len(noises)]
@@ -85,8 +91,9 @@ func NoiseCeiling(trs []gw.Trajectory, perTask int, noises []float64) (float64, 
 }
 
 // collectEpisode is the episode (world) index within its task of trajectory i of gw.Collect's
-// output for perTask episodes per task (order: task, episode, embodiment).
-func collectEpisode(i, perTask int) int { return (i / len(embodiments)) % perTask }
+// output for worlds episodes per task (order: task, episode, embodiment, then group trajectories
+// of one world and embodiment: 2 for gw.CollectPairs).
+func collectEpisode(i, worlds, group int) int { return (i / (len(embodiments) * group)) % worlds }
 
 // ceilingOf is seed's noise ceiling: recorded (pretrain_noise_ceiling), or recomputed from the
 // configuration and the recorded pretraining task types (pretrain_type_<i>) by regenerating the
