@@ -2,6 +2,7 @@ package dt
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/gomlx/compute/dtypes"
@@ -176,4 +177,67 @@ func (p *BC) ActionLogits(seqs []Seq) ([][]float32, error) {
 		res[i] = flat[i*p.Cfg.Actions : (i+1)*p.Cfg.Actions]
 	}
 	return res, nil
+}
+
+// CloneWith is Clone with a fresh optimizer at learning rate lr (a rate sweep from one start).
+func (p *BC) CloneWith(lr float64) (*BC, error) {
+	w, err := p.Weights()
+	if err != nil {
+		return nil, err
+	}
+	cfg := p.Cfg
+	cfg.LR = lr
+	q, err := NewBC(cfg, p.Sizes[1:len(p.Sizes)-1], 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.SetWeights(w); err != nil {
+		q.Close()
+		return nil, err
+	}
+	return q, nil
+}
+
+// Score is the mean behaviour-cloning loss (−log π(action | input)) over every step of seqs with
+// an action, without training: a validation split's measure.
+func (p *BC) Score(seqs []Seq) (float64, error) {
+	var sum float64
+	var n int
+	for i, s := range seqs {
+		if len(s.Actions) == 0 {
+			continue
+		}
+		steps := make([]Seq, len(s.Actions))
+		for t := range s.Actions {
+			steps[t] = Seq{Prefix: s.Prefix, Obs: s.Obs[t : t+1]}
+		}
+		logits, err := p.ActionLogits(steps)
+		if err != nil {
+			return 0, fmt.Errorf("sequence %d: %w", i, err)
+		}
+		for t, a := range s.Actions {
+			if a < 0 || a >= p.Cfg.Actions {
+				return 0, fmt.Errorf("dt bc: sequence %d step %d action %d out of [0, %d)", i, t, a, p.Cfg.Actions)
+			}
+			sum -= logSoftmaxAt(logits[t], a)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("dt bc: no actions to score")
+	}
+	return sum / float64(n), nil
+}
+
+// logSoftmaxAt is log softmax(logits)[a], computed stably.
+func logSoftmaxAt(logits []float32, a int) float64 {
+	m := float64(logits[0])
+	for _, v := range logits {
+		m = math.Max(m, float64(v))
+	}
+	var z float64
+	for _, v := range logits {
+		z += math.Exp(float64(v) - m)
+	}
+	return float64(logits[a]) - m - math.Log(z)
 }

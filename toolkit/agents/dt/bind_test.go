@@ -178,3 +178,47 @@ func TestTrainToConverge(t *testing.T) {
 }
 
 func curves(c Converged, name string) []float64 { return c.Curves[name].X }
+
+// BC.Score is the mean −log π over every step (by hand from the logits), falls as the MLP learns,
+// and CloneWith keeps the weights under a new rate.
+func TestBCScoreAndCloneWith(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	data := copyTask(r, 32)
+	bc, err := NewBC(tinyConfig(), []int{16}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bc.Close()
+	before, err := bc.Score(data[:4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want float64
+	var n int
+	for _, s := range data[:4] {
+		for tt, a := range s.Actions {
+			l, err := bc.ActionLogits([]Seq{{Prefix: s.Prefix, Obs: s.Obs[:tt+1]}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want -= logSoftmaxAt(l[0], a)
+			n++
+		}
+	}
+	if d := before - want/float64(n); d > 1e-6 || d < -1e-6 {
+		t.Fatalf("score %v, by hand %v", before, want/float64(n))
+	}
+	if _, err := bc.Train(data, 200, r); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := bc.Score(data[:4])
+	c, err := bc.CloneWith(1e-4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	same, _ := c.Score(data[:4])
+	if !(after < before) || same != after || c.Cfg.LR != 1e-4 {
+		t.Fatalf("score %v → %v, clone %v at lr %v", before, after, same, c.Cfg.LR)
+	}
+}

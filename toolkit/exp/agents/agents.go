@@ -124,6 +124,12 @@ type Config struct {
 	ScratchLRs      []float64 `json:"scratch_lrs,omitempty"`
 	BCHidden        []int     `json:"bc_hidden"`
 	BCSteps         int       `json:"bc_steps"`
+	// BCLRs > 0 rates tune the MLP baselines as the transformers are tuned (since 2026-12-07): on the
+	// same split of the k demonstrations, at every rate, at most BCSteps steps with the validation
+	// loss measured every BCEvalEvery steps (the pretrained MLP's start included), the weights and
+	// rate of the lowest kept. Empty: BCSteps fixed steps at Agent.LR on all k.
+	BCLRs       []float64 `json:"bc_lrs,omitempty"`
+	BCEvalEvery int       `json:"bc_eval_every,omitempty"`
 	BCPretrainSteps int       `json:"bc_pretrain_steps,omitempty"`
 	// EvalEpisodes per task type and embodiment in every evaluation (held out and in distribution);
 	// TargetRTG the return the agent is asked for.
@@ -157,13 +163,13 @@ func ConfigFor(s exp.Scale) Config {
 		Shots: []int{5, 10, 20}, AdaptSteps: 400, AdaptEvalEvery: 40, AdaptPatience: 3, AdaptValShare: 0.2, AdaptBatch: 16,
 		AdaptDenseEvery: 4, AdaptDenseUntil: 100, AdaptWarmup: 10,
 		FineTuneLRs: []float64{3e-5, 1e-4, 3e-4, 1e-3}, ScratchLRs: []float64{3e-4, 1e-3, 3e-3},
-		BCHidden: []int{128, 128}, BCSteps: 600, BCPretrainSteps: 10000,
+		BCHidden: []int{128, 128}, BCSteps: 600, BCPretrainSteps: 10000, BCLRs: []float64{3e-4, 1e-3, 3e-3}, BCEvalEvery: 50,
 		EvalEpisodes: 50, TargetRTG: 1, Online: foundation.OnlineConfig{Rounds: 6, Episodes: 4, Updates: 40, TargetRTG: 1}, RenderEpisodes: 3}
 	if s == exp.Smoke {
 		c.Agent.Dim, c.Agent.Layers = 32, 1
 		c.PerTask, c.PretrainSteps, c.PretrainEvalEvery, c.PretrainPatience, c.ValShare = 4, 20, 10, 1, 0.25
 		c.SweepWorlds, c.SweepSteps = 16, 10
-		c.AdaptSteps, c.AdaptEvalEvery, c.AdaptDenseUntil, c.BCSteps, c.BCPretrainSteps, c.EvalEpisodes = 10, 5, 8, 20, 20, 2
+		c.AdaptSteps, c.AdaptEvalEvery, c.AdaptDenseUntil, c.BCSteps, c.BCPretrainSteps, c.EvalEpisodes, c.BCEvalEvery = 10, 5, 8, 20, 20, 2, 10
 		c.FineTuneLRs, c.ScratchLRs = []float64{1e-3}, []float64{1e-3, 3e-3}
 		c.DiversitySweep, c.Shots = []int{2, 8}, []int{5}
 		c.Online = foundation.OnlineConfig{Rounds: 2, Episodes: 1, Updates: 5, TargetRTG: 1}
@@ -192,8 +198,13 @@ func (c Config) Validate() error {
 		(c.Bind == BindAux && !(c.AuxWeight > 0)) || (c.Bind == BindPairs && (c.PerTask < 4 || c.Agent.Batch%2 != 0)) {
 		return fmt.Errorf("agents: bind %q must be one of %v (aux-goal with aux_weight > 0, pairs with per_task ≥ 4 and an even batch), pretrain_decay_frac ≥ 0 and not with pretrain_decay", c.Bind, BindArms)
 	}
-	if c.AdaptDenseEvery < 0 || c.AdaptDenseUntil < 0 || c.AdaptWarmup < 0 {
-		return fmt.Errorf("agents: adapt_dense_every, adapt_dense_until and adapt_warmup must be ≥ 0")
+	if c.AdaptDenseEvery < 0 || c.AdaptDenseUntil < 0 || c.AdaptWarmup < 0 || (len(c.BCLRs) > 0 && c.BCEvalEvery < 1) {
+		return fmt.Errorf("agents: adapt_dense_every, adapt_dense_until and adapt_warmup must be ≥ 0, bc_eval_every ≥ 1 with bc_lrs")
+	}
+	for _, lr := range c.BCLRs {
+		if !(lr > 0) {
+			return fmt.Errorf("agents: bc_lrs rate %v, want > 0", lr)
+		}
 	}
 	if c.NoColourProb > 0 && c.Agent.Prefixes < foundation.PrefixesNoColour {
 		return fmt.Errorf("agents: no_colour_prob > 0 needs agent.prefixes ≥ %d (foundation.PrefixesNoColour), got %d", foundation.PrefixesNoColour, c.Agent.Prefixes)
@@ -735,6 +746,25 @@ func (r *run) adapt(agent *dt.Agent, bcPre *dt.BC) error {
 			return err
 		}
 		set("scratch", k, s)
+		if len(r.cfg.BCLRs) > 0 {
+			for _, m := range []string{"bc-scratch", "bc-pretrained"} {
+				var start *dt.BC
+				if m == "bc-pretrained" {
+					start = bcPre
+				}
+				bc, err := r.fitBC(r.runs[m], k, start, rng)
+				if err != nil {
+					return err
+				}
+				s, _, err := r.eval(bc, false, false)
+				bc.Close()
+				if err != nil {
+					return err
+				}
+				set(m, k, s)
+			}
+			continue
+		}
 		plain, err := r.allDemos(k, rng)
 		if err != nil {
 			return err
@@ -760,6 +790,79 @@ func (r *run) adapt(agent *dt.Agent, bcPre *dt.BC) error {
 		}
 	}
 	return nil
+}
+
+// fitBC tunes an MLP on the split k demonstrations as fitBest tunes the transformers: at every rate
+// of BCLRs — a clone of start, or a fresh MLP when start is nil — at most BCSteps steps with the
+// validation loss measured every BCEvalEvery steps (start's own weights too), keeping the lowest;
+// it records on rec the rate, step and validation loss kept (adapt_k<k>/…) and returns that MLP.
+func (r *run) fitBC(rec *exp.Run, k int, start *dt.BC, rng *rand.Rand) (*dt.BC, error) {
+	train, val, err := r.demoSplit(k, false, rng)
+	if err != nil {
+		return nil, err
+	}
+	var best *dt.BC
+	var bestW []float32
+	bestLoss, bestLR, bestStep := math.Inf(1), 0.0, 0
+	for _, lr := range r.cfg.BCLRs {
+		var bc *dt.BC
+		if start != nil {
+			bc, err = start.CloneWith(lr)
+		} else {
+			cfg := r.cfg.Agent
+			cfg.LR = lr
+			bc, err = dt.NewBC(cfg, r.cfg.BCHidden, r.seed*10+8)
+		}
+		if err != nil {
+			return nil, err
+		}
+		improved := false
+		measure := func(step int) error {
+			l, err := bc.Score(val)
+			if err != nil {
+				return err
+			}
+			track.Curves(rec.Curves).Add(fmt.Sprintf("adapt_k%d/lr%g/val_action_loss", k, lr), float64(step), l)
+			if l < bestLoss {
+				if bestW, err = bc.Weights(); err != nil {
+					return err
+				}
+				bestLoss, bestLR, bestStep, improved = l, lr, step, true
+			}
+			return nil
+		}
+		if start != nil {
+			err = measure(0)
+		}
+		for done := 0; err == nil && done < r.cfg.BCSteps; {
+			n := min(r.cfg.BCEvalEvery, r.cfg.BCSteps-done)
+			if _, err = bc.Train(train, n, rng); err == nil {
+				done += n
+				err = measure(done)
+			}
+		}
+		if err != nil || !improved {
+			bc.Close()
+			if err != nil {
+				if best != nil {
+					best.Close()
+				}
+				return nil, err
+			}
+			continue
+		}
+		if best != nil {
+			best.Close()
+		}
+		best = bc
+	}
+	if err := best.SetWeights(bestW); err != nil {
+		best.Close()
+		return nil, err
+	}
+	p := fmt.Sprintf("adapt_k%d/", k)
+	rec.Final[p+"lr"], rec.Final[p+"best_step"], rec.Final[p+"val_loss"] = bestLR, float64(bestStep), bestLoss
+	return best, nil
 }
 
 // fitBest trains on the split k demonstrations (demoSplit; with prompts when prompted) at every

@@ -19,7 +19,7 @@ func TestSmokeRun(t *testing.T) {
 	exptest.RequireMetrics(t, back, []string{"pretrained"}, []string{"pretrain_success", "pretrain_val_accuracy", "pretrain_best_step", "sweep/div8/success_k0", "sweep/div2/success_k0", "sweep/div2/success_k5",
 		"sweep/div2/val_accuracy", "ref/colour-blind/indist/success", "ref/expert/heldout/success", "heldout/diagonal/success", "swap/token_goal", "nocolour/success_k0", "nocolour_prompt/success_k0",
 		"adapt_k5/lr", "adapt_k5/best_step", "pretrain_plateau_step", "pretrain_steps", "pretrain_hit_cap", "sweep/div2/hit_cap", "sweep/div8/plateau_step"}, 1)
-	exptest.RequireMetrics(t, back, []string{"scratch"}, []string{"adapt_k5/lr", "adapt_k5/val_loss"}, 1)
+	exptest.RequireMetrics(t, back, []string{"scratch", "bc-scratch", "bc-pretrained"}, []string{"adapt_k5/lr", "adapt_k5/val_loss"}, 1)
 	sc := back.RunsOf("scratch")[0]
 	for _, lr := range ConfigFor(exp.Smoke).ScratchLRs { // every rate's validation curve kept, dense to step 8, then every 5 steps
 		if x := sc.Curves[fmt.Sprintf("adapt_k5/lr%g/val_action_loss", lr)].X; len(x) != 3 || x[0] != 4 || x[1] != 8 || x[2] != 10 {
@@ -39,7 +39,7 @@ func TestSmokeRun(t *testing.T) {
 	if _, ok := back.RunsOf("pretrained-prompt")[0].Final["episode0/world_seed"]; !ok {
 		t.Fatal("no episode kept for rendering")
 	}
-	if claims := Claims(back); len(claims) != 11 {
+	if claims := Claims(back); len(claims) != 12 {
 		t.Fatalf("%d claims", len(claims))
 	}
 	if len(back.Figures) < 11 {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	gw "github.com/paperlab/paperlab/toolkit/agents/gridworld"
 	"github.com/paperlab/paperlab/toolkit/exp"
 )
 
@@ -25,25 +26,41 @@ func Claims(res *exp.Result) []exp.Claim {
 		return nil
 	}
 	var out []exp.Claim
+	// Since 2026-12-07 each claim needs the checks of what it is about (navigationNeeds: a navigation
+	// prior against learners from scratch; taskNeeds: task knowledge), beside pretrainNeeds.
+	nav, task := navigationNeeds(cfg), taskNeeds(cfg)
 	check := func(text, measure, ma, a, mb, b string) {
 		out = append(out, res.CheckDiff(text, measure, exp.Positive, ma, a, mb, b))
+	}
+	needs := func(checks []string) { out[len(out)-1] = out[len(out)-1].Needs(checks...) }
+	if cfg.PretrainDecayFrac > 0 {
+		ref := "ref/" + gw.RefColourBlind + "/heldout/success"
+		check("task knowledge transfers: zero-shot on the held-out task types, the pretrained agent beats a navigator that ignores the colour (same worlds)",
+			"success_k0(pretrained) − success(colour-blind navigator), held out", "pretrained", "success_k0", "pretrained", ref)
+		needs(task)
 	}
 	fewest := slices.Min(cfg.Shots)
 	for _, k := range append([]int{0}, cfg.Shots...) {
 		m := fmt.Sprintf("success_k%d", k)
 		if k > 0 {
-			check(fmt.Sprintf("pretrained + fine-tuning on k = %d demonstrations beats the same transformer trained from scratch on them", k),
-				fmt.Sprintf("success(pretrained) − success(scratch), k = %d", k), "pretrained", m, "scratch", m)
+			text := fmt.Sprintf("pretrained + fine-tuning on k = %d demonstrations beats the same transformer trained from scratch on them", k)
+			if cfg.PretrainDecayFrac > 0 {
+				text = "a navigation prior transfers: " + text
+			}
+			check(text, fmt.Sprintf("success(pretrained) − success(scratch), k = %d", k), "pretrained", m, "scratch", m)
 			// "adapts faster" is about fine-tuning: it needs fine-tuning to have moved the weights
 			out[len(out)-1] = out[len(out)-1].Needs(movedName(k))
+			needs(nav)
 			if k == fewest { // "adapts faster": the fewest demonstrations, on the held-out task types
 				out[len(out)-1] = out[len(out)-1].For("agents-1")
 			}
 			check(fmt.Sprintf("pretrained + fine-tuning beats an MLP behaviour-cloning policy trained from scratch (k = %d)", k),
 				fmt.Sprintf("success(pretrained) − success(bc-scratch), k = %d", k), "pretrained", m, "bc-scratch", m)
+			needs(nav)
 		}
 		check(fmt.Sprintf("the pretrained transformer beats an MLP pretrained on the same data (k = %d)", k),
 			fmt.Sprintf("success(pretrained) − success(bc-pretrained), k = %d", k), "pretrained", m, "bc-pretrained", m)
+		needs(task)
 	}
 	for _, k := range cfg.Shots {
 		check(fmt.Sprintf("fine-tuning on k = %d demonstrations adds to the zero-shot prior", k),
@@ -52,18 +69,25 @@ func Claims(res *exp.Result) []exp.Claim {
 	check("online fine-tuning adds to the zero-shot prior", "success_online(pretrained) − success_k0(pretrained)", "pretrained", "success_online", "pretrained", "success_k0")
 	check("online fine-tuning from the pretrained agent beats online learning from scratch at the same budget",
 		"success_online(pretrained) − success_online(scratch)", "pretrained", "success_online", "scratch", "success_online")
+	needs(nav)
 	check("one demonstration in context helps the pretrained agent without any gradient step (colour token in the prefix, k = 0)",
 		"success(pretrained-prompt) − success(pretrained), k = 0", "pretrained-prompt", "success_k0", "pretrained", "success_k0")
+	needs(task)
 	if cfg.NoColourProb > 0 {
 		check("without the colour token, one demonstration in context tells the pretrained agent the task (k = 0)",
 			"nocolour_prompt/success_k0 − nocolour/success_k0 (pretrained)", "pretrained", "nocolour_prompt/success_k0", "pretrained", "nocolour/success_k0")
+		needs(task)
 	}
 	if len(cfg.DiversitySweep) > 1 && cfg.SweepWorlds > 0 {
 		lo, hi := slices.Min(cfg.DiversitySweep), slices.Max(cfg.DiversitySweep)
 		for _, m := range []string{"success_k0", fmt.Sprintf("success_k%d", fewest)} {
 			check(fmt.Sprintf("pretraining on %d task types transfers better than on %d from the same %d worlds (%s)", hi, lo, cfg.SweepWorlds, m),
 				fmt.Sprintf("%s(%d types) − %s(%d types)", m, hi, m, lo), "pretrained", fmt.Sprintf("sweep/div%d/%s", hi, m), "pretrained", fmt.Sprintf("sweep/div%d/%s", lo, m))
-			out[len(out)-1] = out[len(out)-1].ByConstruction(sweepNote(res, cfg))
+			if cfg.PretrainDecayFrac > 0 {
+				needs(task)
+			} else {
+				out[len(out)-1] = out[len(out)-1].ByConstruction(sweepNote(res, cfg))
+			}
 		}
 	}
 	// Every claim is about what pretraining gives, so each needs the same room (Room): pretraining
@@ -76,7 +100,7 @@ func Claims(res *exp.Result) []exp.Claim {
 	// their own: the main pretraining's checks stand in for them. With a decaying rate the
 	// pretraining's flat tail is an argument, written on every claim (pretrainNote).
 	out = exp.NeedsAll(out, pretrainNeeds(cfg)...)
-	if cfg.PretrainDecay {
+	if cfg.PretrainDecay && cfg.PretrainDecayFrac == 0 {
 		note := pretrainNote(res, cfg)
 		for i := range out {
 			out[i] = out[i].ByConstruction(note)

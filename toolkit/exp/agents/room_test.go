@@ -78,7 +78,12 @@ func TestMovedCheck(t *testing.T) {
 // points over the step cap shaped by curve(i) (i = 0…9).
 func synthetic(n int, decay bool, final func(seed uint64) map[string]float64, curve func(i int) float64) *exp.Result {
 	cfg := ConfigFor(exp.Default)
-	cfg.PretrainDecay = decay
+	cfg.PretrainDecay, cfg.PretrainDecayFrac = decay, 0 // the protocol before 2026-12-07 (TestConvergedProtocolChecks: after it)
+	return syntheticOf(cfg, n, final, curve)
+}
+
+// syntheticOf is synthetic with configuration cfg.
+func syntheticOf(cfg Config, n int, final func(seed uint64) map[string]float64, curve func(i int) float64) *exp.Result {
 	b, _ := json.Marshal(cfg)
 	res := &exp.Result{Experiment: "agents", Config: b}
 	for s := uint64(1); s <= uint64(n); s++ {
@@ -323,5 +328,58 @@ func TestPaperSettings(t *testing.T) {
 	}
 	if len(e.Paper) != 0 {
 		t.Errorf("%d paper settings recorded for a paper that states none", len(e.Paper))
+	}
+}
+
+// TestConvergedProtocolChecks: since 2026-12-07 the convergence check counts the seeds with no
+// pretraining at its cap (the sweep's included), the swap and random-walker checks read the lower
+// end of their intervals, the ceiling its lower end too; the task-knowledge claim needs the colour
+// gate and the swap, the navigation claims the random walker, and none the settled check.
+func TestConvergedProtocolChecks(t *testing.T) {
+	cfg := ConfigFor(exp.Default)
+	cb, rw := "ref/"+gw.RefColourBlind+"/indist/success", "ref/"+gw.RefRandom+"/heldout/success"
+	finals := func(capHit uint64, swap, acc, spread float64) func(uint64) map[string]float64 {
+		return func(s uint64) map[string]float64 {
+			sign := float64(int(s%2)*2 - 1)
+			f := map[string]float64{"pretrain_success": 0.6, "indist/success": 0.6, cb: 0.4, "swap/success": 0.6 - swap + sign*0.01, "heldout/success": 0.3 + sign*0.02, rw: 0.1,
+				"pretrain_val_accuracy_colour": acc + sign*spread, "pretrain_val_accuracy": acc, "pretrain_noise_ceiling": 0.75, "pretrain_hit_cap": 0, "sweep/div2/hit_cap": 0, "sweep/div8/hit_cap": 0}
+			if s == capHit {
+				f["sweep/div2/hit_cap"] = 1
+			}
+			return f
+		}
+	}
+	flat := func(i int) float64 { return 0.6 }
+	good, bad := syntheticOf(cfg, 5, finals(0, 0.3, 0.7, 0.005), flat), syntheticOf(cfg, 5, finals(3, 0.1, 0.69, 0.03), flat)
+	for _, name := range []string{convergedName, swapName, accCeilingName} {
+		g, b := exptest.RoomCheck(t, Room(good), name), exptest.RoomCheck(t, Room(bad), name)
+		if !g.OK || b.OK {
+			t.Errorf("%s: good passes %v (%s), bad fails %v (%s)", name, g.OK, g.ValueText(), !b.OK, b.ValueText())
+		}
+	}
+	if c := exptest.RoomCheck(t, Room(bad), accCeilingName); c.Stat != exp.StatCILow || !(stats.Mean(c.PerSeed) > CeilingShare) {
+		t.Errorf("the ceiling is read on the lower end: %s, mean %v", c.Stat, stats.Mean(c.PerSeed))
+	}
+	if c := exptest.RoomCheck(t, Room(good), navigatesName); !c.OK || c.Stat != exp.StatCILow {
+		t.Errorf("navigates: %v %s", c.OK, c.ValueText())
+	}
+	for _, r := range Room(good) {
+		if r.Name == accFlatName {
+			t.Error("a settled check on a run to convergence")
+		}
+	}
+	var taskClaim, navClaim *exp.Claim
+	claims := Claims(good)
+	for i, c := range claims {
+		switch {
+		case strings.HasPrefix(c.Text, "task knowledge transfers"):
+			taskClaim = &claims[i]
+		case strings.HasPrefix(c.Text, "a navigation prior transfers") && navClaim == nil:
+			navClaim = &claims[i]
+		}
+	}
+	if taskClaim == nil || navClaim == nil || !slices.Contains(taskClaim.Room, swapName) || !slices.Contains(taskClaim.Room, colourName) || slices.Contains(taskClaim.Room, navigatesName) ||
+		!slices.Contains(navClaim.Room, navigatesName) || slices.Contains(navClaim.Room, colourName) || !slices.Contains(navClaim.Room, convergedName) || navClaim.Headline != "agents-1" {
+		t.Fatalf("task claim %+v; navigation claim %+v", taskClaim, navClaim)
 	}
 }
