@@ -141,6 +141,18 @@ type Config struct {
 	RenderEpisodes int `json:"render_episodes"`
 }
 
+// Sweeps are the settings each method family is tried at (`paperlab settings agents`).
+var Sweeps = []exp.Sweep{
+	{Family: "colour binding (pretraining; agents-pilot)", Knob: "bind", Settings: BindArms,
+		Compared: "one: the pilot's pick on its room checks (swap drop, colour-blind gap), fixed before the main run; the others are named variants"},
+	{Family: "fine-tuning (pretrained, pretrained-prompt)", Knob: "Adam rate, early stopping on held-out demonstrations", Settings: []string{"3e-5", "1e-4", "3e-4", "1e-3"},
+		Compared: "one per seed and k: the rate (and step, 0 included) of the lowest validation loss"},
+	{Family: "transformer from scratch (scratch)", Knob: "Adam rate, early stopping on the same split", Settings: []string{"3e-4", "1e-3", "3e-3"},
+		Compared: "one per seed and k, as fine-tuning"},
+	{Family: "MLP behaviour cloning (bc-scratch, bc-pretrained)", Knob: "Adam rate, early stopping on the same split", Settings: []string{"3e-4", "1e-3", "3e-3"},
+		Compared: "one per seed and k, as fine-tuning (since 2026-12-07; a fixed 600 steps before)"},
+}
+
 // ConfigFor returns the configuration at a scale.
 //
 // The protocol of 2026-12-04 (PaperLab's choices; probes on seed 1, one core): with the committed run's
@@ -513,6 +525,13 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		defer agent.Close()
 		pre := r.runs["pretrained"]
 		recordPretraining(pre, cfg, po, types)
+		// Wall seconds of each phase (the methods' Seconds split the seed's time evenly; these do not).
+		lap := t0 // the held-out demonstrations and the pretraining data count with pretraining
+		phase := func(name string) {
+			pre.Final["seconds/"+name] = time.Since(lap).Seconds()
+			lap = time.Now()
+		}
+		phase("pretraining")
 		// The MLP pretrained on the same streams (separating pretraining from the transformer).
 		bcPre, err := dt.NewBC(cfg.Agent, cfg.BCHidden, seed*10+9)
 		if err != nil {
@@ -523,21 +542,26 @@ func Run(opt exp.Options) (*exp.Result, error) {
 			return err
 		}
 		po.train, po.data = nil, nil
+		phase("bc_pretraining")
 		// In distribution (fresh worlds of its own task types) and held out, beside the reference
 		// policies on the same worlds.
 		if err := r.rooms(agent, types); err != nil {
 			return err
 		}
 		pre.Final["pretrain_success"] = pre.Final["indist/success"]
+		phase("references")
 		if err := r.adapt(agent, bcPre); err != nil {
 			return err
 		}
+		phase("adaptation")
 		if err := r.online(agent); err != nil {
 			return err
 		}
+		phase("online")
 		if err := r.sweep(); err != nil {
 			return err
 		}
+		phase("diversity_sweep")
 		r.embeddingPicture(agent)
 		elapsed := time.Since(t0).Seconds()
 		for _, m := range Methods {
@@ -1059,6 +1083,7 @@ func init() {
 		Claims:      Claims,
 		Room:        Room,
 		Paper:       PaperSettings,
+		Sweeps:      Sweeps,
 		Doc:         "toolkit/exp/agents/README.md",
 	})
 }

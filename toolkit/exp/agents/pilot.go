@@ -33,9 +33,14 @@ const (
 	MinSwapDrop = 0.2
 )
 
-// PilotConfigFor is the pilot at a scale: the main run's configuration, every arm.
+// PilotConfigFor is the pilot at a scale: the main run's configuration, every arm. Bind (each arm
+// sets its own) stays at BindNone, and fields of the main run's later protocol that the pilot does
+// not read (the MLPs' tuning) at their zero values, so that the configuration its committed run
+// recorded is still the preset's and a notebook reloads it.
 func PilotConfigFor(s exp.Scale) PilotConfig {
-	return PilotConfig{Config: ConfigFor(s), Arms: BindArms}
+	c := ConfigFor(s)
+	c.Bind, c.BCLRs, c.BCEvalEvery = BindNone, nil, 0
+	return PilotConfig{Config: c, Arms: BindArms}
 }
 
 // Validate names an arm the pilot cannot run.
