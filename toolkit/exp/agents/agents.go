@@ -128,8 +128,8 @@ type Config struct {
 	// same split of the k demonstrations, at every rate, at most BCSteps steps with the validation
 	// loss measured every BCEvalEvery steps (the pretrained MLP's start included), the weights and
 	// rate of the lowest kept. Empty: BCSteps fixed steps at Agent.LR on all k.
-	BCLRs       []float64 `json:"bc_lrs,omitempty"`
-	BCEvalEvery int       `json:"bc_eval_every,omitempty"`
+	BCLRs           []float64 `json:"bc_lrs,omitempty"`
+	BCEvalEvery     int       `json:"bc_eval_every,omitempty"`
 	BCPretrainSteps int       `json:"bc_pretrain_steps,omitempty"`
 	// EvalEpisodes per task type and embodiment in every evaluation (held out and in distribution);
 	// TargetRTG the return the agent is asked for.
