@@ -52,21 +52,7 @@ func NewBC(cfg Config, hidden []int, seed uint64) (*BC, error) {
 
 // Clone returns a BC policy with a copy of the weights and a fresh optimizer (fine-tuning a
 // pretrained MLP without touching it).
-func (p *BC) Clone() (*BC, error) {
-	w, err := p.Weights()
-	if err != nil {
-		return nil, err
-	}
-	q, err := NewBC(p.Cfg, p.Sizes[1:len(p.Sizes)-1], 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := q.SetWeights(w); err != nil {
-		q.Close()
-		return nil, err
-	}
-	return q, nil
-}
+func (p *BC) Clone() (*BC, error) { return p.CloneWith(p.Cfg.LR) }
 
 // Close frees the weights and optimizer state.
 func (p *BC) Close() {
