@@ -65,11 +65,11 @@ func TrajectoryWorld(tr Trajectory) (*World, error) {
 
 // CollectPairs is Collect with every world demonstrated twice: for its task and for a partner colour
 // drawn (with seed) among the other colours c for which Task{Layout, Door, c} is in allowed — or,
-// where none is, among those for which it is a training type (TrainTasks: never a held-out one) —
-// with the same noise and policy seed, in worlds where the partner's goal can be reached (drawn
+// where none is, its own colour again with another policy seed (a pair without contrast, so that
+// no task type outside allowed enters the data) — with the same noise and policy seed, in worlds where the partner's goal can be reached (drawn
 // again otherwise: pairWorld). The order is task, episode, embodiment, then the pair (the task's
 // own trajectory first), so trajectories 2i and 2i+1 are one world's pair. A task with no allowed
-// partner colour even among the training types is an error.
+// partner colour is paired with itself.
 func CollectPairs(tasks, allowed []Task, embodiments []Embodiment, perTask int, noises []float64, seed uint64) ([]Trajectory, error) {
 	if perTask < 0 || len(noises) == 0 {
 		return nil, fmt.Errorf("gridworld: CollectPairs needs perTask ≥ 0 (got %d) and at least one noise level", perTask)
@@ -77,19 +77,18 @@ func CollectPairs(tasks, allowed []Task, embodiments []Embodiment, perTask int, 
 	r := rand.New(rand.NewPCG(seed, 0x7061697273))
 	var out []Trajectory
 	for _, task := range tasks {
+		if err := task.Validate(); err != nil {
+			return nil, err
+		}
 		var partners []string
-		for _, set := range [][]Task{allowed, TrainTasks()} {
-			for _, c := range Colours() {
-				if t := (Task{task.Layout, task.Door, c}); c != task.Colour && contains(set, t) {
-					partners = append(partners, c)
-				}
-			}
-			if len(partners) > 0 {
-				break
+		for _, c := range Colours() {
+			if t := (Task{task.Layout, task.Door, c}); c != task.Colour && contains(allowed, t) {
+				partners = append(partners, c)
 			}
 		}
-		if len(partners) == 0 {
-			return nil, fmt.Errorf("gridworld: task %s has no partner colour among the allowed tasks", task)
+		self := len(partners) == 0
+		if self {
+			partners = []string{task.Colour}
 		}
 		for i := 0; i < perTask; i++ {
 			worldSeed, policySeed, partner, err := pairWorld(task, partners, embodiments, r)
@@ -101,7 +100,11 @@ func CollectPairs(tasks, allowed []Task, embodiments []Embodiment, perTask int, 
 				if err != nil {
 					return nil, err
 				}
-				other, err := RolloutRetargeted(task, partner, e, worldSeed, noises[i%len(noises)], policySeed)
+				otherPolicy := policySeed
+				if self {
+					otherPolicy = ^policySeed
+				}
+				other, err := RolloutRetargeted(task, partner, e, worldSeed, noises[i%len(noises)], otherPolicy)
 				if err != nil {
 					return nil, err
 				}

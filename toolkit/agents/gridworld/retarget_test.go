@@ -53,11 +53,11 @@ func TestRetargetAndPairs(t *testing.T) {
 			}
 		}
 	}
-	// without an allowed partner, one among the training types: open/key/red pairs with green (blue is held out)
+	// without an allowed partner colour, a task pairs with itself (another policy seed): no other type enters
 	lone := Task{"open", "key", "red"}
-	trs, err = CollectPairs([]Task{lone}, []Task{lone}, []Embodiment{Walker}, 3, DefaultNoises(), 3)
-	if err != nil || trs[1].Task != "open/key/green" || trs[3].Task != "open/key/green" {
-		t.Fatalf("partners %v (%v)", trs, err)
+	trs, err = CollectPairs([]Task{lone}, []Task{lone}, []Embodiment{Walker}, 3, []float64{0.6}, 3)
+	if err != nil || trs[1].Task != lone.String() || trs[1].Seed != trs[0].Seed || slices.Equal(trs[0].Actions, trs[1].Actions) && slices.Equal(trs[2].Actions, trs[3].Actions) {
+		t.Fatalf("self pairs %v (%v)", trs, err)
 	}
 	if _, err := CollectPairs([]Task{{"open", "key", "purple"}}, nil, []Embodiment{Walker}, 1, DefaultNoises(), 3); err == nil {
 		t.Fatal("an invalid task accepted")

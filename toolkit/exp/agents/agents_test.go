@@ -39,7 +39,7 @@ func TestSmokeRun(t *testing.T) {
 	if _, ok := back.RunsOf("pretrained-prompt")[0].Final["episode0/world_seed"]; !ok {
 		t.Fatal("no episode kept for rendering")
 	}
-	if claims := Claims(back); len(claims) != 12 {
+	if claims := Claims(back); len(claims) != 13 {
 		t.Fatalf("%d claims", len(claims))
 	}
 	if len(back.Figures) < 11 {

@@ -38,6 +38,16 @@ func Claims(res *exp.Result) []exp.Claim {
 		check("task knowledge transfers: zero-shot on the held-out task types, the pretrained agent beats a navigator that ignores the colour (same worlds)",
 			"success_k0(pretrained) − success(colour-blind navigator), held out", "pretrained", "success_k0", "pretrained", ref)
 		needs(task)
+		// The same read on the goal chosen, apart from navigating: of the episodes that end on a goal,
+		// the share on the named one (the colour-blind navigator plans perfectly, so an agent that reads
+		// the colour but navigates worse can lose the success difference).
+		out = append(out, res.Check("task knowledge transfers, read on the goal chosen: of the held-out episodes that end on a goal, the pretrained agent's (zero-shot) end on the named one more often than the colour-blind navigator's",
+			"right-goal share(pretrained, k = 0) − right-goal share(colour-blind navigator), held out", exp.Positive, func(seed uint64) (float64, bool) {
+				a, ok1 := rightGoalShare(res, "heldout/", seed)
+				b, ok2 := rightGoalShare(res, "ref/"+gw.RefColourBlind+"/heldout/", seed)
+				return a - b, ok1 && ok2
+			}))
+		needs(task)
 	}
 	fewest := slices.Min(cfg.Shots)
 	for _, k := range append([]int{0}, cfg.Shots...) {
@@ -107,4 +117,15 @@ func Claims(res *exp.Result) []exp.Claim {
 		}
 	}
 	return out
+}
+
+// rightGoalShare is success / (success + wrong_goal) of the outcomes recorded under prefix on the
+// pretrained run (NaN-free: not ok when no episode ended on a goal).
+func rightGoalShare(res *exp.Result, prefix string, seed uint64) (float64, bool) {
+	s, ok1 := res.Final("pretrained", prefix+"success", seed)
+	w, ok2 := res.Final("pretrained", prefix+"wrong_goal", seed)
+	if !ok1 || !ok2 || s+w == 0 {
+		return 0, false
+	}
+	return s / (s + w), true
 }

@@ -25,12 +25,18 @@ type PilotConfig struct {
 	Arms []string `json:"arms"`
 }
 
-// Thresholds of the pilot's pick (fixed before its run, 2026-12-07).
+// Thresholds of the pilot's pick (fixed before its run, 2026-12-07; the read amended before any of
+// its outcomes was seen, see PilotTable).
 const (
 	// MinSwapDrop is the drop in success, on the agent's own task types, that naming another colour
-	// in the prefix must cause (mean over seeds) for the arm to count as reading the colour: the
-	// issue's 0.2 (the protocol before the pilot dropped 0.07).
+	// in the prefix must cause for the arm to count as reading the colour: the issue's 0.2 (the
+	// protocol before the pilot dropped 0.07). The main run's swap check reads it on the lower end
+	// of its interval.
 	MinSwapDrop = 0.2
+	// PilotPredictSeeds is the number of seeds of the main run whose gates the pilot predicts: an
+	// arm binds when the lower ends a main run of that many seeds would read — mean − t·sd/√n with
+	// the pilot's mean and sample sd — pass the gates.
+	PilotPredictSeeds = 5
 )
 
 // PilotConfigFor is the pilot at a scale: the main run's configuration, every arm. Bind (each arm
@@ -39,7 +45,7 @@ const (
 // recorded is still the preset's and a notebook reloads it.
 func PilotConfigFor(s exp.Scale) PilotConfig {
 	c := ConfigFor(s)
-	c.Bind, c.BCLRs, c.BCEvalEvery = BindNone, nil, 0
+	c.Bind, c.BCLRs, c.BCEvalEvery, c.SeedOffset = BindNone, nil, 0, 0
 	return PilotConfig{Config: c, Arms: BindArms}
 }
 
@@ -99,36 +105,48 @@ func RunPilot(opt exp.Options) (*exp.Result, error) {
 }
 
 // PilotRow is one arm's line of the pilot's table: per measure the mean over seeds and the 95 %
-// t-interval [Lo, Hi] of it (the gap's lower end is the gate's statistic), the seeds whose stable
-// phase hit its cap, and whether the arm binds the colour (Binds: swap drop mean ≥ MinSwapDrop and
-// the colour-blind gap's lower end above 0).
+// t-interval [Lo, Hi] of it, the lower ends a main run of PilotPredictSeeds seeds would read with
+// the same mean and spread (GapPred, SwapPred), the share of swapped episodes that went to the goal
+// the swapped token names (TokenGoal), the seeds whose stable phase hit its cap, and whether the
+// arm binds the colour (Binds: SwapPred ≥ MinSwapDrop and GapPred > 0) and is eligible (binds, no
+// cap hit).
 type PilotRow struct {
 	Arm                  string
 	Seeds                int
 	Gap, GapLo, GapHi    float64
 	Swap, SwapLo, SwapHi float64
 	Val, ValLo, ValHi    float64
-	Success              float64
+	GapPred, SwapPred    float64
+	Success, TokenGoal   float64
 	CapHits              int
-	Binds                bool
+	Binds, Eligible      bool
 }
 
-// PilotTable is the pilot's table in the order of its arms, and the pick: among the arms that bind
-// the colour, the one with the largest mean colour-blind gap ("" when none binds it).
-func PilotTable(res *exp.Result) (rows []PilotRow, pick string) {
+// PilotTable is the pilot's table in the order of its arms, and the pick: among the eligible arms
+// (they bind the colour and no pretraining hit its cap), the one with the largest mean colour-blind
+// gap, binding true; when none is eligible, the arm with no cap hit (any arm when all hit it) with
+// the largest mean gap, binding false — the main run then uses it and its task-knowledge claims are
+// read through their gates, which that arm is predicted to fail.
+//
+// Amended on 2026-12-07 before any pilot outcome was read (a reviewer's finding; only the progress
+// lines of the first arm's validation loss had been seen): the rule fixed with the pilot's code
+// read the swap drop on its mean and the gap on the pilot's own 3-seed lower end, with no cap
+// condition and no fallback.
+func PilotTable(res *exp.Result) (rows []PilotRow, pick string, binding bool) {
 	var pc PilotConfig
 	_ = json.Unmarshal(res.Config, &pc)
-	best := math.Inf(-1)
+	best, fallback, fbGap, fbCap := math.Inf(-1), "", math.Inf(-1), math.MaxInt
 	for _, arm := range pc.Arms {
 		row := PilotRow{Arm: arm}
-		var gap, swap, val, succ []float64
+		var gap, swap, val, succ, tok []float64
 		for _, s := range res.Seeds {
 			if v, ok := res.Final(arm, "colour_gap", s); ok {
 				gap = append(gap, v)
 				w, _ := res.Final(arm, "swap_drop", s)
 				x, _ := res.Final(arm, "val_over_ceiling", s)
 				y, _ := res.Final(arm, "pretrain_success", s)
-				swap, val, succ = append(swap, w), append(val, x), append(succ, y)
+				z, _ := res.Final(arm, "swap/token_goal", s)
+				swap, val, succ, tok = append(swap, w), append(val, x), append(succ, y), append(tok, z)
 				if c, _ := res.Final(arm, "pretrain_hit_cap", s); c > 0 {
 					row.CapHits++
 				}
@@ -141,14 +159,30 @@ func PilotTable(res *exp.Result) (rows []PilotRow, pick string) {
 		row.Gap, row.GapLo, row.GapHi = meanCI(gap)
 		row.Swap, row.SwapLo, row.SwapHi = meanCI(swap)
 		row.Val, row.ValLo, row.ValHi = meanCI(val)
-		row.Success = stats.Mean(succ)
-		row.Binds = row.Swap >= MinSwapDrop && row.GapLo > 0
-		if row.Binds && row.Gap > best {
+		row.Success, row.TokenGoal = stats.Mean(succ), stats.Mean(tok)
+		row.GapPred, row.SwapPred = predictLow(gap), predictLow(swap)
+		row.Binds = row.SwapPred >= MinSwapDrop && row.GapPred > 0
+		row.Eligible = row.Binds && row.CapHits == 0
+		if row.Eligible && row.Gap > best {
 			best, pick = row.Gap, arm
+		}
+		if row.CapHits < fbCap || (row.CapHits == fbCap && row.Gap > fbGap) {
+			fallback, fbGap, fbCap = arm, row.Gap, row.CapHits
 		}
 		rows = append(rows, row)
 	}
-	return rows, pick
+	if pick != "" {
+		return rows, pick, true
+	}
+	return rows, fallback, false
+}
+
+// predictLow is the lower end of the 95 % t-interval a run of PilotPredictSeeds seeds would read
+// with the mean and sample sd of xs.
+func predictLow(xs []float64) float64 {
+	m, sd := stats.MeanStd(xs)
+	n := PilotPredictSeeds
+	return m - stats.TQuantile(0.975, n-1)*sd/math.Sqrt(float64(n))
 }
 
 // meanCI is the mean of xs and its 95 % t-interval (NaN ends for fewer than two values).
@@ -163,16 +197,19 @@ func meanCI(xs []float64) (m, lo, hi float64) {
 
 // PilotMarkdown is the pilot's table as Markdown, with the pick.
 func PilotMarkdown(res *exp.Result) string {
-	rows, pick := PilotTable(res)
-	s := fmt.Sprintf("| arm | seeds | success (own types) | − colour-blind navigator [95 %% CI] | swap drop [95 %% CI] | validation accuracy / noise ceiling [95 %% CI] | stable phase hit its cap | binds the colour |\n|---|---|---|---|---|---|---|---|\n")
+	rows, pick, binding := PilotTable(res)
+	yes := map[bool]string{true: "yes", false: "no"}
+	s := fmt.Sprintf("| arm | seeds | success (own types) | − colour-blind navigator [95 %% CI] (at %d seeds) | swap drop [95 %% CI] (at %d seeds) | swapped episodes at the named goal | validation accuracy / noise ceiling [95 %% CI] | stable phase hit its cap | binds | eligible |\n|---|---|---|---|---|---|---|---|---|---|\n",
+		PilotPredictSeeds, PilotPredictSeeds)
 	for _, r := range rows {
-		s += fmt.Sprintf("| %s | %d | %.3f | %+.3f [%+.3f, %+.3f] | %+.3f [%+.3f, %+.3f] | %.3f [%.3f, %.3f] | %d of %d | %v |\n",
-			r.Arm, r.Seeds, r.Success, r.Gap, r.GapLo, r.GapHi, r.Swap, r.SwapLo, r.SwapHi, r.Val, r.ValLo, r.ValHi, r.CapHits, r.Seeds, map[bool]string{true: "yes", false: "no"}[r.Binds])
+		s += fmt.Sprintf("| %s | %d | %.3f | %+.3f [%+.3f, %+.3f] (%+.3f) | %+.3f [%+.3f, %+.3f] (%+.3f) | %.3f | %.3f [%.3f, %.3f] | %d of %d | %s | %s |\n",
+			r.Arm, r.Seeds, r.Success, r.Gap, r.GapLo, r.GapHi, r.GapPred, r.Swap, r.SwapLo, r.SwapHi, r.SwapPred, r.TokenGoal, r.Val, r.ValLo, r.ValHi, r.CapHits, r.Seeds, yes[r.Binds], yes[r.Eligible])
 	}
-	if pick == "" {
-		return s + fmt.Sprintf("\nNo arm binds the colour (swap drop ≥ %g and the colour-blind gap's lower end > 0).\n", MinSwapDrop)
+	rule := fmt.Sprintf("an arm binds when the lower ends a %d-seed main run would read with its mean and spread pass the gates (swap drop ≥ %g, colour-blind gap > 0), and is eligible when it binds and no pretraining hit its cap", PilotPredictSeeds, MinSwapDrop)
+	if !binding {
+		return s + fmt.Sprintf("\nNo arm is eligible (%s). The main run uses **%s** (no cap hit, the largest mean gap); its task-knowledge claims are read through gates it is predicted to fail.\n", rule, pick)
 	}
-	return s + fmt.Sprintf("\nPick: **%s** (of the arms with swap drop ≥ %g and the colour-blind gap's lower end > 0, the largest mean gap).\n", pick, MinSwapDrop)
+	return s + fmt.Sprintf("\nPick: **%s** (%s; of the eligible arms, the largest mean gap).\n", pick, rule)
 }
 
 // PilotFigures draws the pilot's three measures per arm (mean and 95 % interval over seeds) and

@@ -14,7 +14,7 @@ import (
 func TestPilotSmoke(t *testing.T) {
 	_, back, _ := exptest.Smoke(t, "agents-pilot")
 	exptest.RequireMetrics(t, back, BindArms, []string{"colour_gap", "swap_drop", "val_over_ceiling", "pretrain_hit_cap", "pretrain_plateau_step", "swap/success"}, 1)
-	if rows, _ := PilotTable(back); len(rows) != len(BindArms) {
+	if rows, _, _ := PilotTable(back); len(rows) != len(BindArms) {
 		t.Fatalf("%d rows", len(rows))
 	}
 	if !strings.Contains(PilotMarkdown(back), "| obs-prefix |") {
@@ -30,7 +30,7 @@ func TestPilotPick(t *testing.T) {
 	b, _ := json.Marshal(pc)
 	res := &exp.Result{Experiment: "agents-pilot", Config: b}
 	// arm: gap, gap spread, swap drop
-	arms := map[string][3]float64{BindNone: {0.02, 0.01, 0.07}, BindAux: {0.3, 0.2, 0.3}, BindPairs: {0.1, 0.01, 0.25}, BindObsPrefix: {0.2, 0.01, 0.15}}
+	arms := map[string][3]float64{BindNone: {0.02, 0.01, 0.07}, BindAux: {0.2, 0.3, 0.3}, BindPairs: {0.1, 0.01, 0.25}, BindObsPrefix: {0.2, 0.01, 0.15}}
 	for s := uint64(1); s <= 3; s++ {
 		res.Seeds = append(res.Seeds, s)
 		sign := float64(int(s%2)*2 - 1)
@@ -38,19 +38,33 @@ func TestPilotPick(t *testing.T) {
 			res.Runs = append(res.Runs, exp.Run{Method: arm, Seed: s, Final: map[string]float64{"colour_gap": v[0] + sign*v[1], "swap_drop": v[2], "val_over_ceiling": 0.9, "pretrain_success": 0.5}})
 		}
 	}
-	rows, pick := PilotTable(res)
+	rows, pick, binding := PilotTable(res)
 	binds := map[string]bool{}
 	for _, r := range rows {
 		binds[r.Arm] = r.Binds
 	}
 	// aux: swap enough but its gap's interval reaches below 0; obs-prefix: swap too small
-	if pick != BindPairs || binds[BindAux] || binds[BindObsPrefix] || binds[BindNone] || !binds[BindPairs] {
+	if pick != BindPairs || !binding || binds[BindAux] || binds[BindObsPrefix] || binds[BindNone] || !binds[BindPairs] {
 		t.Fatalf("pick %q, binds %v", pick, binds)
 	}
 	for i := range res.Runs {
 		res.Runs[i].Final["swap_drop"] = 0.1
 	}
-	if _, pick := PilotTable(res); pick != "" {
-		t.Fatalf("pick %q with no arm binding", pick)
+	// none binds: the arm with the largest mean gap (aux), flagged
+	if _, pick, binding := PilotTable(res); pick != BindAux || binding {
+		t.Fatalf("pick %q (binding %v) with no arm binding", pick, binding)
+	}
+	// a cap hit makes a binding arm ineligible, and the fallback prefers arms without one
+	for i := range res.Runs {
+		res.Runs[i].Final["swap_drop"] = 0.3
+		if res.Runs[i].Method == BindPairs && res.Runs[i].Seed == 1 {
+			res.Runs[i].Final["pretrain_hit_cap"] = 1
+		}
+		if res.Runs[i].Method == BindAux {
+			res.Runs[i].Final["pretrain_hit_cap"] = 1
+		}
+	}
+	if _, pick, binding := PilotTable(res); pick != BindObsPrefix || !binding {
+		t.Fatalf("pick %q (binding %v): pairs hit its cap once, aux does not bind", pick, binding)
 	}
 }

@@ -51,23 +51,36 @@ func TestRoomOnCommittedResult(t *testing.T) {
 	}
 }
 
-// The moved check counts the seeds whose fine-tuning kept a step after 0, passing from half.
+// The moved check counts the seeds whose fine-tuning kept a step after 0, passing from half; since
+// 2026-12-07 the kept step must also have lowered the validation loss by MinMovedDrop of the start's.
 func TestMovedCheck(t *testing.T) {
 	cfg := ConfigFor(exp.Default)
+	old := cfg
+	old.PretrainDecayFrac = 0
 	for moved, ok := range map[int]bool{2: false, 3: true, 5: true} {
-		res := synthetic(5, true, func(seed uint64) map[string]float64 {
-			f := map[string]float64{}
-			for _, k := range cfg.Shots {
-				f[fmt.Sprintf("adapt_k%d/best_step", k)] = 0
-				if int(seed) <= moved {
-					f[fmt.Sprintf("adapt_k%d/best_step", k)] = 40
+		final := func(drop float64) func(seed uint64) map[string]float64 {
+			return func(seed uint64) map[string]float64 {
+				f := map[string]float64{}
+				for _, k := range cfg.Shots {
+					p := fmt.Sprintf("adapt_k%d/", k)
+					f[p+"best_step"], f[p+"val_loss_start"], f[p+"val_loss"] = 0, 1, 1
+					if int(seed) <= moved {
+						f[p+"best_step"], f[p+"val_loss"] = 40, 1-drop
+					}
 				}
+				return f
 			}
-			return f
-		}, func(i int) float64 { return float64(i) })
-		for _, r := range movedChecks(res, cfg) {
-			if r.OK != ok || r.Value != float64(moved) {
-				t.Errorf("%d of 5 moved: %s ok %v (%s)", moved, r.Name, r.OK, r.ValueText())
+		}
+		for _, c := range []struct {
+			cfg  Config
+			drop float64
+			ok   bool
+		}{{old, 0.001, ok}, {cfg, 0.05, ok}, {cfg, 0.01, false}} {
+			res := syntheticOf(c.cfg, 5, final(c.drop), func(i int) float64 { return float64(i) })
+			for _, r := range movedChecks(res, c.cfg) {
+				if r.OK != c.ok {
+					t.Errorf("%d of 5 moved by %v (converged protocol %v): %s ok %v (%s)", moved, c.drop, c.cfg.PretrainDecayFrac > 0, r.Name, r.OK, r.ValueText())
+				}
 			}
 		}
 	}
@@ -362,6 +375,14 @@ func TestConvergedProtocolChecks(t *testing.T) {
 	}
 	if c := exptest.RoomCheck(t, Room(good), navigatesName); !c.OK || c.Stat != exp.StatCILow {
 		t.Errorf("navigates: %v %s", c.OK, c.ValueText())
+	}
+	lost := syntheticOf(cfg, 5, func(s uint64) map[string]float64 {
+		f := finals(0, 0.3, 0.7, 0.005)(s)
+		f["heldout/success"] = f[rw] + 0.01*float64(int(s%2)*2-1) + 0.005 // a random walker's, give or take
+		return f
+	}, flat)
+	if c := exptest.RoomCheck(t, Room(lost), navigatesName); c.OK {
+		t.Errorf("an agent at a random walker's held-out success passes: %s", c.ValueText())
 	}
 	for _, r := range Room(good) {
 		if r.Name == accFlatName {
