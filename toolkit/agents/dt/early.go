@@ -198,7 +198,7 @@ func (a *Agent) TrainToConverge(train, val []Seq, cfg ConvergeConfig, r *rand.Ra
 	decay := max(cfg.EvalEvery, int(math.Round(cfg.DecayFrac*float64(out.Plateau))))
 	// The stable phase left the best weights in place; the same optimizer now anneals from them.
 	a.tr.Opt.DecayStart, a.tr.Opt.TotalSteps = out.Plateau, out.Plateau+decay
-	dc, dbest, dloss, dacc, _, err := a.trainToBest(train, val, StopConfig{MaxSteps: decay, EvalEvery: cfg.EvalEvery}, r, progress)
+	dc, dbest, dloss, dacc, _, err := a.trainToBest(train, val, StopConfig{MaxSteps: decay, EvalEvery: cfg.EvalEvery}, r, offsetProgress{progress, out.Plateau, "decay: "})
 	a.tr.Opt.DecayStart, a.tr.Opt.TotalSteps = 0, 0
 	if err != nil {
 		return Converged{}, err
@@ -216,3 +216,12 @@ func (a *Agent) TrainToConverge(train, val []Seq, cfg ConvergeConfig, r *rand.Ra
 	}
 	return out, nil
 }
+
+// offsetProgress reports a later phase's steps counted from the start of training.
+type offsetProgress struct {
+	track.Progress
+	offset int
+	label  string
+}
+
+func (p offsetProgress) Update(done int, status string) { p.Progress.Update(p.offset+done, p.label+status) }
