@@ -193,3 +193,19 @@ func episodes(res *exp.Result, dir string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// SummaryKeys are the metrics of the notebook's final table: held-out success at every k, online,
+// in distribution and under the colour swap, pretraining's accuracy and convergence, the prompt
+// without the colour token and the diversity sweep zero-shot.
+func SummaryKeys(cfg Config) []string {
+	keys := []string{"success_k0"}
+	for _, k := range cfg.Shots {
+		keys = append(keys, fmt.Sprintf("success_k%d", k))
+	}
+	keys = append(keys, "success_online", "pretrain_success", "swap/success", "swap/token_goal", "pretrain_val_accuracy_colour", "pretrain_plateau_step", "pretrain_steps",
+		"nocolour/success_k0", "nocolour_prompt/success_k0")
+	for _, d := range cfg.DiversitySweep {
+		keys = append(keys, fmt.Sprintf("sweep/div%d/success_k0", d))
+	}
+	return keys
+}
