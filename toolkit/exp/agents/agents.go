@@ -176,7 +176,7 @@ func ConfigFor(s exp.Scale) Config {
 	ag.Stream, ag.Batch, ag.Prefixes = dt.StreamSteps, 32, foundation.PrefixesNoColour
 	c := Config{Agent: ag, PerTask: 1000, Noises: gw.DefaultNoises(), Diversity: 8, DiversitySweep: []int{2, 8}, SweepWorlds: 2000, SweepSteps: 8000,
 		PretrainSteps: 20000, PretrainEvalEvery: 250, PretrainPatience: 4, PretrainDecayFrac: 0.2, ValShare: 0.1, PromptProb: 0.5, NoColourProb: 0.5,
-		Bind: BindNone, AuxWeight: 0.5, SeedOffset: 100,
+		Bind: BindAux, AuxWeight: 0.5, SeedOffset: 100, // Bind: the pick of agents-pilot (figures/agents-pilot)
 		Shots: []int{5, 10, 20}, AdaptSteps: 400, AdaptEvalEvery: 40, AdaptPatience: 3, AdaptValShare: 0.2, AdaptBatch: 16,
 		AdaptDenseEvery: 4, AdaptDenseUntil: 100, AdaptWarmup: 10,
 		FineTuneLRs: []float64{3e-5, 1e-4, 3e-4, 1e-3}, ScratchLRs: []float64{3e-4, 1e-3, 3e-3},

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -66,5 +67,33 @@ func TestPilotPick(t *testing.T) {
 	}
 	if _, pick, binding := PilotTable(res); pick != BindObsPrefix || !binding {
 		t.Fatalf("pick %q (binding %v): pairs hit its cap once, aux does not bind", pick, binding)
+	}
+}
+
+// The committed pilot is what notebook 70 reloads: its recorded configuration is the preset's at
+// default scale (a drift would make the notebook run the pilot again), it holds every arm on 3
+// seeds, and the main run's default binding is its pick.
+func TestCommittedPilot(t *testing.T) {
+	res, e := exptest.Committed(t, "agents-pilot")
+	want, err := json.Marshal(e.Config(exp.Default))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := json.Compact(&a, res.Config); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Compact(&b, want); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() {
+		t.Fatalf("the committed pilot's configuration is not the preset's:\n%s\n%s", a.String(), b.String())
+	}
+	rows, pick, _ := PilotTable(res)
+	if len(res.Seeds) != 3 || len(rows) != len(BindArms) {
+		t.Fatalf("%d seeds, %d rows", len(res.Seeds), len(rows))
+	}
+	if got := ConfigFor(exp.Default).Bind; got != pick {
+		t.Fatalf("the main run binds with %q, the pilot picked %q", got, pick)
 	}
 }
