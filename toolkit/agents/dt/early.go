@@ -224,4 +224,6 @@ type offsetProgress struct {
 	label  string
 }
 
-func (p offsetProgress) Update(done int, status string) { p.Progress.Update(p.offset+done, p.label+status) }
+func (p offsetProgress) Update(done int, status string) {
+	p.Progress.Update(p.offset+done, p.label+status)
+}
