@@ -185,14 +185,10 @@ func predictLow(xs []float64) float64 {
 	return m - stats.TQuantile(0.975, n-1)*sd/math.Sqrt(float64(n))
 }
 
-// meanCI is the mean of xs and its 95 % t-interval (NaN ends for fewer than two values).
+// meanCI is the mean of xs and its 95 % t-interval (stats.Summarize; NaN ends for fewer than two values).
 func meanCI(xs []float64) (m, lo, hi float64) {
-	m, sd := stats.MeanStd(xs)
-	if len(xs) < 2 {
-		return m, math.NaN(), math.NaN()
-	}
-	h := stats.TQuantile(0.975, len(xs)-1) * sd / math.Sqrt(float64(len(xs)))
-	return m, m - h, m + h
+	s := stats.Summarize(xs)
+	return s.Mean, s.CI95[0], s.CI95[1]
 }
 
 // PilotMarkdown is the pilot's table as Markdown, with the pick.
