@@ -3,6 +3,7 @@ package track
 import (
 	"reflect"
 	"testing"
+	"time"
 )
 
 // Binned averages blocks of consecutive points, each at its last x; short curves stay as they are.
@@ -16,5 +17,27 @@ func TestBinned(t *testing.T) {
 	}
 	if got := c.Binned(0); !reflect.DeepEqual(got, c) {
 		t.Errorf("Binned(0) changed the curve: %+v", got)
+	}
+}
+
+func TestClockCountsThisProcessCPU(t *testing.T) {
+	c := StartClock()
+	x := 0.0
+	for i := 0; i < 30_000_000; i++ { // busy work: CPU time must grow with it
+		x += float64(i % 7)
+	}
+	if x == 0 {
+		t.Fatal("unreachable")
+	}
+	if cpu := c.CPU(); !(cpu > 0.005) {
+		t.Fatalf("CPU seconds after a busy loop: %v, want > 0.005", cpu)
+	}
+	if c.Wall() <= 0 {
+		t.Fatal("wall seconds not positive")
+	}
+	start := StartClock()
+	time.Sleep(50 * time.Millisecond) // sleeping costs wall time, next to no CPU time
+	if cpu, wall := start.CPU(), start.Wall(); cpu > wall/2 || wall < 0.05 {
+		t.Fatalf("sleeping 50 ms: cpu %v wall %v", cpu, wall)
 	}
 }

@@ -2,15 +2,16 @@ package ac
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
-	"time"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/paperlab/paperlab/toolkit/nn"
+	"github.com/paperlab/paperlab/toolkit/stats"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
@@ -186,16 +187,17 @@ func AddActorCurves(c track.Curves, x float64, am map[string]float64) {
 
 // AddShapedIteration records one PPO iteration of a learner with reward shaping (FCP, E3T) at
 // x = environment steps so far: episodic_return (the sparse reward), shaped_return, shaping_factor,
-// the actor's metrics (AddActorCurves), value_loss (cm's loss), seconds since start and SPS. It
-// returns the progress status.
-func AddShapedIteration(c track.Curves, x, sparse, shaped, factor float64, am, cm map[string]float64, start time.Time) string {
+// the actor's metrics (AddActorCurves), value_loss (cm's loss), seconds and cpu_seconds since the
+// clock started (track.Clock) and SPS. It returns the progress status.
+func AddShapedIteration(c track.Curves, x, sparse, shaped, factor float64, am, cm map[string]float64, clk track.Clock) string {
 	c.Add("episodic_return", x, sparse)
 	c.Add("shaped_return", x, shaped)
 	c.Add("shaping_factor", x, factor)
 	AddActorCurves(c, x, am)
 	c.Add("value_loss", x, cm["loss"])
-	elapsed := time.Since(start).Seconds()
+	elapsed := clk.Wall()
 	c.Add("seconds", x, elapsed)
+	c.Add("cpu_seconds", x, clk.CPU())
 	c.Add("SPS", x, x/elapsed)
 	return fmt.Sprintf("return %.1f shaping %.2f", sparse, factor)
 }
@@ -257,4 +259,37 @@ func AllAvailable(n int) []float32 {
 		o[i] = 1
 	}
 	return o
+}
+
+// Snapshot is where a training kept a copy of its weights: after Iter iterations (0: the initial
+// weights), EnvSteps environment steps, Seconds of wall and CPUSeconds of this process's CPU time
+// since training started, when the training return (curve episodic_return) averaged over the last
+// ReturnWindow iterations was Return (0 before any game: the initial weights).
+type Snapshot struct {
+	Iter       int     `json:"iter"`
+	EnvSteps   int     `json:"env_steps"`
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	Return     float64 `json:"return"`
+}
+
+// ReturnWindow iterations of training return average into a snapshot's Return: ZSC-Eval's choice of
+// FCP checkpoints reads the mean of the last 5 logs (sjtu-marl/ZSC-Eval,
+// zsceval/scripts/extract_models/extract_sp_models.py).
+const ReturnWindow = 5
+
+// SnapshotDue reports whether done of iters iterations is one of the fractions at of training
+// (0: before the first iteration; several fractions that round to it count once).
+func SnapshotDue(at []float64, iters, done int) bool {
+	return slices.ContainsFunc(at, func(f float64) bool { return int(math.Round(f*float64(iters))) == done })
+}
+
+// SnapshotAt is the Snapshot of a training after done iterations and envSteps environment steps,
+// its return read from curves' episodic_return.
+func SnapshotAt(curves track.Curves, done, envSteps int, clk track.Clock) Snapshot {
+	info := Snapshot{Iter: done, EnvSteps: envSteps, Seconds: clk.Wall(), CPUSeconds: clk.CPU()}
+	if r := curves["episodic_return"].Y; len(r) > 0 {
+		info.Return = stats.Mean(r[max(0, len(r)-ReturnWindow):])
+	}
+	return info
 }

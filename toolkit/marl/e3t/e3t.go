@@ -7,7 +7,6 @@ package e3t
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -128,9 +127,13 @@ type Result struct {
 	// trains on them), pm_train_accuracy (on its mini-batches while it trains), monitor_return,
 	// seconds, SPS, and each iteration's rollout_seconds and update_seconds.
 	Curves track.Curves
-	// Snapshots of the actor weights at Config.SnapshotAt (for FCP's past checkpoints).
-	Snapshots [][]float32
-	EnvSteps  int
+	// Snapshots of the actor weights at Config.SnapshotAt (FCP's past checkpoints, E3T's cost
+	// curve), PMSnapshots the partner model's weights at the same points (with a partner model), and
+	// SnapshotInfo where each was taken.
+	Snapshots    [][]float32
+	PMSnapshots  [][]float32
+	SnapshotInfo []ac.Snapshot
+	EnvSteps     int
 	// RolloutSeconds (playing the games: the policies' forward passes, the environment, the
 	// observations) and UpdateSeconds (GAE, PPO and the partner model's training, the partner copy)
 	// split the run's wall time.
@@ -215,10 +218,10 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 	col, learner := overcooked.NewCollector(world), &egoLearner{Policy: ego}
 	var labels, preds []int32 // the partner's actions and the ego's predictions of them (reused)
 	res := &Result{Policy: ego, Curves: track.Curves{}}
-	if res.Snapshots, err = keepSnapshot(res.Snapshots, actor, cfg.SnapshotAt, cfg.Iters, 0); err != nil {
+	clk := track.StartClock()
+	if err := res.keepSnapshot(ego, cfg, 0, clk); err != nil {
 		return nil, err
 	}
-	start := time.Now()
 	for it := 1; it <= cfg.Iters; it++ {
 		factor := max(0, 1-float64(res.EnvSteps)/float64(cfg.ShapingSteps))
 		games, seat, _ := overcooked.NewGames(world, cfg.Envs, factor, rng)
@@ -261,10 +264,10 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		res.UpdateSeconds += upd
 		res.Curves.Add("rollout_seconds", x, t1.Sub(t0).Seconds())
 		res.Curves.Add("update_seconds", x, upd)
-		if res.Snapshots, err = keepSnapshot(res.Snapshots, actor, cfg.SnapshotAt, cfg.Iters, it); err != nil {
+		status := ac.AddShapedIteration(res.Curves, x, ro.Sparse/float64(cfg.Envs), ro.Shaped/float64(ro.E), factor, am, cm, clk)
+		if err := res.keepSnapshot(ego, cfg, it, clk); err != nil {
 			return nil, err
 		}
-		status := ac.AddShapedIteration(res.Curves, x, ro.Sparse/float64(cfg.Envs), ro.Shaped/float64(ro.E), factor, am, cm, start)
 		if opt.Monitor != nil {
 			m, err := ac.Monitor(res.Curves, x, it, cfg.Iters, opt.MonitorEvery, func() (float64, error) {
 				return overcooked.Evaluate(cfg.Game, ego, opt.Monitor, 4, seed*7919+uint64(it))
@@ -367,19 +370,27 @@ func appendInt32(dst []int32, a []int) []int32 {
 	return dst
 }
 
-// keepSnapshot appends the actor's weights to snaps when done of iters iterations is one of the
-// fractions at of training (once, however many fractions round to it).
-func keepSnapshot(snaps [][]float32, actor *ac.Net, at []float64, iters, done int) ([][]float32, error) {
-	for _, f := range at {
-		if int(math.Round(f*float64(iters))) == done {
-			w, err := actor.Weights()
-			if err != nil {
-				return snaps, fmt.Errorf("snapshot at iteration %d: %w", done, err)
-			}
-			return append(snaps, w), nil
-		}
+// keepSnapshot keeps the ego's weights (actor, and partner model if any) when done of cfg.Iters
+// iterations is one of the fractions cfg.SnapshotAt of training (once, however many fractions round
+// to it), with where it was taken.
+func (res *Result) keepSnapshot(ego *Policy, cfg Config, done int, clk track.Clock) error {
+	if !ac.SnapshotDue(cfg.SnapshotAt, cfg.Iters, done) {
+		return nil
 	}
-	return snaps, nil
+	w, err := ego.Actor.Weights()
+	if err != nil {
+		return fmt.Errorf("snapshot at iteration %d: %w", done, err)
+	}
+	res.Snapshots = append(res.Snapshots, w)
+	if ego.PM != nil {
+		pw, err := ego.PM.Weights()
+		if err != nil {
+			return fmt.Errorf("snapshot at iteration %d: partner model: %w", done, err)
+		}
+		res.PMSnapshots = append(res.PMSnapshots, pw)
+	}
+	res.SnapshotInfo = append(res.SnapshotInfo, ac.SnapshotAt(res.Curves, done, res.EnvSteps, clk))
+	return nil
 }
 
 // Accuracy is the share of predictions equal to their labels (0 when there are none).

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/marl/ac"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
+	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
 func TestMain(m *testing.M) {
@@ -145,5 +147,29 @@ func TestSnapshots(t *testing.T) {
 	final, _ := r.Policy.Actor.Weights()
 	if len(r.Snapshots) != 3 || slices.Equal(r.Snapshots[0], final) || !slices.Equal(r.Snapshots[2], final) {
 		t.Fatalf("%d snapshots; the first must be the initial weights, the last the final ones", len(r.Snapshots))
+	}
+	// Where each was taken: iterations 0, 2, 4, environment steps and CPU time growing with them,
+	// the return the mean of the last ac.ReturnWindow iterations' training returns.
+	info := r.SnapshotInfo
+	if len(info) != 3 || info[0].Iter != 0 || info[1].Iter != 2 || info[2].Iter != 4 || info[0].EnvSteps != 0 || info[2].EnvSteps != r.EnvSteps ||
+		!(info[2].CPUSeconds > info[0].CPUSeconds) || info[0].Return != 0 {
+		t.Fatalf("snapshot info %+v", info)
+	}
+	if rets := r.Curves["episodic_return"].Y; info[2].Return != stats.Mean(rets[len(rets)-min(len(rets), ac.ReturnWindow):]) {
+		t.Errorf("final snapshot's return %v, training returns %v", info[2].Return, rets)
+	}
+	if len(r.PMSnapshots) != 0 {
+		t.Errorf("SP keeps no partner-model snapshots, got %d", len(r.PMSnapshots))
+	}
+	// E3T with a partner model keeps the model's weights beside the actor's.
+	cfg.Mode, cfg.PartnerModel = "e3t", true
+	r2, err := Train(cfg, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Policy.Close()
+	pm, _ := r2.Policy.PM.Weights()
+	if len(r2.PMSnapshots) != 3 || slices.Equal(r2.PMSnapshots[0], pm) || !slices.Equal(r2.PMSnapshots[2], pm) {
+		t.Fatalf("%d partner-model snapshots; the first must be the initial weights, the last the final ones", len(r2.PMSnapshots))
 	}
 }

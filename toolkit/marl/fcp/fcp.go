@@ -8,8 +8,8 @@ package fcp
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
-	"time"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/marl/ac"
@@ -43,6 +43,10 @@ type Config struct {
 	// ShapingSteps: the shaped-reward factor anneals linearly from 1 to 0 over this many
 	// environment steps.
 	ShapingSteps int `json:"shaping_steps"`
+	// SnapshotAt are the fractions of training (0: the initial weights, 1: the final ones) at which
+	// the best response's weights are kept (Result.Snapshots): its return along training, scored
+	// by the caller (the cost curve).
+	SnapshotAt []float64 `json:"snapshot_at,omitempty"`
 }
 
 // Validate names an invalid field.
@@ -76,6 +80,9 @@ type Result struct {
 	// monitor_return, seconds, SPS.
 	Curves   track.Curves
 	EnvSteps int
+	// Snapshots of the actor's weights at Config.SnapshotAt, SnapshotInfo where each was taken.
+	Snapshots    [][]float32
+	SnapshotInfo []ac.Snapshot
 }
 
 // Train runs stage 2: a best response to the frozen population. Members play several blocks of
@@ -131,7 +138,21 @@ func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) 
 	world.ReuseObs = true // the policies copy the observations they read (Policy.inputs)
 	col := overcooked.NewCollector(world)
 	res := &Result{Actor: actor, Curves: track.Curves{}}
-	start := time.Now()
+	clk := track.StartClock()
+	keep := func(done int) error {
+		if !ac.SnapshotDue(cfg.SnapshotAt, cfg.Iters, done) {
+			return nil
+		}
+		w, err := actor.Weights()
+		if err != nil {
+			return fmt.Errorf("snapshot at iteration %d: %w", done, err)
+		}
+		res.Snapshots, res.SnapshotInfo = append(res.Snapshots, w), append(res.SnapshotInfo, ac.SnapshotAt(res.Curves, done, res.EnvSteps, clk))
+		return nil
+	}
+	if err := keep(0); err != nil {
+		return nil, err
+	}
 	blocks := Blocks(cfg.Envs, cfg.Partners)
 	for it := 1; it <= cfg.Iters; it++ {
 		factor := max(0, 1-float64(res.EnvSteps)/float64(cfg.ShapingSteps))
@@ -156,7 +177,10 @@ func Train(cfg Config, seed uint64, population []overcooked.Agent, opt Options) 
 			return nil, fmt.Errorf("iteration %d %w", it, err)
 		}
 		x := float64(res.EnvSteps)
-		status := ac.AddShapedIteration(res.Curves, x, ro.Sparse/float64(cfg.Envs), ro.Shaped/float64(ro.E), factor, am, cm, start)
+		status := ac.AddShapedIteration(res.Curves, x, ro.Sparse/float64(cfg.Envs), ro.Shaped/float64(ro.E), factor, am, cm, clk)
+		if err := keep(it); err != nil {
+			return nil, err
+		}
 		if opt.Monitor != nil {
 			m, err := ac.Monitor(res.Curves, x, it, cfg.Iters, opt.MonitorEvery, func() (float64, error) {
 				return overcooked.Evaluate(cfg.Game, ego, opt.Monitor, 4, seed*7919+uint64(it))
@@ -268,4 +292,32 @@ func Blocks(envs, n int) [][]int {
 		out[b] = append(out[b], k)
 	}
 	return out
+}
+
+// PickCheckpoints chooses which of a self-play run's snapshots join FCP's population, by the rule
+// of ZSC-Eval's FCP (sjtu-marl/ZSC-Eval, zsceval/scripts/extract_models/extract_sp_models.py, and
+// AlexWanghaoming/CBPR's FCP_stage1.py): the initial weights, the final ones, and the "middle"
+// checkpoint whose training return is closest to half the final return — a partner of middling
+// skill, whatever the step it was reached at. The FCP paper (Strouse et al., NeurIPS 2021, arXiv
+// 2110.08176) keeps checkpoints "taken throughout training" — by a secondary source its population
+// is 32 agents × 3 checkpoints (start, middle, end); [UNVERIFIED] the paper's own definition of the
+// middle one, not read in its text. returns[i] is snapshot i's training return, in training order
+// (snapshot 0 the initial weights, the last the final ones); the indices come back in that order,
+// each once (a run with fewer than three snapshots keeps them all; ties go to the earlier one).
+func PickCheckpoints(returns []float64) []int {
+	n := len(returns)
+	if n < 3 {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	half, mid := returns[n-1]/2, 1
+	for i := 2; i < n-1; i++ {
+		if math.Abs(returns[i]-half) < math.Abs(returns[mid]-half) {
+			mid = i
+		}
+	}
+	return []int{0, mid, n - 1}
 }

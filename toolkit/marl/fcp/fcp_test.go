@@ -78,3 +78,42 @@ func TestBestResponse(t *testing.T) {
 		t.Fatalf("no population: %v", err)
 	}
 }
+
+// TestSnapshots: the best response keeps its weights at the requested fractions, with where.
+func TestSnapshots(t *testing.T) {
+	cfg := small()
+	cfg.Iters, cfg.SnapshotAt = 4, []float64{0, 0.5, 1}
+	pop := []overcooked.Agent{overcooked.ScriptedAgent{Scripted: overcooked.Scripted{Role: "greedy"}}}
+	r, err := Train(cfg, 1, pop, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Actor.Close()
+	final, _ := r.Actor.Weights()
+	if len(r.Snapshots) != 3 || slices.Equal(r.Snapshots[0], final) || !slices.Equal(r.Snapshots[2], final) {
+		t.Fatalf("%d snapshots; the first must be the initial weights, the last the final ones", len(r.Snapshots))
+	}
+	if info := r.SnapshotInfo; len(info) != 3 || info[1].Iter != 2 || info[1].EnvSteps != 2*cfg.Envs*cfg.Game.Horizon || info[2].EnvSteps != r.EnvSteps {
+		t.Fatalf("snapshot info %+v", info)
+	}
+}
+
+// TestPickCheckpoints: the initial and final snapshots, and between them the one whose return is
+// closest to half the final return (not the one half-way in steps).
+func TestPickCheckpoints(t *testing.T) {
+	for _, c := range []struct {
+		returns []float64
+		want    []int
+	}{
+		{[]float64{0, 2, 4, 9, 18, 19, 20}, []int{0, 3, 6}}, // |9 − 10| = 1 beats |18 − 10| and |4 − 10|
+		{[]float64{0, 0, 0, 0, 12, 30, 40}, []int{0, 4, 6}}, // a late climb: the middle partner comes late
+		{[]float64{0, 10, 10, 20}, []int{0, 1, 3}},          // a tie goes to the earlier snapshot
+		{[]float64{0, 0, 0}, []int{0, 1, 2}},                // nothing learned: the middle one anyway
+		{[]float64{0, 5}, []int{0, 1}},                      // too few snapshots: all of them
+		{nil, []int{}},
+	} {
+		if got := PickCheckpoints(c.returns); !slices.Equal(got, c.want) {
+			t.Errorf("PickCheckpoints(%v) = %v, want %v", c.returns, got, c.want)
+		}
+	}
+}
