@@ -3,7 +3,9 @@ package e3t
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
@@ -114,24 +116,43 @@ func Claims(res *exp.Result) []exp.Claim {
 				check(name+": … with held-out agents of the other families", "learned return(e3t) − (sp)", exp.Positive, "e3t", "sp", "learned_return").
 					Needs(needs(vsSP, learnedSetName)...))
 		}
-		fcp := fcpNote(res, cfg, layouts)
+		fcpSets := append(slices.Clone(sets), fcpLevelName)
 		matches := check(name+": E3T coordinates as well as or better than FCP", label+"(e3t) − (fcp)", exp.Positive, "e3t", "fcp", key).
 			Comparable(FCPMargin, fmt.Sprintf("half a soup (%d of a delivery's %d) per 400-step episode; fixed from the task's unit, not from the result", FCPMargin, SoupReward)).
-			ByConstruction(fcp).Needs(needs(vsFCP, append(slices.Clone(sets), fcpLevelName)...)...)
+			Needs(needs(vsFCP, fcpSets...)...)
 		matches.Context = readingOf(label+"(e3t) / (fcp)", ratio("e3t", "fcp", key), res.Seeds)
-		// The environment-step ratio is set by the configuration (costNote); the measured cost is
-		// the wall time, FCP's population included, against the threshold the protocol fixed.
-		cost := res.Check(name+": … at a fraction of its training cost", "wall time(e3t) / wall time(fcp), FCP's population included", exp.AtMost(0.5),
-			ratio("e3t", "fcp", "train_seconds")).
-			ByConstruction(costNote(res, cfg, layouts)).ByConstruction(fcp).Needs(needs(vsFCP)...)
-		cost.Notes = append(cost.Notes, "wall time as each run recorded it (train_seconds) on the machine that ran them: another machine or load can change the ratio")
-		cost.Context = readingOf("env steps(e3t) / (fcp), set by the configuration", ratio("e3t", "fcp", "env_steps"), res.Seeds)
+		var cost exp.Claim
+		var perFamily []exp.Claim
+		if Measured(cfg) {
+			// Since 2026-12-07 the cost is read from the curves: E3T's snapshots against FCP's final
+			// return, FCP's population in its cost (CostClaims).
+			matches = matches.ByConstruction(populationNote(res, cfg, layouts))
+			cost = CostClaims(res, name, layouts, needs(vsFCP, fcpSets...))
+			for _, fam := range Families {
+				if fam.HeldOut == nil {
+					continue
+				}
+				perFamily = append(perFamily, check(name+": … E3T against SP with the held-out "+fam.Name+" agents", "learned_"+fam.Name+" return(e3t) − (sp)", exp.Positive,
+					"e3t", "sp", "learned_"+fam.Name+"_return").Needs(needs(vsSP, learnedSetName, func(l string) string { return competenceName(l, fam.Name) })...))
+			}
+		} else {
+			fcp := fcpNote(res, cfg, layouts)
+			matches = matches.ByConstruction(fcp)
+			// The environment-step ratio is set by the configuration (costNote); the measured cost is
+			// the wall time, FCP's population included, against the threshold the protocol fixed.
+			cost = res.Check(name+": … at a fraction of its training cost", "wall time(e3t) / wall time(fcp), FCP's population included", exp.AtMost(0.5),
+				ratio("e3t", "fcp", "train_seconds")).
+				ByConstruction(costNote(res, cfg, layouts)).ByConstruction(fcp).Needs(needs(vsFCP)...)
+			cost.Notes = append(cost.Notes, "wall time as each run recorded it (train_seconds) on the machine that ran them: another machine or load can change the ratio")
+			cost.Context = readingOf("env steps(e3t) / (fcp), set by the configuration", ratio("e3t", "fcp", "env_steps"), res.Seeds)
+		}
 		helps := check(name+": the partner model helps", label+"(e3t) − (e3t-nopm)", exp.Positive, "e3t", "e3t-nopm", key).
 			Needs(needs(vsNoPM, append(slices.Clone(sets), pmFlat)...)...)
 		if m, ok := methodNamed(cfg, "e3t"); ok {
 			helps = helps.ByConstruction(pmNote(res, m, layouts))
 		}
 		claims = append(claims, headline(matches, "e3t-1"), headline(cost, "e3t-2"), headline(helps, "e3t-3"))
+		claims = append(claims, perFamily...)
 		if cfg.SharedPool {
 			bc := true // the BC claim only where every layout in view has a human-data partner
 			for _, lay := range layouts {
@@ -218,4 +239,123 @@ func costNote(res *exp.Result, cfg Config, layouts []string) string {
 	agents, _, _ := fcpPopulation(res, cfg, layouts)
 	return fmt.Sprintf("the environment-step ratio is fixed by the configuration: FCP's cost counts its population's %d SP runs and its best response, each at E3T's budget, so E3T's share is 1/%d = %.3f",
 		agents, agents+1, 1/float64(agents+1))
+}
+
+// Measured reports whether a result's configuration is of the protocol of 2026-12-07 (FCP's
+// population by its paper's recipe, the cost read from curves, the competence check): FCPIters set.
+// Results of earlier protocols keep the claims they were judged with.
+func Measured(cfg Config) bool { return cfg.FCPIters > 0 }
+
+// ReachCost is the cost (the curve's x) at which a return curve first reaches target: linearly
+// interpolated between its last point below target and its first at or above it (the first
+// point's x when that one is); false when it never does.
+func ReachCost(c exp.Curve, target float64) (float64, bool) {
+	for i, y := range c.Y {
+		if y < target {
+			continue
+		}
+		if i == 0 || c.Y[i] == c.Y[i-1] {
+			return c.X[i], true
+		}
+		t := (target - c.Y[i-1]) / (c.Y[i] - c.Y[i-1])
+		return c.X[i-1] + t*(c.X[i]-c.X[i-1]), true
+	}
+	return 0, false
+}
+
+// ReturnAt is a return curve's value at cost x: linearly interpolated between the points around it,
+// the first point's value below the curve's start (FCP before its best response trains: the
+// untrained best response it has at its population's cost) and the last point's beyond its end.
+func ReturnAt(c exp.Curve, x float64) float64 {
+	n := len(c.X)
+	switch {
+	case n == 0:
+		return math.NaN()
+	case x <= c.X[0]:
+		return c.Y[0]
+	case x >= c.X[n-1]:
+		return c.Y[n-1]
+	}
+	i := sort.SearchFloat64s(c.X, x) // c.X[i-1] < x ≤ c.X[i]
+	t := (x - c.X[i-1]) / (c.X[i] - c.X[i-1])
+	return c.Y[i-1] + t*(c.Y[i]-c.Y[i-1])
+}
+
+// CostClaims is the cost claim read from the curves (the protocol of 2026-12-07), on the layouts in
+// view (per seed, the mean over them): the fraction f of FCP's total cost — its best response and
+// its whole population, in CPU seconds — at which E3T's snapshots first reach FCP's final pool
+// return (ReachCost on curve pool_by_cpu; the same in environment steps as context), at most 0.5
+// (the threshold the wall-time claim had since 2026-12-04). A seed on which E3T never reaches it
+// makes f unmeasured, and the claim then reads the two at matched cost: E3T's final pool return
+// minus FCP's at E3T's total CPU seconds (ReturnAt on FCP's curve), a non-inferiority claim with
+// margin FCPMargin. needs are the room checks both readings need.
+func CostClaims(res *exp.Result, name string, layouts []string, needs []string) exp.Claim {
+	frac := func(curve, total string) exp.PerSeed {
+		return func(seed uint64) (float64, bool) {
+			sum := 0.0
+			for _, lay := range layouts {
+				c, ok1 := res.CurveOf("e3t", lay+"/"+curve, seed)
+				target, ok2 := res.Final("fcp", lay+"/pool_return", seed)
+				tot, ok3 := res.Final("fcp", lay+"/"+total, seed)
+				if !ok1 || !ok2 || !ok3 || tot <= 0 {
+					return 0, false
+				}
+				x, ok := ReachCost(c, target)
+				if !ok {
+					return 0, false
+				}
+				sum += x / tot
+			}
+			return sum / float64(len(layouts)), true
+		}
+	}
+	f := res.Check(name+": … at a fraction of its training cost (E3T's snapshots reach FCP's final pool return)",
+		"CPU seconds(e3t to reach fcp's final pool return) / (fcp's total, population included)", exp.AtMost(0.5), frac("pool_by_cpu", "cpu_seconds")).Needs(needs...)
+	f.Context = readingOf("the same in environment steps", frac("pool_by_steps", "env_steps"), res.Seeds)
+	var missed []string
+	popAbove := 0
+	for _, seed := range res.Seeds {
+		if _, ok := frac("pool_by_cpu", "cpu_seconds")(seed); !ok {
+			missed = append(missed, fmt.Sprint(seed))
+		}
+		for _, lay := range layouts {
+			e, ok1 := res.Final("e3t", lay+"/cpu_seconds", seed)
+			off, ok2 := res.Final("fcp", lay+"/offset_cpu", seed)
+			if ok1 && ok2 && off > e {
+				popAbove++
+			}
+		}
+	}
+	atCost := res.Check(name+": … E3T against FCP at matched cost (E3T's total CPU seconds)", "pool return(e3t, final) − (fcp at e3t's CPU seconds)", exp.Positive,
+		func(seed uint64) (float64, bool) {
+			sum := 0.0
+			for _, lay := range layouts {
+				e, ok1 := res.Final("e3t", lay+"/pool_return", seed)
+				spent, ok2 := res.Final("e3t", lay+"/cpu_seconds", seed)
+				c, ok3 := res.CurveOf("fcp", lay+"/pool_by_cpu", seed)
+				if !ok1 || !ok2 || !ok3 {
+					return 0, false
+				}
+				sum += e - ReturnAt(c, spent)
+			}
+			return sum / float64(len(layouts)), true
+		}).Comparable(FCPMargin, fmt.Sprintf("half a soup (%d of a delivery's %d) per 400-step episode, as the claim that E3T coordinates as well as FCP", FCPMargin, SoupReward)).Needs(needs...)
+	if popAbove > 0 {
+		atCost = atCost.WithNote(fmt.Sprintf("on %d of the seed × layout pairs FCP's population alone cost more CPU seconds than E3T's whole run: there FCP's return at E3T's cost is that of its untrained best response", popAbove))
+	}
+	if len(missed) == 0 {
+		f.Context += "; at matched cost: " + atCost.Interval()
+		return f
+	}
+	atCost.Context = fmt.Sprintf("E3T's snapshots never reached FCP's final pool return on seed(s) %s, so f is not measured there", strings.Join(missed, ", "))
+	return atCost
+}
+
+// populationNote describes FCP's population as built (the protocol of 2026-12-07): how many
+// self-play agents, each at its initial, middle-by-return and final checkpoints.
+func populationNote(res *exp.Result, cfg Config, layouts []string) string {
+	agents, _, _ := fcpPopulation(res, cfg, layouts)
+	agents += len(cfg.PopulationSeeds)
+	return fmt.Sprintf("FCP's population: %d self-play agents × 3 checkpoints (initial, the one closest to half the final training return, final; fcp.PickCheckpoints), "+
+		"its best response trained %d iterations; the FCP paper's population is 32 agents (by a secondary source; see `paperlab settings e3t`)", agents, cfg.FCPIters)
 }

@@ -38,10 +38,26 @@ type Method struct {
 	PartnerModel bool    `json:"partner_model,omitempty"`
 	// Layouts the method runs on (empty: every layout of the experiment).
 	Layouts []string `json:"layouts,omitempty"`
-	// Extra: a sweep point beside the main comparison (sp, fcp, e3t, e3t-nopm). Its trainings are
-	// submitted after every layout's main ones, and timing main_trainings_wall (the seconds until
-	// every other training was done) leaves them out.
+	// Extra: a sweep point beside the main comparison (sp, fcp, e3t, e3t-nopm), in part PartEpsilon.
+	// Its trainings are submitted after every layout's main ones, and timing main_trainings_wall
+	// (the seconds until every other training was done) leaves them out.
 	Extra bool `json:"extra,omitempty"`
+}
+
+// Parts of the experiment (`paperlab e3t -part NAME`): the main comparison (SP, FCP with its
+// population, E3T, E3T without the partner model) and the ε sweep (the Extra methods), each with
+// the held-out pool (trained once where the job cache keeps it).
+const (
+	PartMain    = "main"
+	PartEpsilon = "epsilon"
+)
+
+// Part is the part of the experiment the method belongs to.
+func (m Method) Part() string {
+	if m.Extra {
+		return PartEpsilon
+	}
+	return PartMain
 }
 
 // On reports whether the method runs on layout l.
@@ -68,6 +84,24 @@ type Config struct {
 	// FCPPartners population members play with FCP's best response per iteration, each with an
 	// equal block of the games (fcp.Config.Partners).
 	FCPPartners int `json:"fcp_partners"`
+	// PopulationSeeds train self-play agents that serve only as FCP's population: with the SP
+	// method's training seeds they make FCP's population of self-play agents (5 + 7 = 12 at the
+	// default scale; the FCP paper's is 32 by a secondary source, ZSC-Eval's largest 12 — see
+	// PaperSettings), each kept at three checkpoints (fcp.PickCheckpoints).
+	PopulationSeeds []uint64 `json:"population_seeds"`
+	// PopulationSnapshotEvery: the self-play runs keep a snapshot every this fraction of training,
+	// the candidates fcp.PickCheckpoints chooses the population's middle checkpoint from.
+	PopulationSnapshotEvery float64 `json:"population_snapshot_every"`
+	// LayoutIters overrides Train.Iters on a layout: for SP, E3T, their held-out agents and FCP's
+	// population there (a layout where self-play still climbs at the authors' budget).
+	LayoutIters map[string]int `json:"layout_iters,omitempty"`
+	// FCPIters is the best response's budget in iterations (its held-out agents' too).
+	FCPIters int `json:"fcp_iters"`
+	// CurveSteps are the environment steps at which E3T-family runs and FCP's best response keep a
+	// snapshot (with the initial and final weights), each scored with the pool at CurveEpisodes
+	// games per seat: the return-against-cost curves the cost claim reads.
+	CurveSteps    []int `json:"curve_steps"`
+	CurveEpisodes int   `json:"curve_episodes"`
 	// The scripted part of the held-out pool: every role × noise × preference
 	// (overcooked.ScriptedGrid).
 	ScriptedRoles   []string  `json:"scripted_roles"`
@@ -113,6 +147,13 @@ type Partner struct {
 	// InPool: a human-BC partner that passed the BC gate (BCGate), so pool_return averages it in;
 	// otherwise it is scored and reported apart (human_bc_return).
 	InPool bool `json:"in_pool,omitempty"`
+	// SelfPlay: a learned partner's mean return with a copy of itself (EvalEpisodes games per seat),
+	// the competence check's reading.
+	SelfPlay float64 `json:"self_play,omitempty"`
+	// Apart: a learned partner whose family failed the competence check (some agent of it scores
+	// below MinCookReturn with itself): scored and reported per family (learned_<family>_return),
+	// left out of learned_return and pool_return.
+	Apart bool `json:"apart,omitempty"`
 }
 
 // BCGate reports whether a behaviour-cloning fit (bc.Train's Final: heldout_accuracy and
@@ -157,16 +198,56 @@ func ConfigFor(s exp.Scale) Config {
 		ScriptedPrefers: []string{"near", "first", "last"},
 		HumanData:       "datasets/overcooked_human", BC: bc.Default(overcooked.NumActions), BCSeed: 1,
 		HeldOutSeeds: []uint64{101, 102, 103}, SharedPool: true, EvalEpisodes: 16, MonitorEvery: 25, CrossPlayEpisodes: 4, FCPPartners: 6,
+		PopulationSeeds: []uint64{201, 202, 203, 204, 205, 206, 207}, PopulationSnapshotEvery: 0.05,
+		LayoutIters: map[string]int{"coordination_ring": 800}, FCPIters: 800,
+		CurveSteps: []int{1_200_000, 2_400_000, 4_800_000, 9_600_000}, CurveEpisodes: 4,
 	}
 	c.Train = e3.Authors(overcooked.Config{}, "sp")
 	if s == exp.Smoke {
 		c.Horizon, c.CookTime, c.EvalEpisodes, c.MonitorEvery, c.CrossPlayEpisodes = 40, 5, 1, 1, 2
 		c.Train.Iters, c.Train.Envs, c.Train.Epochs, c.Train.PMEpochs, c.FCPPartners = 2, 2, 2, 2, 2
 		c.Train.ShapingSteps = c.Train.Envs * c.Train.Iters * c.Horizon / 2
+		c.PopulationSeeds, c.PopulationSnapshotEvery, c.FCPIters, c.CurveEpisodes = []uint64{201}, 0.5, 2, 1
+		c.LayoutIters, c.CurveSteps = map[string]int{"coordination_ring": 3}, []int{80}
 		c.ScriptedNoises, c.ScriptedPrefers = []float64{0.15}, []string{"near"}
 		c.BC.Epochs = 2
 	}
 	return c
+}
+
+// Iters is the training budget on a layout, in iterations: LayoutIters' entry, else Train.Iters.
+func (c Config) Iters(layout string) int {
+	if it, ok := c.LayoutIters[layout]; ok {
+		return it
+	}
+	return c.Train.Iters
+}
+
+// trainFor is the training configuration of one agent of family f on a layout from tc (the
+// experiment's settings with the method's mode, ε and partner model): the layout's game and budget
+// (FCPIters for a best response), and its snapshots — every PopulationSnapshotEvery of training for
+// a Population family (FCP's checkpoints are chosen among them), the initial weights, CurveSteps and
+// the final ones for the others (the cost curves).
+func (c Config) trainFor(layout string, f Family, tc e3.Config) e3.Config {
+	tc.Game, tc.Iters = c.Game(layout), c.Iters(layout)
+	if f.WithPartners {
+		tc.Iters = c.FCPIters
+	}
+	tc.SnapshotAt = []float64{0}
+	if f.Population {
+		for k := 1; float64(k)*c.PopulationSnapshotEvery < 1-1e-9; k++ {
+			tc.SnapshotAt = append(tc.SnapshotAt, float64(k)*c.PopulationSnapshotEvery)
+		}
+	} else {
+		total := float64(tc.Envs * tc.Iters * c.Horizon)
+		for _, st := range c.CurveSteps {
+			if float64(st) < total {
+				tc.SnapshotAt = append(tc.SnapshotAt, float64(st)/total)
+			}
+		}
+	}
+	tc.SnapshotAt = append(tc.SnapshotAt, 1)
+	return tc
 }
 
 // Game is the Overcooked configuration of a layout (horizon and cook time from c).
@@ -247,21 +328,23 @@ func newPool(c Config, layout string, res *exp.Result, j *runner) (_ *pool, err 
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: behaviour cloning on human play: held-out action accuracy %.3f (majority action %.3f) on %.0f held-out steps",
 			layout, fit["heldout_accuracy"], fit["majority_accuracy"], fit["heldout_examples"]))
 	}
-	for _, seed := range c.HeldOutSeeds {
-		var population []string // the seed's held-out agents of the Population families
-		for _, f := range Families {
-			if f.HeldOut == nil {
-				continue
-			}
-			tc := f.HeldOut(c.Train, c.Methods)
-			tc.Game = c.Game(layout)
-			job := jobs.Job[Job]{ID: heldOutID(layout, f.Name, seed), Spec: Job{Family: f.Name, Seed: seed, Train: tc}}
-			if f.WithPartners {
-				job.Spec.Partners, job.Needs = c.FCPPartners, population
-			}
-			j.Submit(job)
-			if f.Population {
-				population = append(population, job.ID)
+	// Every held-out seed's agents of the families trained without partners first; then those trained
+	// with partners (FCP's), whose population is every held-out seed's Population agents.
+	var population []string
+	for _, partners := range []bool{false, true} {
+		for _, seed := range c.HeldOutSeeds {
+			for _, f := range Families {
+				if f.HeldOut == nil || f.WithPartners != partners {
+					continue
+				}
+				job := jobs.Job[Job]{ID: heldOutID(layout, f.Name, seed), Spec: Job{Family: f.Name, Seed: seed, Train: c.trainFor(layout, f, f.HeldOut(c.Train, c.Methods))}}
+				if f.WithPartners {
+					job.Spec.Partners, job.Needs = c.FCPPartners, population
+				}
+				j.Submit(job)
+				if f.Population {
+					population = append(population, job.ID)
+				}
 			}
 		}
 	}
@@ -296,6 +379,59 @@ func (p *pool) addLearned(c Config, layout string, res *exp.Result, j *runner) e
 	return nil
 }
 
+// addCompetence plays each learned partner of the pool with a copy of itself (EvalEpisodes games per
+// seat) and marks every partner of a family any of whose agents scores below MinCookReturn (one
+// soup per episode) as reported apart: a family that cannot cook with itself is a weak partner, and
+// a method's gain with it says little (Partner.SelfPlay, Partner.Apart).
+func (p *pool) addCompetence(cfg Config, layout string, res *exp.Result) error {
+	weak := map[string]bool{}
+	for i := range p.partners {
+		pt := &p.partners[i]
+		if pt.Kind != "learned" {
+			continue
+		}
+		pol, ok := p.agents[pt.Name].(*e3.Policy)
+		if !ok {
+			return fmt.Errorf("%s: learned partner %s is no policy", layout, pt.Name)
+		}
+		mate, err := selfCopy(pol)
+		if err != nil {
+			return err
+		}
+		v, err := overcooked.Evaluate(cfg.Game(layout), pol, mate, 2*cfg.EvalEpisodes, uint64(4242+i))
+		mate.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %s with itself: %w", layout, pt.Name, err)
+		}
+		pt.SelfPlay = v
+		if v < MinCookReturn {
+			weak[pt.Family] = true
+		}
+	}
+	for i := range p.partners {
+		if p.partners[i].Kind == "learned" && weak[p.partners[i].Family] {
+			p.partners[i].Apart = true
+		}
+	}
+	return res.SetExtra("partners_"+layout, p.partners)
+}
+
+// selfCopy is a copy of a policy with the same weights (a stateful policy plays itself only as two
+// copies).
+func selfCopy(p *e3.Policy) (*e3.Policy, error) {
+	w, err := p.Actor.Weights()
+	if err != nil {
+		return nil, err
+	}
+	var pm []float32
+	if p.PM != nil {
+		if pm, err = p.PM.Weights(); err != nil {
+			return nil, err
+		}
+	}
+	return snapshotPolicy(p, w, pm)
+}
+
 // humanPartner fits the behaviour-cloned partner of a layout to its human games; ok is false when
 // the layout has no human data.
 func humanPartner(c Config, layout string) (_ *e3.Policy, fit map[string]float64, ok bool, err error) {
@@ -324,6 +460,14 @@ func Run(opt exp.Options) (*exp.Result, error) {
 			if h >= 1 && h <= uint64(len(seeds)) {
 				return fmt.Errorf("held-out seed %d is also a training seed (1..%d)", h, len(seeds))
 			}
+		}
+		for _, p := range cfg.PopulationSeeds {
+			if p >= 1 && p <= uint64(len(seeds)) || slices.Contains(cfg.HeldOutSeeds, p) {
+				return fmt.Errorf("population seed %d is also a training seed (1..%d) or a held-out seed", p, len(seeds))
+			}
+		}
+		if cfg.FCPIters < 1 || cfg.PopulationSnapshotEvery <= 0 || cfg.PopulationSnapshotEvery > 1 || cfg.CurveEpisodes < 1 {
+			return fmt.Errorf("fcp_iters %d and curve_episodes %d must be ≥ 1, population_snapshot_every %g in (0, 1]", cfg.FCPIters, cfg.CurveEpisodes, cfg.PopulationSnapshotEvery)
 		}
 		for _, m := range cfg.Methods {
 			if _, ok := family(m.Mode); !ok {
@@ -355,10 +499,14 @@ func Run(opt exp.Options) (*exp.Result, error) {
 			return nil, err
 		}
 		pools[layout] = p
-		submitMethods(j, cfg, layout, seeds, p, false)
+		if opt.RunsPart(PartMain) {
+			submitMethods(j, cfg, layout, seeds, p, false)
+		}
 	}
 	for _, layout := range cfg.Layouts {
-		submitMethods(j, cfg, layout, seeds, pools[layout], true)
+		if opt.RunsPart(PartEpsilon) {
+			submitMethods(j, cfg, layout, seeds, pools[layout], true)
+		}
 	}
 	if j.Caching() {
 		found, all := j.Counts()
@@ -380,12 +528,42 @@ func Run(opt exp.Options) (*exp.Result, error) {
 	return res, nil
 }
 
+// populationID names the training of a self-play agent of FCP's population (PopulationSeeds).
+func populationID(layout string, seed uint64) string {
+	return fmt.Sprintf("%s/population sp/%d", layout, seed)
+}
+
+// populationFamily is the family whose agents make FCP's population (the first Population family).
+func populationFamily() (Family, bool) {
+	i := slices.IndexFunc(Families, func(f Family) bool { return f.Population })
+	if i < 0 {
+		return Family{}, false
+	}
+	return Families[i], true
+}
+
+// needsPopulation reports whether a method trained with partners (FCP) runs on the layout among the
+// main methods (extra false) or the Extra ones: only then are PopulationSeeds trained.
+func needsPopulation(cfg Config, layout string, extra bool) bool {
+	return slices.ContainsFunc(cfg.Methods, func(m Method) bool { return m.family().WithPartners && m.On(layout) && m.Extra == extra })
+}
+
 // submitMethods submits the trainings on a layout of every main method (extra false) or every
 // Extra one, per seed: first every method whose family trains without partners, then those of the
 // WithPartners families (FCP's best responses), whose population is every Population method's
-// agents of the layout (SP's; their snapshots, in method and seed order).
+// agents of the layout (SP's, in method and seed order) and, with the main methods, the agents of
+// PopulationSeeds (submitted here) — each at the checkpoints fcp.PickCheckpoints keeps.
 func submitMethods(j *runner, cfg Config, layout string, seeds []uint64, p *pool, extra bool) {
 	var population []string
+	if pf, ok := populationFamily(); ok && needsPopulation(cfg, layout, extra) {
+		tc := cfg.Train
+		tc.Mode = pf.Name
+		for _, seed := range cfg.PopulationSeeds {
+			job := jobs.Job[Job]{ID: populationID(layout, seed), Spec: Job{Family: pf.Name, Seed: seed, Train: cfg.trainFor(layout, pf, tc)}}
+			j.Submit(job)
+			population = append(population, job.ID)
+		}
+	}
 	for _, partners := range []bool{false, true} {
 		for _, m := range cfg.Methods {
 			f := m.family()
@@ -394,8 +572,8 @@ func submitMethods(j *runner, cfg Config, layout string, seeds []uint64, p *pool
 			}
 			for _, seed := range seeds {
 				tc := cfg.Train
-				tc.Game, tc.Mode, tc.Epsilon, tc.PartnerModel = cfg.Game(layout), m.Mode, m.Epsilon, m.PartnerModel
-				job := jobs.Job[Job]{ID: methodID(layout, m.Name, seed), Spec: p.watch(Job{Family: f.Name, Seed: seed, Train: tc}, cfg.MonitorEvery)}
+				tc.Mode, tc.Epsilon, tc.PartnerModel = m.Mode, m.Epsilon, m.PartnerModel
+				job := jobs.Job[Job]{ID: methodID(layout, m.Name, seed), Spec: p.watch(Job{Family: f.Name, Seed: seed, Train: cfg.trainFor(layout, f, tc)}, cfg.MonitorEvery)}
 				if f.WithPartners {
 					job.Spec.Partners, job.Needs = cfg.FCPPartners, population
 				}
@@ -449,28 +627,42 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 	if err := res.SetExtra("partners_"+layout, held.partners); err != nil {
 		return err
 	}
+	if err := held.addCompetence(cfg, layout, res); err != nil {
+		return err
+	}
 	trained := map[string][]*e3.Policy{} // per method, by seed: the cross-play agents
 	var order []string
 	// A WithPartners family's cost (FCP's) counts its population's training: every Population
-	// method's runs on the layout (SP's).
-	popSteps, popSeconds := 0, 0.0
+	// method's runs on the layout (SP's) and the runs of PopulationSeeds.
+	var pop cost
+	for _, seed := range cfg.PopulationSeeds {
+		if !opt.RunsPart(PartMain) || !needsPopulation(cfg, layout, false) {
+			break
+		}
+		d, err := j.Wait(populationID(layout, seed))
+		if err != nil {
+			return err
+		}
+		pop = pop.add(d)
+		res.Timing["population_"+layout] += d.Seconds
+	}
 	for _, partners := range []bool{false, true} { // every other method first, then those trained with partners
 		for _, m := range cfg.Methods {
 			f := m.family()
-			if f.WithPartners != partners || !m.On(layout) {
+			if f.WithPartners != partners || !m.On(layout) || !opt.RunsPart(m.Part()) {
 				continue
 			}
-			extraSteps, extraSeconds := 0, 0.0
+			var extra cost
 			if f.WithPartners {
-				extraSteps, extraSeconds = popSteps, popSeconds
+				extra = pop
 			}
-			if err := evalMethod(opt, res, cfg, layout, li, m, seeds, held, extraSteps, extraSeconds, trained, &order, j); err != nil {
+			if err := evalMethod(opt, res, cfg, layout, li, m, seeds, held, extra, trained, &order, j); err != nil {
 				return err
 			}
 			if f.Population {
 				for _, seed := range seeds {
 					d, _ := j.Wait(methodID(layout, m.Name, seed))
-					popSteps, popSeconds = popSteps+d.EnvSteps, popSeconds+d.Seconds
+					pop = pop.add(d)
 				}
 			}
 		}
@@ -484,10 +676,22 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 	return res.SetExtra("crossplay_"+layout, cp)
 }
 
+// cost is training spent: environment steps, wall seconds and CPU seconds.
+type cost struct {
+	Steps        int
+	Seconds, CPU float64
+}
+
+// add is c plus a finished training's cost.
+func (c cost) add(d *done) cost {
+	return cost{c.Steps + d.EnvSteps, c.Seconds + d.Seconds, c.CPU + d.CPUSeconds}
+}
+
 // evalMethod waits for method m's trainings on every seed, saves the first seed's cook, evaluates
-// each agent with the pool and keeps it for the cross-play (the pool closes it).
+// each agent with the pool and keeps it for the cross-play (the pool closes it). extra is the
+// training the method needed before its own (FCP's population).
 func evalMethod(opt exp.Options, res *exp.Result, cfg Config, layout string, li int, m Method, seeds []uint64, held *pool,
-	extraSteps int, extraSeconds float64, trained map[string][]*e3.Policy, order *[]string, j *runner) error {
+	extra cost, trained map[string][]*e3.Policy, order *[]string, j *runner) error {
 	for _, seed := range seeds {
 		r, err := j.Wait(methodID(layout, m.Name, seed))
 		if err != nil {
@@ -505,7 +709,7 @@ func evalMethod(opt exp.Options, res *exp.Result, cfg Config, layout string, li 
 				return err
 			}
 		}
-		if err := record(opt, res, cfg, layout, m, seed, r, extraSteps, extraSeconds, held, r.Seconds); err != nil {
+		if err := record(opt, res, cfg, layout, m, seed, r, extra, held); err != nil {
 			return err
 		}
 		if m.Name == "e3t" && seed == seeds[0] && li == 0 {
@@ -548,52 +752,129 @@ func crossPlay(cfg Config, layout string, methods []string, agents map[string][]
 // record evaluates a trained policy with every held-out partner (EvalEpisodes in each seat) and adds
 // the run. Per layout: partner/<name> (mean) and partner_se/<name> (its standard error over
 // episodes), scripted_return (mean over the scripted cooks), human_bc_return (the behaviour-cloned
-// human partner), learned_return (the held-out learned agents the method meets) and
-// learned_<family>_return per family, and heldout_return = the mean of scripted_return and
-// human_bc_return (scripted_return alone without human data). With SharedPool every method meets
-// every partner, and pool_return (the headline metric since 2026-12-04) is the mean of scripted_return,
-// learned_return and — only where the BC gate passed — human_bc_return; without it a method is kept
-// from its own family's agents. extraSteps and extraSeconds are training the method needed before
-// its own run (FCP's population).
-func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Method, seed uint64, r *done, extraSteps int,
-	extraSeconds float64, held *pool, seconds float64) error {
+// human partner), learned_return (the held-out learned agents the method meets, of the families
+// that passed the competence check: Partner.Apart) and learned_<family>_return per family, and
+// heldout_return = the mean of scripted_return and human_bc_return (scripted_return alone without
+// human data). With SharedPool every method meets every partner, and pool_return (the headline
+// metric since 2026-12-04) is the mean of scripted_return, learned_return and — only where the BC
+// gate passed — human_bc_return; without it a method is kept from its own family's agents. Its
+// cost: env_steps, train_seconds and cpu_seconds, each with extra, the training the method needed
+// before its own run (FCP's population; offset_steps, offset_seconds, offset_cpu). A run with
+// snapshots beyond its final weights (E3T's, FCP's best response's: Config.CurveSteps) has each
+// scored with the pool at CurveEpisodes games per seat: curves pool_by_steps and pool_by_cpu
+// (pool_return against the cost so far, extra included).
+func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Method, seed uint64, r *done, extra cost, held *pool) error {
 	// Keys "<layout>/…" hold per-layout numbers; AverageLayouts adds the means over layouts.
 	final := map[string]float64{}
 	put := func(k string, v float64) { final[layout+"/"+k] = v }
-	put("env_steps", float64(r.EnvSteps+extraSteps))
-	put("train_seconds", seconds+extraSeconds)
-	final[layout+"/offset_steps"], final[layout+"/offset_seconds"] = float64(extraSteps), extraSeconds
-	kinds := map[string][]float64{}
-	for i, pt := range Judged(held.partners, m, cfg.SharedPool) {
-		rets, err := overcooked.EvaluateEpisodes(cfg.Game(layout), r.Policy, held.agents[pt.Name], 2*cfg.EvalEpisodes, seed*131+uint64(i))
-		if err != nil {
-			return err
-		}
-		st := stats.Summarize(rets)
-		final[layout+"/partner/"+pt.Name] = st.Mean
-		if !math.IsNaN(st.SE) {
-			final[layout+"/partner_se/"+pt.Name] = st.SE
-		}
-		kinds[pt.Kind] = append(kinds[pt.Kind], st.Mean)
-		if pt.Kind == "learned" {
-			kinds["learned_"+pt.Family] = append(kinds["learned_"+pt.Family], st.Mean)
+	put("env_steps", float64(r.EnvSteps+extra.Steps))
+	put("train_seconds", r.Seconds+extra.Seconds)
+	put("cpu_seconds", r.CPUSeconds+extra.CPU)
+	put("offset_steps", float64(extra.Steps))
+	put("offset_seconds", extra.Seconds)
+	put("offset_cpu", extra.CPU)
+	means, ses, err := scorePool(cfg, layout, m, r.Policy, held, cfg.EvalEpisodes, seed*131)
+	if err != nil {
+		return err
+	}
+	for name, v := range means {
+		put("partner/"+name, v)
+		if se := ses[name]; !math.IsNaN(se) {
+			put("partner_se/"+name, se)
 		}
 	}
-	for k, v := range PoolReturns(kinds, held.bcGate) {
+	for k, v := range held.returns(means) {
 		put(k, v)
 	}
 	curves := map[string]exp.Curve{}
-	for _, k := range []string{"episodic_return", "monitor_return", "seconds", "pm_accuracy", "entropy"} {
+	for _, k := range []string{"episodic_return", "monitor_return", "seconds", "cpu_seconds", "pm_accuracy", "entropy"} {
 		if c, ok := r.Curves[k]; ok {
 			curves[layout+"/"+k] = c
 		}
 	}
-	res.Runs = append(res.Runs, exp.Run{Method: m.Name, Seed: seed, Final: final, Curves: curves, Seconds: seconds})
-	res.Timing[layout+"/"+m.Name] += seconds
+	if !m.family().Population && len(r.Snapshots) > 1 {
+		bySteps, byCPU, err := costCurves(cfg, layout, m, seed, r, extra, held)
+		if err != nil {
+			return err
+		}
+		curves[layout+"/pool_by_steps"], curves[layout+"/pool_by_cpu"] = bySteps, byCPU
+	}
+	res.Runs = append(res.Runs, exp.Run{Method: m.Name, Seed: seed, Final: final, Curves: curves, Seconds: r.Seconds})
+	res.Timing[layout+"/"+m.Name] += r.Seconds
+	res.Timing["cpu_"+layout+"/"+m.Name] += r.CPUSeconds
 	p := layout + "/"
 	fmt.Fprintf(opt.Log, "%s %-11s seed %d: pool %.1f (scripted %.1f, human BC %.1f, learned %.1f; %d env steps, %.0fs)\n", layout, m.Name, seed,
-		final[p+"pool_return"], final[p+"scripted_return"], final[p+"human_bc_return"], final[p+"learned_return"], r.EnvSteps+extraSteps, seconds)
+		final[p+"pool_return"], final[p+"scripted_return"], final[p+"human_bc_return"], final[p+"learned_return"], r.EnvSteps+extra.Steps, r.Seconds)
 	return nil
+}
+
+// scorePool plays policy with every partner of the pool that method m is judged with (Judged),
+// episodes games in each seat, and returns each partner's mean return and its standard error over
+// games, by partner name.
+func scorePool(cfg Config, layout string, m Method, policy e3.Agent, held *pool, episodes int, seed uint64) (means, ses map[string]float64, err error) {
+	means, ses = map[string]float64{}, map[string]float64{}
+	for i, pt := range Judged(held.partners, m, cfg.SharedPool) {
+		rets, err := overcooked.EvaluateEpisodes(cfg.Game(layout), policy, held.agents[pt.Name], 2*episodes, seed+uint64(i))
+		if err != nil {
+			return nil, nil, err
+		}
+		st := stats.Summarize(rets)
+		means[pt.Name], ses[pt.Name] = st.Mean, st.SE
+	}
+	return means, ses, nil
+}
+
+// returns turns a method's per-partner means into its summary returns (PoolReturns): the partners
+// grouped by kind, learned ones also by family, a learned family reported apart (Partner.Apart) left
+// out of the learned group.
+func (p *pool) returns(means map[string]float64) map[string]float64 {
+	kinds := map[string][]float64{}
+	for _, pt := range p.partners {
+		v, ok := means[pt.Name]
+		if !ok {
+			continue
+		}
+		if pt.Kind == "learned" {
+			kinds["learned_"+pt.Family] = append(kinds["learned_"+pt.Family], v)
+			if pt.Apart {
+				continue
+			}
+		}
+		kinds[pt.Kind] = append(kinds[pt.Kind], v)
+	}
+	return PoolReturns(kinds, p.bcGate)
+}
+
+// costCurves scores each snapshot of a run (Config.CurveSteps) with the pool at CurveEpisodes games
+// per seat: its pool_return against the environment steps and against the CPU seconds spent so
+// far, extra (FCP's population) included.
+func costCurves(cfg Config, layout string, m Method, seed uint64, r *done, extra cost, held *pool) (bySteps, byCPU exp.Curve, err error) {
+	if len(r.SnapshotInfo) != len(r.Snapshots) {
+		return bySteps, byCPU, fmt.Errorf("%s %s seed %d: %d snapshots, %d snapshot records", layout, m.Name, seed, len(r.Snapshots), len(r.SnapshotInfo))
+	}
+	for k, w := range r.Snapshots {
+		var pm []float32
+		if k < len(r.PMSnapshots) {
+			pm = r.PMSnapshots[k]
+		}
+		snap, err := snapshotPolicy(r.Policy, w, pm)
+		if err != nil {
+			return bySteps, byCPU, err
+		}
+		means, _, err := scorePool(cfg, layout, m, snap, held, cfg.CurveEpisodes, seed*131+7919*uint64(k+1))
+		snap.Close()
+		if err != nil {
+			return bySteps, byCPU, err
+		}
+		ret, ok := held.returns(means)["pool_return"]
+		if !ok {
+			return bySteps, byCPU, fmt.Errorf("%s %s seed %d: snapshot %d has no pool return", layout, m.Name, seed, k)
+		}
+		info := r.SnapshotInfo[k]
+		bySteps.X, bySteps.Y = append(bySteps.X, float64(extra.Steps+info.EnvSteps)), append(bySteps.Y, ret)
+		byCPU.X, byCPU.Y = append(byCPU.X, extra.CPU+info.CPUSeconds), append(byCPU.Y, ret)
+	}
+	return bySteps, byCPU, nil
 }
 
 // Judged is the part of the pool a method is scored with: every partner with a shared pool (the
@@ -680,6 +961,7 @@ func init() {
 		Doc:         "toolkit/exp/e3t/README.md",
 		Worker:      Worker,
 		Workers:     2,
+		Parts:       []string{PartMain, PartEpsilon},
 	})
 }
 

@@ -53,10 +53,56 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 		if kinds["scripted"] != 3 || kinds["human_bc"] != wantBC || kinds["learned"] != 3*len(cfg.HeldOutSeeds) || len(cfg.HeldOutSeeds) < 3 {
 			t.Fatalf("%s: pool kinds %v", layout, kinds)
 		}
-		for _, k := range []string{"pool_return", "heldout_return", "scripted_return", "learned_return", "learned_sp_return", "learned_fcp_return", "learned_e3t_return"} {
+		for _, k := range []string{"pool_return", "heldout_return", "scripted_return", "learned_sp_return", "learned_fcp_return", "learned_e3t_return"} {
 			if _, ok := s["e3t"][layout+"/"+k]; !ok {
 				t.Fatalf("no %s/%s", layout, k)
 			}
+		}
+		// The competence check: a family with an agent below one soup with itself is reported apart,
+		// and learned_return averages only the other families.
+		weak, inPool := map[string]bool{}, 0
+		for _, p := range partners {
+			if p.Kind == "learned" && p.SelfPlay < MinCookReturn {
+				weak[p.Family] = true
+			}
+		}
+		for _, p := range partners {
+			if p.Kind == "learned" && p.Apart != weak[p.Family] {
+				t.Fatalf("%s: partner %s (self-play %v) apart = %v, its family weak = %v", layout, p.Name, p.SelfPlay, p.Apart, weak[p.Family])
+			}
+			if p.Kind == "learned" && !p.Apart {
+				inPool++
+			}
+		}
+		if _, ok := s["e3t"][layout+"/learned_return"]; ok != (inPool > 0) {
+			t.Fatalf("%s: learned_return present %v with %d learned partners in the pool", layout, ok, inPool)
+		}
+		// Budgets: the layout's iterations (LayoutIters), FCP's best response at FCPIters, its cost
+		// counting every self-play run of its population (the SP method's seeds and PopulationSeeds).
+		perIter := cfg.Train.Envs * cfg.Horizon
+		sp, _ := back.Final("sp", layout+"/env_steps", back.Seeds[0])
+		if want := cfg.Iters(layout) * perIter; int(sp) != want {
+			t.Fatalf("%s: sp env steps %v, want %d", layout, sp, want)
+		}
+		fcpOwn, _ := back.Final("fcp", layout+"/env_steps", back.Seeds[0])
+		offset, _ := back.Final("fcp", layout+"/offset_steps", back.Seeds[0])
+		if want := float64((len(back.Seeds) + len(cfg.PopulationSeeds)) * cfg.Iters(layout) * perIter); offset != want || fcpOwn-offset != float64(cfg.FCPIters*perIter) {
+			t.Fatalf("%s: fcp env steps %v with offset %v, want offset %v and %d of its own", layout, fcpOwn, offset, want, cfg.FCPIters*perIter)
+		}
+		// The cost curves: E3T's and FCP's snapshots scored with the pool, against steps and CPU
+		// seconds growing along training, FCP's starting at its population's cost.
+		for _, m := range []string{"e3t", "fcp"} {
+			st, _ := back.CurveOf(m, layout+"/pool_by_steps", back.Seeds[0])
+			cpu, _ := back.CurveOf(m, layout+"/pool_by_cpu", back.Seeds[0])
+			if len(st.X) < 2 || len(cpu.X) != len(st.X) || !slices.IsSorted(st.X) || !slices.IsSorted(cpu.X) {
+				t.Fatalf("%s %s: cost curves %+v %+v", layout, m, st, cpu)
+			}
+			if c, _ := back.Final(m, layout+"/cpu_seconds", back.Seeds[0]); !(c > 0) {
+				t.Fatalf("%s %s: cpu_seconds %v", layout, m, c)
+			}
+		}
+		if c, _ := back.CurveOf("fcp", layout+"/pool_by_steps", back.Seeds[0]); c.X[0] != offset {
+			t.Fatalf("%s: FCP's cost curve starts at %v steps, its population cost %v", layout, c.X[0], offset)
 		}
 	}
 	if _, ok := s["e3t"]["cramped_room/human_bc_return"]; !ok {
@@ -76,6 +122,11 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 	var ep Episode
 	if err := back.GetExtra("episode", &ep); err != nil || len(ep.Actions) != cfg.Horizon {
 		t.Fatalf("episode: %v (%d actions)", err, len(ep.Actions))
+	}
+	for _, l := range cfg.Layouts {
+		if st, err := os.Stat(filepath.Join(dir, "cost_"+l+".png")); err != nil || st.Size() < 1000 {
+			t.Fatalf("cost figure of %s: %v", l, err)
+		}
 	}
 	if st, err := os.Stat(filepath.Join(dir, "episode.gif")); err != nil || st.Size() < 1000 {
 		t.Fatalf("episode.gif: %v", err)

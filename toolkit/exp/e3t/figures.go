@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -205,6 +206,9 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 				steps, wall = append(steps, ss), append(wall, sw)
 			}
 		}
+		if err := costFigure(res, figs, methods, l); err != nil {
+			return nil, err
+		}
 		// Log x: FCP's steps and seconds include its population's, far beyond the others'.
 		f, err = plot.Panels("return with the monitor partner on "+l+" against env steps", "M env steps (log scale)",
 			"sparse return", splitEps(steps, epsTitle), plot.BandOpts{LogX: true})
@@ -232,6 +236,56 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		figs.Paths = append(figs.Paths, paths...)
 	}
 	return figs.Paths, nil
+}
+
+// costFigure draws, on layout l, each method's snapshots scored with the pool (curves pool_by_cpu
+// and pool_by_steps: E3T's at Config.CurveSteps, FCP's best response along its training, its
+// population's cost included) against CPU seconds and environment steps: the curves the cost claim
+// reads. A point's x is the mean over seeds of the cost at that snapshot.
+func costFigure(res *exp.Result, figs *exp.Figs, methods []string, l string) error {
+	var panels []plot.Panel
+	for _, k := range []struct{ key, title string }{{"pool_by_cpu", "against CPU seconds"}, {"pool_by_steps", "against M env steps"}} {
+		var series []plot.Series
+		for _, meth := range methods {
+			s := plot.Series{Name: meth, Color: exp.MethodColor(res, meth)}
+			var xs [][]float64
+			for _, r := range res.RunsOf(meth) {
+				c, ok := r.Curves[l+"/"+k.key]
+				if !ok || (len(xs) > 0 && len(c.X) != len(xs[0])) {
+					continue
+				}
+				x := slices.Clone(c.X)
+				if k.key == "pool_by_steps" {
+					for i := range x {
+						x[i] /= 1e6
+					}
+				}
+				xs, s.Y = append(xs, x), append(s.Y, c.Y)
+			}
+			if len(xs) == 0 {
+				continue
+			}
+			s.X = make([]float64, len(xs[0]))
+			for i := range s.X {
+				for _, x := range xs {
+					s.X[i] += x[i] / float64(len(xs))
+				}
+			}
+			series = append(series, s)
+		}
+		if len(series) > 0 {
+			panels = append(panels, plot.Panel{Title: k.title, Series: series[:min(len(series), plot.MaxBands)]})
+		}
+	}
+	if len(panels) == 0 {
+		return nil
+	}
+	f, err := plot.Panels("pool return of the snapshots on "+l+" against training cost", "cost (log scale; FCP's includes its population's)",
+		"pool return", panels, plot.BandOpts{LogX: true})
+	if err == nil {
+		f.Subtitle += "; x: the mean over seeds of the cost at each snapshot; E3T reaches FCP's final return at the cost the claim reads"
+	}
+	return figs.Add(f, err, "cost_"+l)
 }
 
 // splitEps puts the methods without an ε variant in name in a first panel and E3T's ε variants,

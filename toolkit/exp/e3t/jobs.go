@@ -6,12 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/exp/jobs"
 	"github.com/paperlab/paperlab/toolkit/fsx"
+	"github.com/paperlab/paperlab/toolkit/marl/ac"
 	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
 	"github.com/paperlab/paperlab/toolkit/marl/fcp"
@@ -78,7 +78,7 @@ func trainE3T(job Job, _ []e3.Agent, monitor e3.Agent, progress track.Progress) 
 	if err != nil {
 		return nil, err
 	}
-	return &done{Policy: r.Policy, Curves: r.Curves, Snapshots: r.Snapshots, EnvSteps: r.EnvSteps}, nil
+	return &done{Policy: r.Policy, Curves: r.Curves, Snapshots: r.Snapshots, PMSnapshots: r.PMSnapshots, SnapshotInfo: r.SnapshotInfo, EnvSteps: r.EnvSteps}, nil
 }
 
 // trainFCP trains FCP's best response to the population (fcp.Train).
@@ -87,15 +87,16 @@ func trainFCP(job Job, pop []e3.Agent, monitor e3.Agent, progress track.Progress
 	if err != nil {
 		return nil, err
 	}
-	return &done{Policy: &e3.Policy{Actor: br.Actor}, Curves: br.Curves, EnvSteps: br.EnvSteps}, nil
+	return &done{Policy: &e3.Policy{Actor: br.Actor}, Curves: br.Curves, Snapshots: br.Snapshots, SnapshotInfo: br.SnapshotInfo, EnvSteps: br.EnvSteps}, nil
 }
 
-// fcpConfig is FCP's best-response configuration: the same network, PPO settings, budget and
-// observation scaling as the other methods, partners population members per iteration.
+// fcpConfig is FCP's best-response configuration: the same network, PPO settings and observation
+// scaling as the other methods, its budget and snapshots as the job sets them (Config.trainFor),
+// partners population members per iteration.
 func fcpConfig(tc e3.Config, partners int) fcp.Config {
 	return fcp.Config{Game: tc.Game, Envs: tc.Envs, Iters: tc.Iters, Partners: partners, Hidden: tc.Hidden, ObsScale: e3.ObsScale,
 		Gamma: tc.Gamma, Lambda: tc.Lambda, Clip: tc.Clip, EntCoef: tc.EntCoef, Epochs: tc.Epochs, MiniBatches: tc.MiniBatches,
-		LR: tc.LR, MaxGradNorm: tc.MaxGradNorm, ShapingSteps: tc.ShapingSteps}
+		LR: tc.LR, MaxGradNorm: tc.MaxGradNorm, ShapingSteps: tc.ShapingSteps, SnapshotAt: tc.SnapshotAt}
 }
 
 // Job is one training of the experiment (the runner's jobs.Job carries its ID and the SP jobs
@@ -118,13 +119,18 @@ type Job struct {
 	MonitorEvery int                  `json:"monitor_every,omitempty"`
 }
 
-// done is a finished job: the trained policy and what the loop reads of its run.
+// done is a finished job: the trained policy and what the loop reads of its run — its snapshots
+// (actor weights, a partner model's, where each was taken), environment steps, and the seconds of
+// wall and of CPU time (this process's, every thread: a worker trains one job) the training took.
 type done struct {
-	Policy    *e3.Policy   `json:"-"`
-	Curves    track.Curves `json:"curves"`
-	Snapshots [][]float32  `json:"snapshots,omitempty"`
-	EnvSteps  int          `json:"env_steps"`
-	Seconds   float64      `json:"seconds"`
+	Policy       *e3.Policy    `json:"-"`
+	Curves       track.Curves  `json:"curves"`
+	Snapshots    [][]float32   `json:"snapshots,omitempty"`
+	PMSnapshots  [][]float32   `json:"pm_snapshots,omitempty"`
+	SnapshotInfo []ac.Snapshot `json:"snapshot_info,omitempty"`
+	EnvSteps     int           `json:"env_steps"`
+	Seconds      float64       `json:"seconds"`
+	CPUSeconds   float64       `json:"cpu_seconds"`
 }
 
 // TrainingSources are the files and folders (relative to the checkout) whose Go files decide a
@@ -186,16 +192,18 @@ func (j *runner) train(job jobs.Job[Job], in jobs.Inputs[*done], progress track.
 		return nil, err
 	}
 	defer closeAll(pop)
-	start := time.Now()
+	clk := track.StartClock()
 	d, err := f.Train(job.Spec, pop, monitor, progress)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", job.ID, err)
 	}
-	d.Seconds = time.Since(start).Seconds()
+	d.Seconds, d.CPUSeconds = clk.Wall(), clk.CPU()
 	return d, nil
 }
 
-// population is FCP's partners for ids: the snapshots of each SP result get returns, in order.
+// population is FCP's partners for ids: of each SP result, the snapshots fcp.PickCheckpoints
+// chooses by their training returns (init, the one closest to half the final return, final), in
+// order.
 // release closes each result's own policy once copied (a worker's loaded copy); on an error the
 // members made so far are closed.
 func population(ids []string, get func(id string) (*done, error), release bool) ([]e3.Agent, error) {
@@ -206,7 +214,7 @@ func population(ids []string, get func(id string) (*done, error), release bool) 
 			closeAll(pop)
 			return nil, err
 		}
-		members, err := snapshots(sp)
+		ms, err := members(sp)
 		if release {
 			sp.Policy.Close()
 		}
@@ -214,7 +222,7 @@ func population(ids []string, get func(id string) (*done, error), release bool) 
 			closeAll(pop)
 			return nil, err
 		}
-		pop = append(pop, members...)
+		pop = append(pop, ms...)
 	}
 	return pop, nil
 }
@@ -285,11 +293,23 @@ func (j *runner) shareMonitor(layout string, p *e3.Policy) (key string, err erro
 	return key, nil
 }
 
-// snapshots turns an SP run's checkpoints into frozen policies (FCP's population members).
-func snapshots(r *done) ([]e3.Agent, error) {
+// members turns the checkpoints of an SP run that FCP keeps (fcp.PickCheckpoints on the snapshots'
+// training returns; every snapshot when the run recorded none) into frozen policies.
+func members(r *done) ([]e3.Agent, error) {
+	keep := make([]int, len(r.Snapshots))
+	for i := range keep {
+		keep[i] = i
+	}
+	if len(r.SnapshotInfo) == len(r.Snapshots) && len(r.Snapshots) > 0 {
+		rets := make([]float64, len(r.SnapshotInfo))
+		for i, s := range r.SnapshotInfo {
+			rets[i] = s.Return
+		}
+		keep = fcp.PickCheckpoints(rets)
+	}
 	var out []e3.Agent
-	for _, w := range r.Snapshots {
-		p, err := snapshotPolicy(r.Policy, w)
+	for _, i := range keep {
+		p, err := snapshotPolicy(r.Policy, r.Snapshots[i], nil)
 		if err != nil {
 			for _, a := range out {
 				a.(*e3.Policy).Close()
@@ -301,19 +321,38 @@ func snapshots(r *done) ([]e3.Agent, error) {
 	return out, nil
 }
 
-// snapshotPolicy is a frozen copy of a policy with other actor weights (FCP's past checkpoints).
-func snapshotPolicy(p *e3.Policy, w []float32) (*e3.Policy, error) {
-	c, err := p.Actor.CloneWeights()
+// snapshotPolicy is a frozen copy of a policy with other actor weights w (a past checkpoint) and,
+// for a policy with a partner model, that model's weights pm at the same point; the copy owns its
+// networks (Close frees them).
+func snapshotPolicy(p *e3.Policy, w, pm []float32) (*e3.Policy, error) {
+	if p.PM != nil && pm == nil {
+		return nil, fmt.Errorf("snapshot of a policy with a partner model: no partner-model weights")
+	}
+	clone := func(n *ac.Net, w []float32) (*ac.Net, error) {
+		c, err := n.CloneWeights()
+		if err != nil {
+			return nil, err
+		}
+		if err := c.SetWeights(w); err != nil {
+			c.Close()
+			return nil, err
+		}
+		out := *n
+		out.Model = c
+		return &out, nil
+	}
+	actor, err := clone(p.Actor, w)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.SetWeights(w); err != nil {
-		c.Close()
-		return nil, err
+	sp := &e3.Policy{Actor: actor, K: p.K}
+	if p.PM != nil {
+		if sp.PM, err = clone(p.PM, pm); err != nil {
+			actor.Close()
+			return nil, err
+		}
 	}
-	actor := *p.Actor
-	actor.Model = c
-	return &e3.Policy{Actor: &actor, PM: p.PM, K: p.K}, nil
+	return sp, nil
 }
 
 // saveDone writes a result where loadDone finds it: dir/policy (e3t.SavePolicy) and dir/result.json

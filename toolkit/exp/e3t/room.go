@@ -60,6 +60,9 @@ func fixedSetName(layout string) string {
 	return layout + ": one scripted + human-BC held-out set for every method"
 }
 func bcName(layout string) string { return layout + ": human-BC partner beats the commonest action" }
+func competenceName(layout, family string) string {
+	return layout + ": held-out " + family + " agents cook with themselves (≥ one soup)"
+}
 func fcpLevelName(layout string) string {
 	return layout + ": FCP's population at least level with SP"
 }
@@ -137,6 +140,9 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		}
 		if hasBC(res, l) { // a layout without human data has no BC partner to check
 			out = append(out, bcCheck(res, l))
+		}
+		if Measured(cfg) {
+			out = append(out, competenceChecks(res, l)...)
 		}
 	}
 	return out
@@ -222,7 +228,7 @@ func partnerShare(res *exp.Result, cfg Config, l, name string, keep func(Partner
 		total++
 		all := len(cfg.Methods) > 0 && len(res.Seeds) > 0
 		for _, m := range cfg.Methods {
-			if !m.On(l) {
+			if !m.On(l) || len(res.RunsOf(m.Name)) == 0 { // a method of a part this result does not hold
 				continue
 			}
 			for _, s := range res.Seeds {
@@ -274,4 +280,35 @@ func hasBC(res *exp.Result, l string) bool {
 		}
 	}
 	return false
+}
+
+// competenceChecks are, per learned family of layout l's pool (the protocol of 2026-12-07), the
+// lowest return any of its held-out agents makes with a copy of itself (Partner.SelfPlay), at least
+// MinCookReturn: a family that cannot cook with itself is a weak partner, reported apart from
+// learned_return (Partner.Apart), and the E3T − SP gain with it is untestable.
+func competenceChecks(res *exp.Result, l string) []exp.RoomCheck {
+	var pool []Partner
+	_ = res.GetExtra("partners_"+l, &pool)
+	var out []exp.RoomCheck
+	for _, f := range Families {
+		if f.HeldOut == nil {
+			continue
+		}
+		name, test := competenceName(l, f.Name), exp.AtLeast(MinCookReturn)
+		why := fmt.Sprintf("A held-out partner tests coordination only if it can cook: every held-out %s agent must score at least %d (one soup per 400-step episode) with a copy of itself "+
+			"(%s games per seat, Partner.SelfPlay). A family below it is reported apart: left out of learned_return and pool_return, its own learned_%s_return kept. "+
+			"[UNVERIFIED] PaperLab's choice (the floor of the learned-to-cook check).", f.Name, MinCookReturn, "EvalEpisodes", f.Name)
+		lowest, n := math.Inf(1), 0
+		for _, p := range pool {
+			if p.Kind == "learned" && p.Family == f.Name {
+				lowest, n = math.Min(lowest, p.SelfPlay), n+1
+			}
+		}
+		if n == 0 {
+			out = append(out, exp.RoomMissing(name, test, why, "no held-out "+f.Name+" agents in partners_"+l))
+			continue
+		}
+		out = append(out, exp.Room(name, lowest, test, why))
+	}
+	return out
 }

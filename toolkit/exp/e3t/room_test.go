@@ -196,6 +196,7 @@ func synthetic(curve func(method string, seed uint64, i int) float64, pool func(
 	cfg := ConfigFor(exp.Default)
 	cfg.Layouts = []string{l}
 	cfg.Methods = []Method{{Name: "sp", Mode: "sp"}, {Name: "fcp", Mode: "fcp"}, {Name: "e3t", Mode: "e3t", Epsilon: 0.7, PartnerModel: true}, {Name: "e3t-nopm", Mode: "e3t", Epsilon: 0.7}}
+	cfg.FCPIters, cfg.PopulationSeeds = 0, nil // the protocol before 2026-12-07 (syntheticMeasured: after)
 	b, _ := json.Marshal(cfg)
 	res := &exp.Result{Experiment: "e3t", Config: b}
 	partners := []Partner{{Name: "cook", Kind: "scripted"}, {Name: "sp-h101", Kind: "learned", Family: "sp"}}
