@@ -65,6 +65,20 @@ func ParseSeeds(s string) (n int, set []uint64, err error) {
 // and a method of one seed in two shards is an error. The merged result holds the union of the
 // parts (nil when that is every part of the experiment).
 func Merge(shards []*Result, names []string) (*Result, error) {
+	return MergeWith(shards, names, MergeOptions{})
+}
+
+// MergeOptions relax Merge's checks where the person merging vouches for it.
+type MergeOptions struct {
+	// Commits: shards recorded at any of these revisions (full hashes) merge although their commits
+	// differ — for a run whose shards recorded different revisions of the same code (a binary
+	// built at one revision, run from a checkout at another whose changes the run does not
+	// read). The merged result keeps the first shard's commit and a note naming each shard's.
+	Commits []string
+}
+
+// MergeWith is Merge with opt's relaxations.
+func MergeWith(shards []*Result, names []string, opt MergeOptions) (*Result, error) {
 	if len(shards) == 0 || len(names) != len(shards) {
 		return nil, fmt.Errorf("merge: %d shards with %d names", len(shards), len(names))
 	}
@@ -85,7 +99,7 @@ func Merge(shards []*Result, names []string) (*Result, error) {
 			return nil, differ("scale", string(first.Scale), string(s.Scale))
 		case !bytes.Equal(s.Config, first.Config):
 			return nil, fmt.Errorf("merge: %s and %s were run with different configurations", names[0], names[i])
-		case s.Commit != first.Commit:
+		case s.Commit != first.Commit && !(slices.Contains(opt.Commits, s.Commit) && slices.Contains(opt.Commits, first.Commit)):
 			return nil, differ("commit", first.Commit, s.Commit)
 		case s.Backend != first.Backend:
 			return nil, differ("engine", first.Backend, s.Backend)
@@ -174,6 +188,11 @@ func Merge(shards []*Result, names []string) (*Result, error) {
 // drawn again from the merged result) and moves the artefacts the shards' runs wrote into folders
 // (MoveArtefacts: saved policies, per-seed pairs and traces) into out's.
 func MergeDirs(dirs []string, out string, log io.Writer) (*Result, error) {
+	return MergeDirsWith(dirs, out, log, MergeOptions{})
+}
+
+// MergeDirsWith is MergeDirs with opt's relaxations (MergeOptions).
+func MergeDirsWith(dirs []string, out string, log io.Writer, opt MergeOptions) (*Result, error) {
 	if log == nil {
 		log = os.Stderr
 	}
@@ -185,9 +204,22 @@ func MergeDirs(dirs []string, out string, log io.Writer) (*Result, error) {
 		}
 		shards = append(shards, r)
 	}
-	res, err := Merge(shards, dirs)
+	res, err := MergeWith(shards, dirs, opt)
 	if err != nil {
 		return nil, err
+	}
+	var byCommit []string
+	for i, r := range shards {
+		if t, ok := r.Timing["total"]; ok { // each shard's own seconds, beside their sum
+			res.Timing["shard_total/"+filepath.Base(dirs[i])] = t
+		}
+		if r.Commit != res.Commit {
+			byCommit = append(byCommit, fmt.Sprintf("%s at %s", filepath.Base(dirs[i]), r.Commit))
+		}
+	}
+	if len(byCommit) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("merged from shards recorded at different commits, declared the same code by the person merging (paperlab merge -commits): the result's commit %s; %s",
+			res.Commit, strings.Join(byCommit, ", ")))
 	}
 	e, err := Lookup(res.Experiment)
 	if err != nil {

@@ -235,13 +235,18 @@ func runAll(args []string) error {
 func mergeCmd(args []string) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	out := fs.String("out", "", "directory for the merged metrics.json and figures; the shards' artefact folders (checkpoints/, pairs/…) are moved into it")
+	commits := fs.String("commits", "", "comma-separated full revisions: shards recorded at any of them merge although their commits differ (you vouch that the code that ran is the same); the result notes each shard's")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *out == "" || fs.NArg() == 0 {
 		return fmt.Errorf("merge: give -out DIR and at least one shard directory")
 	}
-	res, err := exp.MergeDirs(fs.Args(), *out, os.Stderr)
+	var opt exp.MergeOptions
+	if *commits != "" {
+		opt.Commits = strings.Split(*commits, ",")
+	}
+	res, err := exp.MergeDirsWith(fs.Args(), *out, os.Stderr, opt)
 	if err != nil {
 		return err
 	}

@@ -122,6 +122,18 @@ func CheckMerge(t *testing.T, name string) {
 	if _, err := exp.Merge([]*exp.Result{ra, rb}, []string{"A", "B"}); err == nil || !strings.Contains(err.Error(), "configurations") {
 		t.Fatalf("changed configuration: %v", err)
 	}
+	// Shards recorded at different commits merge only when both are declared the same code.
+	rb, _ = exp.Load(b)
+	ra.Commit, rb.Commit = "aaaa", "bbbb"
+	if _, err := exp.Merge([]*exp.Result{ra, rb}, []string{"A", "B"}); err == nil || !strings.Contains(err.Error(), "commit") {
+		t.Fatalf("different commits: %v", err)
+	}
+	if _, err := exp.MergeWith([]*exp.Result{ra, rb}, []string{"A", "B"}, exp.MergeOptions{Commits: []string{"bbbb"}}); err == nil {
+		t.Fatal("a commit not declared merged")
+	}
+	if m, err := exp.MergeWith([]*exp.Result{ra, rb}, []string{"A", "B"}, exp.MergeOptions{Commits: []string{"aaaa", "bbbb"}}); err != nil || m.Commit != "aaaa" {
+		t.Fatalf("declared commits: %v", err)
+	}
 	for _, bad := range []string{"-1", "3-2", "0-2", "1,1", "x"} {
 		if _, _, err := exp.ParseSeeds(bad); err == nil {
 			t.Errorf("-seeds %q accepted", bad)
