@@ -405,6 +405,17 @@ func TestConvergedProtocolChecks(t *testing.T) {
 	if c := exptest.RoomCheck(t, Room(lost), navigatesName); c.OK {
 		t.Errorf("an agent at a random walker's held-out success passes: %s", c.ValueText())
 	}
+	// The main pretraining at its cap on one seed fails the converged check as a sweep's does.
+	mainCap := syntheticOf(cfg, 5, func(s uint64) map[string]float64 {
+		f := finals(0, 0.3, 0.7, 0.005)(s)
+		if s == 2 {
+			f["pretrain_hit_cap"] = 1
+		}
+		return f
+	}, flat)
+	if c := exptest.RoomCheck(t, Room(mainCap), convergedName); c.OK || c.Value != 4 {
+		t.Errorf("the main pretraining at its cap on one seed: %s, ok %v", c.ValueText(), c.OK)
+	}
 	for _, r := range Room(good) {
 		if r.Name == accFlatName {
 			t.Error("a settled check on a run to convergence")
