@@ -58,7 +58,7 @@ func commands() []command {
 			"train and evaluate one experiment: summary and claims here; metrics.json, figures in -out", nil},
 		{"all", "[-scale smoke|default] [-seeds N|A-B|a,b] [-overwrite] [-save first|all|none] [-jobs N] [-atomic] [-cache auto|none|DIR]",
 			"run every experiment in turn, each into its default folder", runAll},
-		{"merge", "-out DIR SHARD…",
+		{"merge", "-out DIR [-commits REV,REV…] SHARD…",
 			"merge shard or part runs of one experiment: one metrics.json, its summary, claims, figures", mergeCmd},
 		{"sweep", "<experiment> -out DIR [-seeds N|A-B|a,b] [-scale smoke|default] [-shard-size 1] [-runner local|slurm] [-jobs N | -devices 0,1,…] [-retries 2] [-save none|first|all] [-progress 30s] [-poll 10s] [-partition P] [-time T] [-mem M] [-gpus G] [-cpus C] [-submit=false]",
 			"the seeds as shards (child processes or a Slurm job array) merged into DIR; a rerun resumes", sweepCmd},

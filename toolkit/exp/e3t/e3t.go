@@ -102,6 +102,9 @@ type Config struct {
 	// games per seat: the return-against-cost curves the cost claim reads.
 	CurveSteps    []int `json:"curve_steps"`
 	CurveEpisodes int   `json:"curve_episodes"`
+	// CurveMethods are the methods whose snapshots are scored (the cost claim reads E3T's against
+	// FCP's; scoring costs a pool evaluation per snapshot).
+	CurveMethods []string `json:"curve_methods"`
 	// The scripted part of the held-out pool: every role × noise × preference
 	// (overcooked.ScriptedGrid).
 	ScriptedRoles   []string  `json:"scripted_roles"`
@@ -200,7 +203,7 @@ func ConfigFor(s exp.Scale) Config {
 		HeldOutSeeds: []uint64{101, 102, 103}, SharedPool: true, EvalEpisodes: 16, MonitorEvery: 25, CrossPlayEpisodes: 4, FCPPartners: 6,
 		PopulationSeeds: []uint64{201, 202, 203, 204, 205, 206, 207}, PopulationSnapshotEvery: 0.05,
 		LayoutIters: map[string]int{"coordination_ring": 800}, FCPIters: 800,
-		CurveSteps: []int{1_200_000, 2_400_000, 4_800_000, 9_600_000}, CurveEpisodes: 4,
+		CurveSteps: []int{1_200_000, 2_400_000, 4_800_000, 9_600_000}, CurveEpisodes: 4, CurveMethods: []string{"e3t", "fcp"},
 	}
 	c.Train = e3.Authors(overcooked.Config{}, "sp")
 	if s == exp.Smoke {
@@ -759,10 +762,10 @@ func crossPlay(cfg Config, layout string, methods []string, agents map[string][]
 // metric since 2026-12-04) is the mean of scripted_return, learned_return and — only where the BC
 // gate passed — human_bc_return; without it a method is kept from its own family's agents. Its
 // cost: env_steps, train_seconds and cpu_seconds, each with extra, the training the method needed
-// before its own run (FCP's population; offset_steps, offset_seconds, offset_cpu). A run with
-// snapshots beyond its final weights (E3T's, FCP's best response's: Config.CurveSteps) has each
-// scored with the pool at CurveEpisodes games per seat: curves pool_by_steps and pool_by_cpu
-// (pool_return against the cost so far, extra included).
+// before its own run (FCP's population; offset_steps, offset_seconds, offset_cpu). A run of one of
+// CurveMethods (E3T's, FCP's best response's) has each of its snapshots (Config.CurveSteps) scored
+// with the pool at CurveEpisodes games per seat: curves pool_by_steps and pool_by_cpu (pool_return
+// against the cost so far, extra included).
 func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Method, seed uint64, r *done, extra cost, held *pool) error {
 	// Keys "<layout>/…" hold per-layout numbers; AverageLayouts adds the means over layouts.
 	final := map[string]float64{}
@@ -792,7 +795,7 @@ func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Metho
 			curves[layout+"/"+k] = c
 		}
 	}
-	if !m.family().Population && len(r.Snapshots) > 1 {
+	if slices.Contains(cfg.CurveMethods, m.Name) && len(r.Snapshots) > 1 {
 		bySteps, byCPU, err := costCurves(cfg, layout, m, seed, r, extra, held)
 		if err != nil {
 			return err
