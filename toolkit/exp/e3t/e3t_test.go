@@ -206,3 +206,30 @@ func TestMethodLayouts(t *testing.T) {
 		t.Fatal("a method on one layout got a mean over layouts")
 	}
 }
+
+// TestParts: part epsilon trains only the ε methods (with the held-out pool, no FCP population),
+// part main every other method.
+func TestParts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two smoke runs")
+	}
+	e, err := exp.Lookup("e3t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ConfigFor(exp.Smoke)
+	for _, part := range []string{PartEpsilon, PartMain} {
+		res, err := exp.Execute(e, exp.Options{Scale: exp.Smoke, Log: io.Discard, Part: part})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range cfg.Methods {
+			if got := len(res.RunsOf(m.Name)) > 0; got != (m.Part() == part) {
+				t.Errorf("part %s: method %s (part %s) has runs: %v", part, m.Name, m.Part(), got)
+			}
+		}
+		if _, ok := res.Timing["population_cramped_room"]; ok != (part == PartMain) {
+			t.Errorf("part %s: FCP's population trained: %v", part, ok)
+		}
+	}
+}

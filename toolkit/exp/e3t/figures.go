@@ -209,6 +209,9 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		if err := costFigure(res, figs, methods, l); err != nil {
 			return nil, err
 		}
+		if len(steps) == 0 { // no method ran on this layout (a part of the experiment)
+			continue
+		}
 		// Log x: FCP's steps and seconds include its population's, far beyond the others'.
 		f, err = plot.Panels("return with the monitor partner on "+l+" against env steps", "M env steps (log scale)",
 			"sparse return", splitEps(steps, epsTitle), plot.BandOpts{LogX: true})
