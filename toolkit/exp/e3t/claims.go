@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
@@ -126,7 +125,7 @@ func Claims(res *exp.Result) []exp.Claim {
 		if Measured(cfg) {
 			// Since 2026-12-07 the cost is read from the curves: E3T's snapshots against FCP's final
 			// return, FCP's population in its cost (CostClaims).
-			matches = matches.ByConstruction(populationNote(res, cfg, layouts))
+			matches = matches.WithNote(populationNote(res, cfg, layouts))
 			cost = CostClaims(res, name, layouts, needs(vsFCP, fcpSets...))
 			for _, fam := range Families {
 				if fam.HeldOut == nil {
@@ -246,49 +245,35 @@ func costNote(res *exp.Result, cfg Config, layouts []string) string {
 // Results of earlier protocols keep the claims they were judged with.
 func Measured(cfg Config) bool { return cfg.FCPIters > 0 }
 
-// ReachCost is the cost (the curve's x) at which a return curve first reaches target: linearly
-// interpolated between its last point below target and its first at or above it (the first
-// point's x when that one is); false when it never does.
+// ReachCost is the cost (the curve's x) from which a return curve stays at or above target: linearly
+// interpolated between its last point below target and the next one (the first point's x when none
+// is below); false when its last point is below target. A crossing that a later snapshot falls back
+// from does not count: noise in a snapshot's score cannot make E3T reach earlier.
 func ReachCost(c exp.Curve, target float64) (float64, bool) {
-	for i, y := range c.Y {
-		if y < target {
-			continue
-		}
-		if i == 0 || c.Y[i] == c.Y[i-1] {
-			return c.X[i], true
-		}
-		t := (target - c.Y[i-1]) / (c.Y[i] - c.Y[i-1])
-		return c.X[i-1] + t*(c.X[i]-c.X[i-1]), true
+	n := len(c.Y)
+	if n == 0 || c.Y[n-1] < target {
+		return 0, false
 	}
-	return 0, false
-}
-
-// ReturnAt is a return curve's value at cost x: linearly interpolated between the points around it,
-// the first point's value below the curve's start (FCP before its best response trains: the
-// untrained best response it has at its population's cost) and the last point's beyond its end.
-func ReturnAt(c exp.Curve, x float64) float64 {
-	n := len(c.X)
-	switch {
-	case n == 0:
-		return math.NaN()
-	case x <= c.X[0]:
-		return c.Y[0]
-	case x >= c.X[n-1]:
-		return c.Y[n-1]
+	i := n - 1
+	for i > 0 && c.Y[i-1] >= target {
+		i--
 	}
-	i := sort.SearchFloat64s(c.X, x) // c.X[i-1] < x ≤ c.X[i]
-	t := (x - c.X[i-1]) / (c.X[i] - c.X[i-1])
-	return c.Y[i-1] + t*(c.Y[i]-c.Y[i-1])
+	if i == 0 {
+		return c.X[0], true
+	}
+	t := (target - c.Y[i-1]) / (c.Y[i] - c.Y[i-1])
+	return c.X[i-1] + t*(c.X[i]-c.X[i-1]), true
 }
 
 // CostClaims is the cost claim read from the curves (the protocol of 2026-12-07), on the layouts in
 // view (per seed, the mean over them): the fraction f of FCP's total cost — its best response and
-// its whole population, in CPU seconds — at which E3T's snapshots first reach FCP's final pool
-// return (ReachCost on curve pool_by_cpu; the same in environment steps as context), at most 0.5
-// (the threshold the wall-time claim had since 2026-12-04). A seed on which E3T never reaches it
-// makes f unmeasured, and the claim then reads the two at matched cost: E3T's final pool return
-// minus FCP's at E3T's total CPU seconds (ReturnAt on FCP's curve), a non-inferiority claim with
-// margin FCPMargin. needs are the room checks both readings need.
+// its whole population, in CPU seconds — from which E3T's snapshots stay at or above FCP's final pool
+// return (ReachCost on curve pool_by_cpu, whose last point is the final score at EvalEpisodes games
+// per seat, as FCP's; the same in environment steps as context), at most 0.5. The configuration
+// bounds f whatever the returns: E3T's whole run costs a small fraction of FCP's (costCeiling), so
+// the claim is structural — reported, not the informative reading; whether E3T matches FCP at all is
+// e3t-1's question. A seed on which E3T's final score stays below FCP's makes f unmeasured, and the
+// claim reads untestable naming the seeds. needs are the room checks the claim needs.
 func CostClaims(res *exp.Result, name string, layouts []string, needs []string) exp.Claim {
 	frac := func(curve, total string) exp.PerSeed {
 		return func(seed uint64) (float64, bool) {
@@ -312,43 +297,38 @@ func CostClaims(res *exp.Result, name string, layouts []string, needs []string) 
 	f := res.Check(name+": … at a fraction of its training cost (E3T's snapshots reach FCP's final pool return)",
 		"CPU seconds(e3t to reach fcp's final pool return) / (fcp's total, population included)", exp.AtMost(0.5), frac("pool_by_cpu", "cpu_seconds")).Needs(needs...)
 	f.Context = readingOf("the same in environment steps", frac("pool_by_steps", "env_steps"), res.Seeds)
+	f = f.Structural(costCeiling(res, layouts))
 	var missed []string
-	popAbove := 0
 	for _, seed := range res.Seeds {
 		if _, ok := frac("pool_by_cpu", "cpu_seconds")(seed); !ok {
 			missed = append(missed, fmt.Sprint(seed))
 		}
-		for _, lay := range layouts {
-			e, ok1 := res.Final("e3t", lay+"/cpu_seconds", seed)
-			off, ok2 := res.Final("fcp", lay+"/offset_cpu", seed)
-			if ok1 && ok2 && off > e {
-				popAbove++
+	}
+	if len(missed) > 0 {
+		f.Unmeasured = fmt.Sprintf("E3T's final pool return stays below FCP's on seed(s) %s, so the cost at which it reaches FCP's is not measured there", strings.Join(missed, ", "))
+	}
+	return f
+}
+
+// costCeiling is the bound the configuration puts on f, whatever the returns: E3T's whole run
+// against FCP's total cost (population and best response), in CPU seconds and in environment steps,
+// the largest over seeds.
+func costCeiling(res *exp.Result, layouts []string) string {
+	ceiling := func(key string) float64 {
+		hi := math.NaN()
+		for _, seed := range res.Seeds {
+			for _, lay := range layouts {
+				e, ok1 := res.Final("e3t", lay+"/"+key, seed)
+				f, ok2 := res.Final("fcp", lay+"/"+key, seed)
+				if ok1 && ok2 && f > 0 && !(e/f <= hi) {
+					hi = e / f
+				}
 			}
 		}
+		return hi
 	}
-	atCost := res.Check(name+": … E3T against FCP at matched cost (E3T's total CPU seconds)", "pool return(e3t, final) − (fcp at e3t's CPU seconds)", exp.Positive,
-		func(seed uint64) (float64, bool) {
-			sum := 0.0
-			for _, lay := range layouts {
-				e, ok1 := res.Final("e3t", lay+"/pool_return", seed)
-				spent, ok2 := res.Final("e3t", lay+"/cpu_seconds", seed)
-				c, ok3 := res.CurveOf("fcp", lay+"/pool_by_cpu", seed)
-				if !ok1 || !ok2 || !ok3 {
-					return 0, false
-				}
-				sum += e - ReturnAt(c, spent)
-			}
-			return sum / float64(len(layouts)), true
-		}).Comparable(FCPMargin, fmt.Sprintf("half a soup (%d of a delivery's %d) per 400-step episode, as the claim that E3T coordinates as well as FCP", FCPMargin, SoupReward)).Needs(needs...)
-	if popAbove > 0 {
-		atCost = atCost.WithNote(fmt.Sprintf("on %d of the seed × layout pairs FCP's population alone cost more CPU seconds than E3T's whole run: there FCP's return at E3T's cost is that of its untrained best response", popAbove))
-	}
-	if len(missed) == 0 {
-		f.Context += "; at matched cost: " + atCost.Interval()
-		return f
-	}
-	atCost.Context = fmt.Sprintf("E3T's snapshots never reached FCP's final pool return on seed(s) %s, so f is not measured there", strings.Join(missed, ", "))
-	return atCost
+	return fmt.Sprintf("f is at most E3T's whole cost over FCP's — %.3f in CPU seconds, %.3f in environment steps here — because FCP's population alone is many self-play runs: "+
+		"the fraction is set by the configuration; the claim's informative part, whether E3T matches FCP's return, is e3t-1", ceiling("cpu_seconds"), ceiling("env_steps"))
 }
 
 // populationNote describes FCP's population as built (the protocol of 2026-12-07): how many
@@ -357,5 +337,6 @@ func populationNote(res *exp.Result, cfg Config, layouts []string) string {
 	agents, _, _ := fcpPopulation(res, cfg, layouts)
 	agents += len(cfg.PopulationSeeds)
 	return fmt.Sprintf("FCP's population: %d self-play agents × 3 checkpoints (initial, the one closest to half the final training return, final; fcp.PickCheckpoints), "+
+		"one population shared by every FCP seed (the interval covers the best response's seed, not the population's draw), "+
 		"its best response trained %d iterations; the FCP paper's population is 32 agents (by a secondary source; see `paperlab settings e3t`)", agents, cfg.FCPIters)
 }

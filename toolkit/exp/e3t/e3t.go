@@ -796,7 +796,7 @@ func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Metho
 		}
 	}
 	if slices.Contains(cfg.CurveMethods, m.Name) && len(r.Snapshots) > 1 {
-		bySteps, byCPU, err := costCurves(cfg, layout, m, seed, r, extra, held)
+		bySteps, byCPU, err := costCurves(cfg, layout, m, seed, r, extra, held, final[layout+"/pool_return"])
 		if err != nil {
 			return err
 		}
@@ -850,12 +850,20 @@ func (p *pool) returns(means map[string]float64) map[string]float64 {
 
 // costCurves scores each snapshot of a run (Config.CurveSteps) with the pool at CurveEpisodes games
 // per seat: its pool_return against the environment steps and against the CPU seconds spent so
-// far, extra (FCP's population) included.
-func costCurves(cfg Config, layout string, m Method, seed uint64, r *done, extra cost, held *pool) (bySteps, byCPU exp.Curve, err error) {
+// far, extra (FCP's population) included. The last snapshot is the final weights: its point is
+// finalReturn, the run's own score at EvalEpisodes games per seat, so that a curve's end and the
+// final return another method is compared with are the same measurement.
+func costCurves(cfg Config, layout string, m Method, seed uint64, r *done, extra cost, held *pool, finalReturn float64) (bySteps, byCPU exp.Curve, err error) {
 	if len(r.SnapshotInfo) != len(r.Snapshots) {
 		return bySteps, byCPU, fmt.Errorf("%s %s seed %d: %d snapshots, %d snapshot records", layout, m.Name, seed, len(r.Snapshots), len(r.SnapshotInfo))
 	}
 	for k, w := range r.Snapshots {
+		info := r.SnapshotInfo[k]
+		if k == len(r.Snapshots)-1 && info.EnvSteps == r.EnvSteps {
+			bySteps.X, bySteps.Y = append(bySteps.X, float64(extra.Steps+info.EnvSteps)), append(bySteps.Y, finalReturn)
+			byCPU.X, byCPU.Y = append(byCPU.X, extra.CPU+info.CPUSeconds), append(byCPU.Y, finalReturn)
+			continue
+		}
 		var pm []float32
 		if k < len(r.PMSnapshots) {
 			pm = r.PMSnapshots[k]
@@ -873,7 +881,6 @@ func costCurves(cfg Config, layout string, m Method, seed uint64, r *done, extra
 		if !ok {
 			return bySteps, byCPU, fmt.Errorf("%s %s seed %d: snapshot %d has no pool return", layout, m.Name, seed, k)
 		}
-		info := r.SnapshotInfo[k]
 		bySteps.X, bySteps.Y = append(bySteps.X, float64(extra.Steps+info.EnvSteps)), append(bySteps.Y, ret)
 		byCPU.X, byCPU.Y = append(byCPU.X, extra.CPU+info.CPUSeconds), append(byCPU.Y, ret)
 	}
