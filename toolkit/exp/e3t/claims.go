@@ -122,6 +122,14 @@ func Claims(res *exp.Result) []exp.Claim {
 		matches.Context = readingOf(label+"(e3t) / (fcp)", ratio("e3t", "fcp", key), res.Seeds)
 		var cost exp.Claim
 		var perFamily []exp.Claim
+		if Measured(cfg) && cfg.SharedPool {
+			// learned_return counts only the families that cook with themselves (the competence check).
+			for i, c := range claims {
+				if strings.Contains(c.Measure, "learned return(e3t)") {
+					claims[i] = c.WithNote(apartNote(res, layouts))
+				}
+			}
+		}
 		if Measured(cfg) {
 			// Since 2026-12-07 the cost is read from the curves: E3T's snapshots against FCP's final
 			// return, FCP's population in its cost (CostClaims).
@@ -339,4 +347,25 @@ func populationNote(res *exp.Result, cfg Config, layouts []string) string {
 	return fmt.Sprintf("FCP's population: %d self-play agents × 3 checkpoints (initial, the one closest to half the final training return, final; fcp.PickCheckpoints), "+
 		"one population shared by every FCP seed (the interval covers the best response's seed, not the population's draw), "+
 		"its best response trained %d iterations; the FCP paper's population is 32 agents (by a secondary source; see `paperlab settings e3t`)", agents, cfg.FCPIters)
+}
+
+// apartNote names, per layout in view, the held-out learned families reported apart (a family with
+// an agent that cannot cook with a copy of itself: Partner.Apart), which learned_return leaves out.
+func apartNote(res *exp.Result, layouts []string) string {
+	var parts []string
+	for _, l := range layouts {
+		var pool []Partner
+		_ = res.GetExtra("partners_"+l, &pool)
+		var apart []string
+		for _, p := range pool {
+			if p.Kind == "learned" && p.Apart && !slices.Contains(apart, p.Family) {
+				apart = append(apart, p.Family)
+			}
+		}
+		if len(apart) == 0 {
+			apart = []string{"none"}
+		}
+		parts = append(parts, l+": "+strings.Join(apart, ", "))
+	}
+	return "learned_return counts the held-out families that cook with themselves; reported apart (left out): " + strings.Join(parts, "; ")
 }

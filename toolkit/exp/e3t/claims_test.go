@@ -109,4 +109,7 @@ func TestCompetenceGatesFamilyClaims(t *testing.T) {
 			t.Errorf("family %s: competence %v (%s), claim %s", fam, r.OK, r.ValueText(), c.VerdictText())
 		}
 	}
+	if c := exptest.ClaimWithPrefix(t, j.Claims, "cramped_room: … with held-out learned agents"); !hasNote(c, "reported apart (left out): cramped_room: fcp") {
+		t.Errorf("the learned-partner claim does not name the family left out: %v", c.Notes)
+	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/marl/bc"
 	e3 "github.com/paperlab/paperlab/toolkit/marl/e3t"
 	"github.com/paperlab/paperlab/toolkit/marl/env/overcooked"
+	"github.com/paperlab/paperlab/toolkit/marl/fcp"
 	"github.com/paperlab/paperlab/toolkit/repo"
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
@@ -638,6 +639,7 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 	// A WithPartners family's cost (FCP's) counts its population's training: every Population
 	// method's runs on the layout (SP's) and the runs of PopulationSeeds.
 	var pop cost
+	var members []Member // FCP's population as fcp.PickCheckpoints chose it (extra population_<layout>)
 	for _, seed := range cfg.PopulationSeeds {
 		if !opt.RunsPart(PartMain) || !needsPopulation(cfg, layout, false) {
 			break
@@ -648,6 +650,7 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 		}
 		pop = pop.add(d)
 		res.Timing["population_"+layout] += d.Seconds
+		members = append(members, populationMember(populationID(layout, seed), d))
 	}
 	for _, partners := range []bool{false, true} { // every other method first, then those trained with partners
 		for _, m := range cfg.Methods {
@@ -666,8 +669,14 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 				for _, seed := range seeds {
 					d, _ := j.Wait(methodID(layout, m.Name, seed))
 					pop = pop.add(d)
+					members = append(members, populationMember(methodID(layout, m.Name, seed), d))
 				}
 			}
+		}
+	}
+	if needsPopulation(cfg, layout, false) && len(members) > 0 {
+		if err := res.SetExtra("population_"+layout, members); err != nil {
+			return err
 		}
 	}
 	start := time.Now()
@@ -677,6 +686,33 @@ func runLayout(opt exp.Options, res *exp.Result, cfg Config, seeds []uint64, li 
 	}
 	res.Timing["crossplay_"+layout] += time.Since(start).Seconds()
 	return res.SetExtra("crossplay_"+layout, cp)
+}
+
+// Member is a self-play run of FCP's population as the result records it: the checkpoints
+// fcp.PickCheckpoints kept (iterations, in training order) and their training returns, beside half
+// the final return the middle one was chosen against.
+type Member struct {
+	Job        string    `json:"job"`
+	Iters      []int     `json:"iters"`
+	Returns    []float64 `json:"returns"`
+	HalfFinal  float64   `json:"half_final"`
+	Candidates int       `json:"candidates"`
+}
+
+// populationMember is the Member of a finished self-play run (its snapshots' records).
+func populationMember(job string, d *done) Member {
+	m := Member{Job: job, Candidates: len(d.SnapshotInfo)}
+	rets := make([]float64, len(d.SnapshotInfo))
+	for i, s := range d.SnapshotInfo {
+		rets[i] = s.Return
+	}
+	if len(rets) > 0 {
+		m.HalfFinal = rets[len(rets)-1] / 2
+	}
+	for _, i := range fcp.PickCheckpoints(rets) {
+		m.Iters, m.Returns = append(m.Iters, d.SnapshotInfo[i].Iter), append(m.Returns, rets[i])
+	}
+	return m
 }
 
 // cost is training spent: environment steps, wall seconds and CPU seconds.

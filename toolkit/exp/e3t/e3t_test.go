@@ -101,6 +101,17 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 				t.Fatalf("%s %s: cpu_seconds %v", layout, m, c)
 			}
 		}
+		// FCP's population as chosen: every self-play run of it, at three checkpoints (initial, middle,
+		// final) in training order.
+		var members []Member
+		if err := back.GetExtra("population_"+layout, &members); err != nil || len(members) != len(back.Seeds)+len(cfg.PopulationSeeds) {
+			t.Fatalf("%s: population %v (%v)", layout, members, err)
+		}
+		for _, m := range members {
+			if len(m.Iters) != 3 || m.Iters[0] != 0 || m.Iters[2] != cfg.Iters(layout) || !(m.Iters[1] > 0 && m.Iters[1] < m.Iters[2]) {
+				t.Fatalf("%s: member %+v", layout, m)
+			}
+		}
 		if c, _ := back.CurveOf("fcp", layout+"/pool_by_steps", back.Seeds[0]); c.X[0] != offset {
 			t.Fatalf("%s: FCP's cost curve starts at %v steps, its population cost %v", layout, c.X[0], offset)
 		}
