@@ -273,6 +273,21 @@ func ReachCost(c exp.Curve, target float64) (float64, bool) {
 	return c.X[i-1] + t*(c.X[i]-c.X[i-1]), true
 }
 
+// reachBracket is the pair of measured points of a return curve between which ReachCost
+// interpolates (the same point twice when the curve starts at or above target); false when it
+// never reaches.
+func reachBracket(c exp.Curve, target float64) (lo, hi float64, ok bool) {
+	x, ok := ReachCost(c, target)
+	if !ok {
+		return 0, 0, false
+	}
+	i := slices.IndexFunc(c.X, func(v float64) bool { return v >= x })
+	if i <= 0 || c.X[i] == x {
+		return c.X[max(i, 0)], c.X[max(i, 0)], true
+	}
+	return c.X[i-1], c.X[i], true
+}
+
 // CostClaims is the cost claim read from the curves (the protocol of 2026-12-07), on the layouts in
 // view (per seed, the mean over them): the fraction f of FCP's total cost — its best response and
 // its whole population, in CPU seconds — from which E3T's snapshots stay at or above FCP's final pool
@@ -306,11 +321,23 @@ func CostClaims(res *exp.Result, name string, layouts []string, needs []string) 
 		"CPU seconds(e3t to reach fcp's final pool return) / (fcp's total, population included)", exp.AtMost(0.5), frac("pool_by_cpu", "cpu_seconds")).Needs(needs...)
 	f.Context = readingOf("the same in environment steps", frac("pool_by_steps", "env_steps"), res.Seeds)
 	f = f.Structural(costCeiling(res, layouts))
-	var missed []string
+	var missed, brackets []string
 	for _, seed := range res.Seeds {
 		if _, ok := frac("pool_by_cpu", "cpu_seconds")(seed); !ok {
 			missed = append(missed, fmt.Sprint(seed))
 		}
+		for _, lay := range layouts { // which measured snapshots the reach lies between
+			c, ok1 := res.CurveOf("e3t", lay+"/pool_by_steps", seed)
+			target, ok2 := res.Final("fcp", lay+"/pool_return", seed)
+			if lo, hi, ok := reachBracket(c, target); ok1 && ok2 && ok && lo == hi {
+				brackets = append(brackets, fmt.Sprintf("seed %d %s at %.3g M", seed, lay, lo/1e6))
+			} else if ok1 && ok2 && ok {
+				brackets = append(brackets, fmt.Sprintf("seed %d %s %.3g–%.3g M", seed, lay, lo/1e6, hi/1e6))
+			}
+		}
+	}
+	if len(brackets) > 0 {
+		f = f.WithNote("E3T reaches FCP's final pool return between the snapshots at (environment steps): " + strings.Join(brackets, ", "))
 	}
 	if len(missed) > 0 {
 		f.Unmeasured = fmt.Sprintf("E3T's final pool return stays below FCP's on seed(s) %s, so the cost at which it reaches FCP's is not measured there", strings.Join(missed, ", "))

@@ -13,6 +13,9 @@ import (
 // ReachCost is the cost from which the curve stays at or above the target, interpolated: a crossing
 // that a later point falls back from does not count, and a curve ending below never reaches.
 func TestReachCost(t *testing.T) {
+	if lo, hi, ok := reachBracket(exp.Curve{X: []float64{100, 200, 400, 800}, Y: []float64{0, 30, 20, 60}}, 40); !ok || lo != 400 || hi != 800 {
+		t.Errorf("bracket of the reach at 40: %v–%v, %v", lo, hi, ok)
+	}
 	c := exp.Curve{X: []float64{100, 200, 400, 800}, Y: []float64{0, 30, 20, 60}}
 	for _, tc := range []struct {
 		target, want float64
@@ -85,7 +88,7 @@ func TestCostClaimFromCurves(t *testing.T) {
 	const prefix = "cramped_room: … at a fraction of its training cost (E3T's snapshots"
 	c := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, syntheticMeasured(40, good)).Claims, prefix)
 	if math.Abs(c.Stat.Mean-0.1) > 1e-9 || c.Verdict() != exp.Holds || c.Kind != exp.KindStructural || c.Headline != "e3t-2" ||
-		!strings.Contains(c.Context, "environment steps") || !hasNote(c, "0.200 in CPU seconds") {
+		!strings.Contains(c.Context, "environment steps") || !hasNote(c, "0.200 in CPU seconds") || !hasNote(c, "seed 1 cramped_room at 2.4 M") {
 		t.Errorf("f claim: mean %v, %s, kind %q, headline %q, context %q, notes %v", c.Stat.Mean, c.VerdictText(), c.Kind, c.Headline, c.Context, c.Notes)
 	}
 	m := exptest.ClaimWithPrefix(t, exptest.Judge(t, e, syntheticMeasured(70, good)).Claims, prefix)
