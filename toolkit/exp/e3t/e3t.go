@@ -702,10 +702,7 @@ type Member struct {
 // populationMember is the Member of a finished self-play run (its snapshots' records).
 func populationMember(job string, d *done) Member {
 	m := Member{Job: job, Candidates: len(d.SnapshotInfo)}
-	rets := make([]float64, len(d.SnapshotInfo))
-	for i, s := range d.SnapshotInfo {
-		rets[i] = s.Return
-	}
+	rets := snapshotReturns(d.SnapshotInfo)
 	if len(rets) > 0 {
 		m.HalfFinal = rets[len(rets)-1] / 2
 	}

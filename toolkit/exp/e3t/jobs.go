@@ -293,22 +293,32 @@ func (j *runner) shareMonitor(layout string, p *e3.Policy) (key string, err erro
 	return key, nil
 }
 
-// members turns the checkpoints of an SP run that FCP keeps (fcp.PickCheckpoints on the snapshots'
-// training returns; every snapshot when the run recorded none) into frozen policies.
-func members(r *done) ([]e3.Agent, error) {
+// kept are the indices of the snapshots of an SP run that FCP keeps: fcp.PickCheckpoints on their
+// training returns, every snapshot when the run recorded none.
+func (r *done) kept() []int {
+	if len(r.SnapshotInfo) == len(r.Snapshots) && len(r.Snapshots) > 0 {
+		return fcp.PickCheckpoints(snapshotReturns(r.SnapshotInfo))
+	}
 	keep := make([]int, len(r.Snapshots))
 	for i := range keep {
 		keep[i] = i
 	}
-	if len(r.SnapshotInfo) == len(r.Snapshots) && len(r.Snapshots) > 0 {
-		rets := make([]float64, len(r.SnapshotInfo))
-		for i, s := range r.SnapshotInfo {
-			rets[i] = s.Return
-		}
-		keep = fcp.PickCheckpoints(rets)
+	return keep
+}
+
+// snapshotReturns are the snapshots' training returns, in order.
+func snapshotReturns(info []ac.Snapshot) []float64 {
+	rets := make([]float64, len(info))
+	for i, s := range info {
+		rets[i] = s.Return
 	}
+	return rets
+}
+
+// members turns the checkpoints of an SP run that FCP keeps (kept) into frozen policies.
+func members(r *done) ([]e3.Agent, error) {
 	var out []e3.Agent
-	for _, i := range keep {
+	for _, i := range r.kept() {
 		p, err := snapshotPolicy(r.Policy, r.Snapshots[i], nil)
 		if err != nil {
 			for _, a := range out {
