@@ -74,9 +74,10 @@ type Options struct {
 	// place only when the run is complete, so that a killed run (a cancelled Slurm task) leaves no
 	// half-written Out — only the hidden directory, which a sweep removes before it runs the shard again.
 	Atomic bool
-	// Workers > 1 lets an experiment that trains through worker processes (Experiment.Worker: e3t)
-	// train up to this many agents at once in child processes of WorkerBin (`paperlab worker <name>
-	// JOB`); 0 or 1 trains in this process. Results do not depend on it.
+	// Workers ≥ 1 with WorkerBin set lets an experiment that trains through worker processes
+	// (Experiment.Worker: e3t) train up to this many agents at once in child processes of WorkerBin
+	// (`paperlab worker <name> JOB`); 0, or no WorkerBin, trains in this process. Results do not
+	// depend on it.
 	Workers   int
 	WorkerBin string
 	// Part, when set, runs only that named part of the experiment (Experiment.Parts; RunsPart): its
@@ -192,7 +193,7 @@ type Experiment struct {
 	// needs both cores of a 2-core machine to fit its budget. 0 or 1: one process.
 	Jobs int
 	// Worker, when set, trains one job file of the experiment in a child process (`paperlab worker
-	// <name> JOB`; see Options.Workers), and Workers > 1 is how many such processes a run starts at
+	// <name> JOB`; see Options.Workers), and Workers ≥ 1 is how many such processes a run starts at
 	// once by default on ONNX Runtime with a core each (-jobs overrides it). An experiment whose
 	// seeds depend on each other (e3t: FCP's population, a shared held-out pool) parallelises its
 	// trainings this way instead of by seed shards.

@@ -524,7 +524,8 @@ func runFlags(name string) (*flag.FlagSet, runFlagSet) {
 		save:      fs.String("save", exp.SaveFirst, "trained LLM policies saved under <out>/checkpoints: first (seed 1 of every method), all (every seed) or none"),
 		jobs: fs.Int("jobs", 0, "run the seeds as this many child processes at once (a local sweep of one-seed shards, merged into -out; "+
 			"results equal the serial run's; see BENCHMARKS.md for when it is faster) or, for an experiment that trains in worker processes, "+
-			"its trainings in this many workers; 0: the experiment's default, more than 1 only on ONNX Runtime with two cores or more"),
+			"its trainings in this many worker processes (1: in this process); 0: the experiment's default (shards: more than 1 only on ONNX Runtime "+
+			"with two cores or more; an experiment with worker processes: its own number on ONNX Runtime at default scale)"),
 		atomic: fs.Bool("atomic", false, "build -out in a hidden temporary folder and move it into place when the run is complete (sweep shards use it)"),
 		part: fs.String("part", "", "run one named part of the experiment (its own methods and budget; a name it lacks is refused with the list of its parts) "+
 			"into its own folder (default runs/<experiment>/part-<NAME>-…); paperlab merge -out DIR PART… merges parts into the whole result"),
@@ -565,15 +566,18 @@ func runOne(e exp.Experiment, f runFlagSet, spawnWorkers bool) error {
 	}
 	jobs := *f.jobs
 	if e.Worker != nil { // the experiment trains through worker processes, not seed shards
+		workers := jobs // -jobs N: N worker processes; -jobs 1: this process
 		if jobs == 0 {
-			jobs = autoWorkers(e, opt.Scale, spawnWorkers)
+			workers = autoWorkers(e, opt.Scale, spawnWorkers)
+		} else if jobs == 1 {
+			workers = 0
 		}
-		if jobs > 1 {
+		if workers >= 1 {
 			if opt.WorkerBin, err = childBinary(); err != nil {
 				return err
 			}
-			opt.Workers = jobs
-			fmt.Fprintf(os.Stderr, "%s: trainings in up to %d worker processes at once (-jobs 1 trains in this process; the results are the same)\n", e.Name, jobs)
+			opt.Workers = workers
+			fmt.Fprintf(os.Stderr, "%s: trainings in up to %d worker process(es) at once (-jobs 1 trains in this process; the results are the same)\n", e.Name, workers)
 		}
 		if opt.Cache, err = cacheDir(e, opt.Scale, *f.cache); err != nil {
 			return err
@@ -641,14 +645,15 @@ func cacheDir(e exp.Experiment, scale exp.Scale, flag string) (string, error) {
 var workerProcesses = true
 
 // autoWorkers is how many worker processes an experiment with a Worker starts when -jobs is not
-// given: e.Workers on ONNX Runtime (one graph at a time per process) with a core per worker, at
-// default scale (a smoke run is seconds), when spawn allows it; else 1.
+// given: e.Workers on ONNX Runtime (one graph at a time per process, so the run's evaluation goes on
+// beside a worker's training, and a worker's CPU clock counts its training alone) with a core per
+// worker, at default scale (a smoke run is seconds), when spawn allows it; else 0, this process.
 func autoWorkers(e exp.Experiment, scale exp.Scale, spawn bool) int {
-	if e.Workers < 2 || runtime.NumCPU() < e.Workers || scale == exp.Smoke || !spawn {
-		return 1
+	if e.Workers < 1 || runtime.NumCPU() < e.Workers || scale == exp.Smoke || !spawn {
+		return 0
 	}
 	if cfg, _ := backend.Choose(); !strings.HasPrefix(cfg, "onnx") {
-		return 1
+		return 0
 	}
 	return e.Workers
 }

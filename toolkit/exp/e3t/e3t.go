@@ -39,24 +39,28 @@ type Method struct {
 	PartnerModel bool    `json:"partner_model,omitempty"`
 	// Layouts the method runs on (empty: every layout of the experiment).
 	Layouts []string `json:"layouts,omitempty"`
-	// Extra: a sweep point beside the main comparison (sp, fcp, e3t, e3t-nopm), in part PartEpsilon.
+	// Extra: an ablation beside the main comparison (sp, fcp, e3t), in part PartAblations: the ε
+	// sweep and E3T without its partner model.
 	// Its trainings are submitted after every layout's main ones, and timing main_trainings_wall
 	// (the seconds until every other training was done) leaves them out.
 	Extra bool `json:"extra,omitempty"`
 }
 
 // Parts of the experiment (`paperlab e3t -part NAME`): the main comparison (SP, FCP with its
-// population, E3T, E3T without the partner model) and the ε sweep (the Extra methods), each with
-// the held-out pool (trained once where the job cache keeps it).
+// population, E3T) and the ablations (the Extra methods: E3T without its partner model and the ε
+// sweep), each with the held-out pool (trained once where the job cache keeps it). E3T without
+// the partner model left the main part on 2026-12-07: the comparison with a fair FCP (a 12-agent
+// population, SP and E3T at 2× on coordination_ring) costs more than the main part's budget on 2
+// cores, and the partner model's ablation is not part of it.
 const (
-	PartMain    = "main"
-	PartEpsilon = "epsilon"
+	PartMain      = "main"
+	PartAblations = "ablations"
 )
 
 // Part is the part of the experiment the method belongs to.
 func (m Method) Part() string {
 	if m.Extra {
-		return PartEpsilon
+		return PartAblations
 	}
 	return PartMain
 }
@@ -194,7 +198,7 @@ func ConfigFor(s exp.Scale) Config {
 			{Name: "sp", Mode: "sp"},
 			{Name: "fcp", Mode: "fcp"},
 			{Name: "e3t", Mode: "e3t", Epsilon: 0.7, PartnerModel: true},
-			{Name: "e3t-nopm", Mode: "e3t", Epsilon: 0.7},
+			{Name: "e3t-nopm", Mode: "e3t", Epsilon: 0.7, Extra: true},
 			{Name: "e3t-eps0.25", Mode: "e3t", Epsilon: 0.25, PartnerModel: true, Layouts: []string{"cramped_room"}, Extra: true},
 			{Name: "e3t-eps0.5", Mode: "e3t", Epsilon: 0.5, PartnerModel: true, Layouts: []string{"cramped_room"}, Extra: true},
 		},
@@ -508,7 +512,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		}
 	}
 	for _, layout := range cfg.Layouts {
-		if opt.RunsPart(PartEpsilon) {
+		if opt.RunsPart(PartAblations) {
 			submitMethods(j, cfg, layout, seeds, pools[layout], true)
 		}
 	}
@@ -823,10 +827,13 @@ func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Metho
 		put(k, v)
 	}
 	curves := map[string]exp.Curve{}
-	for _, k := range []string{"episodic_return", "monitor_return", "seconds", "cpu_seconds", "pm_accuracy", "entropy"} {
+	for _, k := range []string{"episodic_return", "monitor_return", "seconds", "cpu_seconds", "pm_accuracy", "pm_ceiling", "entropy"} {
 		if c, ok := r.Curves[k]; ok {
 			curves[layout+"/"+k] = c
 		}
+	}
+	if c, ok := pmShare(r.Curves["pm_accuracy"], r.Curves["pm_ceiling"]); ok {
+		curves[layout+"/pm_share"] = c
 	}
 	if slices.Contains(cfg.CurveMethods, m.Name) && len(r.Snapshots) > 1 {
 		bySteps, byCPU, err := costCurves(cfg, layout, m, seed, r, extra, held, final[layout+"/pool_return"])
@@ -1003,8 +1010,8 @@ func init() {
 		Paper:       PaperSettings,
 		Doc:         "toolkit/exp/e3t/README.md",
 		Worker:      Worker,
-		Workers:     2,
-		Parts:       []string{PartMain, PartEpsilon},
+		Workers:     1,
+		Parts:       []string{PartMain, PartAblations},
 	})
 }
 

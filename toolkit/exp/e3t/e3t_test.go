@@ -130,6 +130,17 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 	if c := run.Curves["cramped_room/pm_accuracy"]; len(c.Y) == 0 || c.Y[len(c.Y)-1] < 0 || c.Y[len(c.Y)-1] > 1 {
 		t.Fatalf("partner-model accuracy curve %v", c.Y)
 	}
+	// The partner model's ceiling: measured every iteration, between uniform guessing and what
+	// ε = 0.7 leaves predictable, and the accuracy's share of it.
+	ceil, share := run.Curves["cramped_room/pm_ceiling"], run.Curves["cramped_room/pm_share"]
+	if len(ceil.Y) != len(run.Curves["cramped_room/pm_accuracy"].Y) || len(share.Y) == 0 {
+		t.Fatalf("pm_ceiling %v, pm_share %v", ceil.Y, share.Y)
+	}
+	for _, y := range ceil.Y {
+		if y < 1.0/6-1e-9 || y > 0.7/6+0.3+1e-9 {
+			t.Fatalf("pm_ceiling %v outside [1/6, 0.7/6 + 0.3]", y)
+		}
+	}
 	var ep Episode
 	if err := back.GetExtra("episode", &ep); err != nil || len(ep.Actions) != cfg.Horizon {
 		t.Fatalf("episode: %v (%d actions)", err, len(ep.Actions))
@@ -218,8 +229,8 @@ func TestMethodLayouts(t *testing.T) {
 	}
 }
 
-// TestParts: part epsilon trains only the ε methods (with the held-out pool, no FCP population),
-// part main every other method.
+// TestParts: part ablations trains only the Extra methods (E3T without its partner model, the ε
+// sweep; with the held-out pool, no FCP population), part main every other method.
 func TestParts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two smoke runs")
@@ -229,7 +240,7 @@ func TestParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := ConfigFor(exp.Smoke)
-	for _, part := range []string{PartEpsilon, PartMain} {
+	for _, part := range []string{PartAblations, PartMain} {
 		res, err := exp.Execute(e, exp.Options{Scale: exp.Smoke, Log: io.Discard, Part: part})
 		if err != nil {
 			t.Fatal(err)

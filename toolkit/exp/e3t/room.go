@@ -66,6 +66,34 @@ func competenceName(layout, family string) string {
 func fcpLevelName(layout string) string {
 	return layout + ": FCP's population at least level with SP"
 }
+func pmReachName(layout, method string) string {
+	return layout + ": " + method + " partner model predicts (share of its ceiling)"
+}
+
+// MinPMShare is how much of the predictable part of the training partner's actions a partner model
+// must recover for its ablation to be testable: its accuracy's share of the way from uniform
+// guessing (1/6) to the measured ceiling (curve pm_ceiling, marl/e3t.PMCeiling), pm_share, averaged
+// over the last 20 % of iterations, on the lower end of the 95 % interval over seeds. A model that
+// recovers less gives the ego nearly nothing to act on. [UNVERIFIED] PaperLab's choice (2026-12-07,
+// fixed before the run that first measured the ceiling).
+const MinPMShare = 0.25
+
+// pmShare is, per iteration, a partner model's accuracy as a share of the way from uniform guessing
+// to the ceiling: (pm_accuracy − 1/6) / (pm_ceiling − 1/6); iterations whose ceiling is uniform
+// guessing itself (nothing predictable) are left out. ok is false without both curves.
+func pmShare(acc, ceil exp.Curve) (exp.Curve, bool) {
+	if len(acc.Y) == 0 || len(acc.Y) != len(ceil.Y) {
+		return exp.Curve{}, false
+	}
+	u := 1.0 / overcooked.NumActions
+	var out exp.Curve
+	for i := range acc.Y {
+		if ceil.Y[i]-u > 1e-9 {
+			out.X, out.Y = append(out.X, acc.X[i]), append(out.Y, (acc.Y[i]-u)/(ceil.Y[i]-u))
+		}
+	}
+	return out, len(out.Y) > 0
+}
 
 // Room measures the preconditions of the claims on a stored result, per layout:
 //   - every method's training return (curve <layout>/episodic_return, with its training partner)
@@ -73,7 +101,8 @@ func fcpLevelName(layout string) string {
 //     ±MaxTailShare), and its mean over those steps at least one soup on the lower end of the 95 %
 //     interval over seeds;
 //   - each partner-model method's partner-model accuracy (<layout>/pm_accuracy) settled the same
-//     way;
+//     way, and at least MinPMShare of the way from uniform guessing to its measured ceiling
+//     (<layout>/pm_share; results before 2026-12-07 have no ceiling and read "not measured");
 //   - one held-out set for every method: the share of the pool's learned partners, and of its
 //     scripted and human-BC partners, with which every method and seed is scored (Extra
 //     "partners_<layout>" against the final keys "<layout>/partner/<name>");
@@ -83,8 +112,7 @@ func fcpLevelName(layout string) string {
 //     lower end), where the E3T-versus-FCP claim is read: a population worse than one SP agent is
 //     not a population-based baseline.
 //
-// The training budget is fixed by the configuration, and the partner model's accuracy has no
-// measured ceiling: both are notes on the claims (budgetNote, pmNote), not checks.
+// The training budget is fixed by the configuration: a note on the claims (budgetNote), not a check.
 func Room(res *exp.Result) []exp.RoomCheck {
 	var cfg Config
 	_ = json.Unmarshal(res.Config, &cfg)
@@ -114,6 +142,15 @@ func Room(res *exp.Result) []exp.RoomCheck {
 				fmt.Sprintf("The partner model's contribution can only be judged once it predicts as well as it will: its accuracy (curve %s/pm_accuracy, on each iteration's fresh rollouts) "+
 					"must have settled over the last %.0f %% of steps (mean signed share of the change within ±%g, as for the returns). [UNVERIFIED] PaperLab's choice.", l, 100*PlateauFrac, MaxTailShare),
 				"no "+l+"/pm_accuracy curve", res.Plateau(m.Name, l+"/pm_accuracy", PlateauFrac)))
+			if !Measured(cfg) {
+				continue
+			}
+			out = append(out, res.CheckAchieves(pmReachName(l, m.Name), exp.AtLeast(MinPMShare),
+				fmt.Sprintf("The ablation of the partner model tests something only if the model predicts: its accuracy as a share of the way from uniform guessing (1/6) to the ceiling "+
+					"measured on the same games (the training partner's own action distribution, ε·uniform mixed with its actor averaged over the noise in its partner-model slot; "+
+					"no predictor does better), curve %s/pm_share averaged over the last %.0f %% of iterations, must reach %g on the lower end of its 95 %% interval over seeds. "+
+					"[UNVERIFIED] PaperLab's choice (2026-12-07, before the run that first measured the ceiling).", l, 100*PlateauFrac, MinPMShare),
+				"no "+l+"/pm_share curve (the runs before 2026-12-07 did not measure the ceiling)", res.CurveMeasure(m.Name, l+"/pm_share", func(c exp.Curve) float64 { return tailMean(c, PlateauFrac) })))
 		}
 		out = append(out,
 			partnerShare(res, cfg, l, learnedSetName(l), func(p Partner) bool { return p.Kind == "learned" },
@@ -190,24 +227,31 @@ func budgetNote(res *exp.Result, layouts []string) string {
 		span(lo/1e6, hi/1e6, "%.3g"), span(lo/AuthorsEnvSteps, hi/AuthorsEnvSteps, "%.2f"), AuthorsEnvSteps/1e6)
 }
 
-// pmNote says why the partner model's accuracy is not gated on a ceiling: the mixture partner acts
-// uniformly at random with probability ε, so at most (1−ε) + ε/6 of its actions are predictable,
-// and a bound on the rest (Fano's, from the ego's entropy) is not an attainable accuracy; with the
-// model's final accuracy on the layouts in view (range over seeds).
+// pmNote says what the partner model can predict: the mixture partner acts uniformly at random with
+// probability ε, so at most (1−ε) + ε/6 of its actions are predictable; the measured ceiling
+// (pm_ceiling, the partner's own action distribution) and the model's accuracy, each averaged over
+// the last 20 % of iterations, on the layouts in view (ranges over seeds).
 func pmNote(res *exp.Result, m Method, layouts []string) string {
-	var acc []float64
+	var acc, ceil []float64
 	for _, s := range res.Seeds {
 		for _, l := range layouts {
 			if c, ok := res.CurveOf(m.Name, l+"/pm_accuracy", s); ok {
-				acc = append(acc, c.Y[len(c.Y)-1])
+				acc = append(acc, tailMean(c, PlateauFrac))
+			}
+			if c, ok := res.CurveOf(m.Name, l+"/pm_ceiling", s); ok {
+				ceil = append(ceil, tailMean(c, PlateauFrac))
 			}
 		}
 	}
-	note := fmt.Sprintf("the training partner acts uniformly at random with probability ε = %g, so even a perfect partner model predicts at most %.3f of its actions; "+
-		"no attainable ceiling is measured (a Fano bound is an upper bound, not an accuracy), so the model's accuracy gates nothing",
+	note := fmt.Sprintf("the training partner acts uniformly at random with probability ε = %g, so even a perfect partner model predicts at most %.3f of its actions",
 		m.Epsilon, (1-m.Epsilon)+m.Epsilon/overcooked.NumActions)
+	if len(ceil) > 0 {
+		note += fmt.Sprintf("; the measured ceiling on the partner's own action distribution is %.2f–%.2f", slices.Min(ceil), slices.Max(ceil))
+	} else {
+		note += "; no ceiling was measured in this run (before 2026-12-07)"
+	}
 	if len(acc) > 0 {
-		note += fmt.Sprintf(" (it ends at %.2f–%.2f; uniform guessing %.2f)", slices.Min(acc), slices.Max(acc), 1.0/overcooked.NumActions)
+		note += fmt.Sprintf(" and the model's accuracy %.2f–%.2f over the last %.0f %% of iterations (uniform guessing %.2f)", slices.Min(acc), slices.Max(acc), 100*PlateauFrac, 1.0/overcooked.NumActions)
 	}
 	return note
 }

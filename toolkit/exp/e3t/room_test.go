@@ -411,3 +411,18 @@ func TestClaimHeadlines(t *testing.T) {
 		t.Errorf("partner model's recipe %+v", pm.From)
 	}
 }
+
+// TestPMShare: the accuracy's share of the way from uniform guessing to the ceiling, 0 at guessing
+// and 1 at the ceiling; an iteration whose ceiling is guessing itself is left out.
+func TestPMShare(t *testing.T) {
+	u := 1.0 / 6
+	acc := exp.Curve{X: []float64{1, 2, 3}, Y: []float64{u, 0.3, 0.25}}
+	ceil := exp.Curve{X: []float64{1, 2, 3}, Y: []float64{0.4, 0.3, u}}
+	got, ok := pmShare(acc, ceil)
+	if !ok || !slices.Equal(got.X, []float64{1, 2}) || math.Abs(got.Y[0]) > 1e-12 || math.Abs(got.Y[1]-1) > 1e-12 {
+		t.Fatalf("pmShare = %+v, %v", got, ok)
+	}
+	if _, ok := pmShare(acc, exp.Curve{}); ok {
+		t.Fatal("a share without a ceiling curve")
+	}
+}

@@ -1,5 +1,5 @@
 // Package jobs runs an experiment's trainings ("jobs") — in this process, in submission order as
-// each is first needed, or with exp.Options.Workers > 1 in up to that many child processes
+// each is first needed, or with exp.Options.Workers ≥ 1 and WorkerBin in up to that many child processes
 // (`paperlab worker <experiment> JOB.json`), each job started once the jobs it needs are done — and
 // keeps every finished job in a cache folder (exp.Options.Cache) keyed by what decides its result,
 // so that a stopped run, or one with methods added, trains only the jobs it does not find.
@@ -156,10 +156,10 @@ func New[S, R any](kind Kind[S, R], opt exp.Options) (*Runner[S, R], error) {
 		}
 		r.cache, r.salt, r.byKey = opt.Cache, salt, map[string]*entry[S, R]{}
 	}
-	if opt.Workers > 1 {
-		if opt.WorkerBin == "" {
-			return nil, fmt.Errorf("%s: %d workers need the paperlab binary (exp.Options.WorkerBin)", kind.Experiment, opt.Workers)
-		}
+	if opt.Workers > 1 && opt.WorkerBin == "" {
+		return nil, fmt.Errorf("%s: %d workers need the paperlab binary (exp.Options.WorkerBin)", kind.Experiment, opt.Workers)
+	}
+	if opt.Workers >= 1 && opt.WorkerBin != "" {
 		base := os.TempDir()
 		if opt.Out != "" {
 			base = filepath.Dir(opt.Out)

@@ -57,6 +57,13 @@ type Config struct {
 	// environment step; false trains on the ego seat only (a random seat per game), the same number
 	// of gradient samples as E3T and the best response get.
 	LearnBothSeats bool `json:"learn_both_seats"`
+	// PMCeilingEvery > 0 (mode e3t) measures the partner model's ceiling (curve pm_ceiling, see
+	// PMCeiling) on the partner's states every PMCeilingEvery steps of every game, each with
+	// PMCeilingDraws draws of the noise the partner's partner-model slot reads. It draws from its own
+	// random stream: the training is the same with it or without it. [UNVERIFIED] PaperLab's
+	// choice: every 8th step, 16 draws (Authors).
+	PMCeilingEvery int `json:"pm_ceiling_every,omitempty"`
+	PMCeilingDraws int `json:"pm_ceiling_draws,omitempty"`
 	// SnapshotAt are the fractions of training (0: the initial weights, 1: the final ones) at which
 	// the actor's weights are kept in Result.Snapshots — FCP's past checkpoints, of every skill.
 	SnapshotAt []float64 `json:"snapshot_at"`
@@ -82,7 +89,7 @@ func Default(game overcooked.Config, mode string) Config {
 func Authors(game overcooked.Config, mode string) Config {
 	return Config{Game: game, Mode: mode, Epsilon: 0.7, CopyRate: 0.1, K: 5, Envs: 30, Iters: 400, Hidden: 64,
 		Gamma: 0.99, Lambda: 0.98, Clip: 0.05, EntCoef: 0.1, Epochs: 8, MiniBatches: 6, LR: 1e-3, PMLR: 1e-3, PMEpochs: 8,
-		MaxGradNorm: 0.1, ShapingSteps: 2_500_000, SnapshotAt: []float64{0, 0.25, 0.5, 1}}
+		MaxGradNorm: 0.1, ShapingSteps: 2_500_000, SnapshotAt: []float64{0, 0.25, 0.5, 1}, PMCeilingEvery: 8, PMCeilingDraws: 16}
 }
 
 // Validate names an invalid field.
@@ -99,6 +106,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("e3t: partner_model needs mode e3t (with sp both players are the learner)")
 	case c.PMEpochs < 0:
 		return fmt.Errorf("e3t: pm_epochs %d must be ≥ 0", c.PMEpochs)
+	case c.PMCeilingEvery < 0 || c.PMCeilingEvery > 0 && c.PMCeilingDraws < 1:
+		return fmt.Errorf("e3t: pm_ceiling_every %d must be ≥ 0, and pm_ceiling_draws %d ≥ 1 when it is set", c.PMCeilingEvery, c.PMCeilingDraws)
 	case c.Envs < 1 || c.Iters < 1 || c.Hidden < 1 || c.Epochs < 1 || c.MiniBatches < 1 || c.ShapingSteps < 1:
 		return fmt.Errorf("e3t: envs, iters, hidden, epochs, mini_batches and shaping_steps must be ≥ 1")
 	}
@@ -124,7 +133,8 @@ type Result struct {
 	// Curves against environment steps: episodic_return (sparse, with the training partner),
 	// shaped_return, shaping_factor, policy_loss, value_loss, entropy, approx_kl, clip_ratio,
 	// pm_loss, pm_accuracy (the partner model's predictions during the iteration's games, before it
-	// trains on them), pm_train_accuracy (on its mini-batches while it trains), monitor_return,
+	// trains on them), pm_train_accuracy (on its mini-batches while it trains), pm_ceiling (the most
+	// accuracy any partner model could reach on those games, Config.PMCeilingEvery), monitor_return,
 	// seconds, SPS, and each iteration's rollout_seconds and update_seconds.
 	Curves track.Curves
 	// Snapshots of the actor weights at Config.SnapshotAt (FCP's past checkpoints, E3T's cost
@@ -198,6 +208,7 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 	// The other seat: E3T's partner; in SP the ego itself, or none when the ego learns from both seats.
 	var partner overcooked.Agent
 	var mate *Policy
+	var probe *ceilingProbe // measures the partner model's ceiling (PMCeilingEvery)
 	switch {
 	case cfg.Mode == "e3t":
 		if mate, err = newPartner(ego, cfg); err != nil {
@@ -205,10 +216,15 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		}
 		defer mate.Actor.Close() // the partner model is the ego's
 		partner = mate
+		if cfg.PMCeilingEvery > 0 {
+			probe = &ceilingProbe{Policy: mate, every: cfg.PMCeilingEvery}
+			partner = probe
+		}
 	case !cfg.LearnBothSeats:
 		partner = ego // the same policy, not trained on
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x65337433))
+	ceilRNG := rand.New(rand.NewPCG(seed, 0x6365696c)) // the ceiling's noise draws, apart from training's
 	// One kitchen; every iteration plays cfg.Envs fresh episodes of it.
 	world, err := overcooked.New(cfg.Game)
 	if err != nil {
@@ -244,6 +260,13 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 			return nil, fmt.Errorf("iteration %d %w", it, err)
 		}
 		x := float64(res.EnvSteps)
+		if probe != nil { // the partner that played these games, before it moves toward the ego
+			c, err := probe.measure(cfg.PMCeilingDraws, ceilRNG)
+			if err != nil {
+				return nil, fmt.Errorf("iteration %d partner-model ceiling: %w", it, err)
+			}
+			res.Curves.Add("pm_ceiling", x, c)
+		}
 		if cfg.PartnerModel {
 			labels = appendInt32(labels[:0], ro.Partner)
 			pm, err := trainPartnerModel(trPM, learner.pmRows, pmIn, labels, cfg.PMEpochs, cfg.MiniBatches, rng)
