@@ -827,13 +827,10 @@ func record(opt exp.Options, res *exp.Result, cfg Config, layout string, m Metho
 		put(k, v)
 	}
 	curves := map[string]exp.Curve{}
-	for _, k := range []string{"episodic_return", "monitor_return", "seconds", "cpu_seconds", "pm_accuracy", "pm_ceiling", "entropy"} {
+	for _, k := range []string{"episodic_return", "monitor_return", "seconds", "cpu_seconds", "pm_accuracy", "pm_ceiling", "pm_ceiling_half", "pm_floor", "entropy"} {
 		if c, ok := r.Curves[k]; ok {
 			curves[layout+"/"+k] = c
 		}
-	}
-	if c, ok := pmShare(r.Curves["pm_accuracy"], r.Curves["pm_ceiling"]); ok {
-		curves[layout+"/pm_share"] = c
 	}
 	if slices.Contains(cfg.CurveMethods, m.Name) && len(r.Snapshots) > 1 {
 		bySteps, byCPU, err := costCurves(cfg, layout, m, seed, r, extra, held, final[layout+"/pool_return"])

@@ -130,15 +130,16 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 	if c := run.Curves["cramped_room/pm_accuracy"]; len(c.Y) == 0 || c.Y[len(c.Y)-1] < 0 || c.Y[len(c.Y)-1] > 1 {
 		t.Fatalf("partner-model accuracy curve %v", c.Y)
 	}
-	// The partner model's ceiling: measured every iteration, between uniform guessing and what
-	// ε = 0.7 leaves predictable, and the accuracy's share of it.
-	ceil, share := run.Curves["cramped_room/pm_ceiling"], run.Curves["cramped_room/pm_share"]
-	if len(ceil.Y) != len(run.Curves["cramped_room/pm_accuracy"].Y) || len(share.Y) == 0 {
-		t.Fatalf("pm_ceiling %v, pm_share %v", ceil.Y, share.Y)
+	// The partner model's bounds, recorded every iteration: the ceiling between uniform guessing and
+	// what ε = 0.7 leaves predictable, the best constant guess below it.
+	n := len(run.Curves["cramped_room/pm_accuracy"].Y)
+	ceil, floor := run.Curves["cramped_room/pm_ceiling"], run.Curves["cramped_room/pm_floor"]
+	if len(ceil.Y) != n || len(floor.Y) != n || len(run.Curves["cramped_room/pm_ceiling_half"].Y) != n {
+		t.Fatalf("pm_ceiling %v, pm_floor %v, pm_ceiling_half %v", ceil.Y, floor.Y, run.Curves["cramped_room/pm_ceiling_half"].Y)
 	}
-	for _, y := range ceil.Y {
-		if y < 1.0/6-1e-9 || y > 0.7/6+0.3+1e-9 {
-			t.Fatalf("pm_ceiling %v outside [1/6, 0.7/6 + 0.3]", y)
+	for i, y := range ceil.Y {
+		if y < 1.0/6-1e-9 || y > 0.7/6+0.3+1e-9 || floor.Y[i] > y+1e-9 {
+			t.Fatalf("pm_ceiling %v (floor %v) outside [1/6, 0.7/6 + 0.3]", y, floor.Y[i])
 		}
 	}
 	var ep Episode

@@ -70,29 +70,35 @@ func pmReachName(layout, method string) string {
 	return layout + ": " + method + " partner model predicts (share of its ceiling)"
 }
 
-// MinPMShare is how much of the predictable part of the training partner's actions a partner model
-// must recover for its ablation to be testable: its accuracy's share of the way from uniform
-// guessing (1/6) to the measured ceiling (curve pm_ceiling, marl/e3t.PMCeiling), pm_share, averaged
-// over the last 20 % of iterations, on the lower end of the 95 % interval over seeds. A model that
-// recovers less gives the ego nearly nothing to act on. [UNVERIFIED] PaperLab's choice (2026-12-07,
-// fixed before the run that first measured the ceiling).
+// MinPMShare is how much of a partner model's room its accuracy must fill for its ablation to be
+// testable: (accuracy − floor) / (ceiling − floor), each the mean over the last 20 % of iterations
+// (pmShare), on the lower end of the 95 % interval over seeds, where the ceiling is the most any
+// predictor can reach on the training partner's states (curve pm_ceiling, marl/e3t.PMCeiling) and
+// the floor the best constant guess (pm_floor: the partner's commonest action in expectation). A
+// model below it predicts the partner hardly better than ignoring the state, which gives the ego
+// nothing to act on. [UNVERIFIED] PaperLab's choice (2026-12-07, fixed before the run that first
+// measured the ceiling; the floor replaced uniform guessing after a reviewer's reading, before that
+// run's trainings).
 const MinPMShare = 0.25
 
-// pmShare is, per iteration, a partner model's accuracy as a share of the way from uniform guessing
-// to the ceiling: (pm_accuracy − 1/6) / (pm_ceiling − 1/6); iterations whose ceiling is uniform
-// guessing itself (nothing predictable) are left out. ok is false without both curves.
-func pmShare(acc, ceil exp.Curve) (exp.Curve, bool) {
-	if len(acc.Y) == 0 || len(acc.Y) != len(ceil.Y) {
-		return exp.Curve{}, false
-	}
-	u := 1.0 / overcooked.NumActions
-	var out exp.Curve
-	for i := range acc.Y {
-		if ceil.Y[i]-u > 1e-9 {
-			out.X, out.Y = append(out.X, acc.X[i]), append(out.Y, (acc.Y[i]-u)/(ceil.Y[i]-u))
+// pmShare is, per seed, (a − f) / (c − f) over the last frac of a method's curves pm_accuracy (a),
+// pm_floor (f) and pm_ceiling (c) of a layout: the share of the room above a constant guess the
+// partner model fills. Absent without the three curves, or where the room is empty (c − f < 1e-6).
+func pmShare(res *exp.Result, method, layout string, frac float64) exp.PerSeed {
+	return func(seed uint64) (float64, bool) {
+		var v [3]float64
+		for i, k := range []string{"pm_accuracy", "pm_floor", "pm_ceiling"} {
+			c, ok := res.CurveOf(method, layout+"/"+k, seed)
+			if !ok {
+				return 0, false
+			}
+			v[i] = tailMean(c, frac)
 		}
+		if v[2]-v[1] < 1e-6 {
+			return 0, false
+		}
+		return (v[0] - v[1]) / (v[2] - v[1]), true
 	}
-	return out, len(out.Y) > 0
 }
 
 // Room measures the preconditions of the claims on a stored result, per layout:
@@ -101,8 +107,8 @@ func pmShare(acc, ceil exp.Curve) (exp.Curve, bool) {
 //     ±MaxTailShare), and its mean over those steps at least one soup on the lower end of the 95 %
 //     interval over seeds;
 //   - each partner-model method's partner-model accuracy (<layout>/pm_accuracy) settled the same
-//     way, and at least MinPMShare of the way from uniform guessing to its measured ceiling
-//     (<layout>/pm_share; results before 2026-12-07 have no ceiling and read "not measured");
+//     way, and filling at least MinPMShare of the room between a constant guess and the measured
+//     ceiling (pmShare; results before 2026-12-07 measured neither and do not get the check);
 //   - one held-out set for every method: the share of the pool's learned partners, and of its
 //     scripted and human-BC partners, with which every method and seed is scored (Extra
 //     "partners_<layout>" against the final keys "<layout>/partner/<name>");
@@ -146,11 +152,12 @@ func Room(res *exp.Result) []exp.RoomCheck {
 				continue
 			}
 			out = append(out, res.CheckAchieves(pmReachName(l, m.Name), exp.AtLeast(MinPMShare),
-				fmt.Sprintf("The ablation of the partner model tests something only if the model predicts: its accuracy as a share of the way from uniform guessing (1/6) to the ceiling "+
-					"measured on the same games (the training partner's own action distribution, ε·uniform mixed with its actor averaged over the noise in its partner-model slot; "+
-					"no predictor does better), curve %s/pm_share averaged over the last %.0f %% of iterations, must reach %g on the lower end of its 95 %% interval over seeds. "+
-					"[UNVERIFIED] PaperLab's choice (2026-12-07, before the run that first measured the ceiling).", l, 100*PlateauFrac, MinPMShare),
-				"no "+l+"/pm_share curve (the runs before 2026-12-07 did not measure the ceiling)", res.CurveMeasure(m.Name, l+"/pm_share", func(c exp.Curve) float64 { return tailMean(c, PlateauFrac) })))
+				fmt.Sprintf("The ablation of the partner model tests something only if the model predicts the partner from its state: (accuracy − floor) / (ceiling − floor), "+
+					"each averaged over the last %.0f %% of iterations on the same games, where the ceiling (%s/pm_ceiling) is the training partner's own action distribution — "+
+					"ε·uniform mixed with its actor averaged over the noise in its partner-model slot; no predictor does better — and the floor (pm_floor) the best constant guess, "+
+					"must reach %g on the lower end of its 95 %% interval over seeds. [UNVERIFIED] PaperLab's choice (2026-12-07, before the run that first measured the ceiling).",
+					100*PlateauFrac, l, MinPMShare),
+				"no "+l+"/pm_ceiling and pm_floor curves (the runs before 2026-12-07 did not measure them)", pmShare(res, m.Name, l, PlateauFrac)))
 		}
 		out = append(out,
 			partnerShare(res, cfg, l, learnedSetName(l), func(p Partner) bool { return p.Kind == "learned" },
@@ -228,30 +235,32 @@ func budgetNote(res *exp.Result, layouts []string) string {
 }
 
 // pmNote says what the partner model can predict: the mixture partner acts uniformly at random with
-// probability ε, so at most (1−ε) + ε/6 of its actions are predictable; the measured ceiling
-// (pm_ceiling, the partner's own action distribution) and the model's accuracy, each averaged over
-// the last 20 % of iterations, on the layouts in view (ranges over seeds).
+// probability ε, so at most (1−ε) + ε/6 of its actions are predictable; then, each averaged over the
+// last 20 % of iterations on the layouts in view (ranges over seeds), the measured ceiling (and from
+// half its noise draws, which brackets their bias), the best constant guess and the model's accuracy.
 func pmNote(res *exp.Result, m Method, layouts []string) string {
-	var acc, ceil []float64
+	keys := []string{"pm_ceiling", "pm_ceiling_half", "pm_floor", "pm_accuracy"}
+	vals := map[string][]float64{}
 	for _, s := range res.Seeds {
 		for _, l := range layouts {
-			if c, ok := res.CurveOf(m.Name, l+"/pm_accuracy", s); ok {
-				acc = append(acc, tailMean(c, PlateauFrac))
-			}
-			if c, ok := res.CurveOf(m.Name, l+"/pm_ceiling", s); ok {
-				ceil = append(ceil, tailMean(c, PlateauFrac))
+			for _, k := range keys {
+				if c, ok := res.CurveOf(m.Name, l+"/"+k, s); ok {
+					vals[k] = append(vals[k], tailMean(c, PlateauFrac))
+				}
 			}
 		}
 	}
+	span := func(k string) string { return fmt.Sprintf("%.3f–%.3f", slices.Min(vals[k]), slices.Max(vals[k])) }
 	note := fmt.Sprintf("the training partner acts uniformly at random with probability ε = %g, so even a perfect partner model predicts at most %.3f of its actions",
 		m.Epsilon, (1-m.Epsilon)+m.Epsilon/overcooked.NumActions)
-	if len(ceil) > 0 {
-		note += fmt.Sprintf("; the measured ceiling on the partner's own action distribution is %.2f–%.2f", slices.Min(ceil), slices.Max(ceil))
+	if len(vals["pm_ceiling"]) > 0 && len(vals["pm_floor"]) > 0 && len(vals["pm_ceiling_half"]) > 0 {
+		note += fmt.Sprintf("; over the last %.0f %% of iterations the measured ceiling on the partner's own action distribution is %s (%s from half the noise draws), "+
+			"the best constant guess %s", 100*PlateauFrac, span("pm_ceiling"), span("pm_ceiling_half"), span("pm_floor"))
 	} else {
 		note += "; no ceiling was measured in this run (before 2026-12-07)"
 	}
-	if len(acc) > 0 {
-		note += fmt.Sprintf(" and the model's accuracy %.2f–%.2f over the last %.0f %% of iterations (uniform guessing %.2f)", slices.Min(acc), slices.Max(acc), 100*PlateauFrac, 1.0/overcooked.NumActions)
+	if len(vals["pm_accuracy"]) > 0 {
+		note += fmt.Sprintf("; the model's accuracy %s over the last %.0f %% of iterations (uniform guessing %.3f)", span("pm_accuracy"), 100*PlateauFrac, 1.0/overcooked.NumActions)
 	}
 	return note
 }

@@ -412,17 +412,33 @@ func TestClaimHeadlines(t *testing.T) {
 	}
 }
 
-// TestPMShare: the accuracy's share of the way from uniform guessing to the ceiling, 0 at guessing
-// and 1 at the ceiling; an iteration whose ceiling is guessing itself is left out.
+// TestPMShare: the share of the room between the best constant guess and the ceiling the partner
+// model's accuracy fills, from the tail means of the three curves (0 at the floor, 1 at the
+// ceiling); absent without the curves or with no room.
 func TestPMShare(t *testing.T) {
-	u := 1.0 / 6
-	acc := exp.Curve{X: []float64{1, 2, 3}, Y: []float64{u, 0.3, 0.25}}
-	ceil := exp.Curve{X: []float64{1, 2, 3}, Y: []float64{0.4, 0.3, u}}
-	got, ok := pmShare(acc, ceil)
-	if !ok || !slices.Equal(got.X, []float64{1, 2}) || math.Abs(got.Y[0]) > 1e-12 || math.Abs(got.Y[1]-1) > 1e-12 {
-		t.Fatalf("pmShare = %+v, %v", got, ok)
+	curve := func(ys ...float64) exp.Curve {
+		c := exp.Curve{}
+		for i, y := range ys {
+			c.X, c.Y = append(c.X, float64(i+1)), append(c.Y, y)
+		}
+		return c
 	}
-	if _, ok := pmShare(acc, exp.Curve{}); ok {
-		t.Fatal("a share without a ceiling curve")
+	run := func(seed uint64, acc, floor, ceil exp.Curve) exp.Run {
+		return exp.Run{Method: "e3t", Seed: seed, Curves: map[string]exp.Curve{"l/pm_accuracy": acc, "l/pm_floor": floor, "l/pm_ceiling": ceil}}
+	}
+	res := &exp.Result{Seeds: []uint64{1, 2, 3}, Runs: []exp.Run{
+		// Tail (last 20 % of 5 points: the last one): accuracy 0.3, floor 0.2, ceiling 0.4 → 0.5.
+		run(1, curve(0.1, 0.1, 0.1, 0.1, 0.3), curve(0, 0, 0, 0, 0.2), curve(1, 1, 1, 1, 0.4)),
+		run(2, curve(0.2, 0.2), curve(0.2, 0.2), curve(0.2, 0.2)), // no room
+		{Method: "e3t", Seed: 3, Curves: map[string]exp.Curve{"l/pm_accuracy": curve(0.3)}},
+	}}
+	f := pmShare(res, "e3t", "l", PlateauFrac)
+	if v, ok := f(1); !ok || math.Abs(v-0.5) > 1e-12 {
+		t.Fatalf("seed 1: %v, %v; want 0.5", v, ok)
+	}
+	for _, seed := range []uint64{2, 3} {
+		if v, ok := f(seed); ok {
+			t.Fatalf("seed %d: %v without room or curves", seed, v)
+		}
 	}
 }

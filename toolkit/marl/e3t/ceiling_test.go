@@ -64,13 +64,32 @@ func TestCeilingLeavesTrainingAlone(t *testing.T) {
 	if _, ok := off.Curves["pm_ceiling"]; ok {
 		t.Fatal("pm_ceiling recorded with PMCeilingEvery 0")
 	}
-	c := on.Curves["pm_ceiling"]
-	if len(c.Y) != cfg.Iters {
-		t.Fatalf("pm_ceiling: %d points, want %d", len(c.Y), cfg.Iters)
+	c, half, floor := on.Curves["pm_ceiling"], on.Curves["pm_ceiling_half"], on.Curves["pm_floor"]
+	if len(c.Y) != cfg.Iters || len(half.Y) != cfg.Iters || len(floor.Y) != cfg.Iters {
+		t.Fatalf("pm_ceiling, pm_ceiling_half, pm_floor: %d, %d, %d points, want %d", len(c.Y), len(half.Y), len(floor.Y), cfg.Iters)
 	}
-	for _, y := range c.Y {
-		if y < 1./6-1e-9 || y > 0.7/6+0.3+1e-9 {
-			t.Fatalf("pm_ceiling %v outside [1/6, 0.7/6 + 0.3]", y)
+	for i, y := range c.Y {
+		if y < 1./6-1e-9 || y > 0.7/6+0.3+1e-9 || half.Y[i] < 1./6-1e-9 || half.Y[i] > 0.7/6+0.3+1e-9 {
+			t.Fatalf("pm_ceiling %v (half the draws %v) outside [1/6, 0.7/6 + 0.3]", y, half.Y[i])
 		}
+		// A constant guess is one of the predictors the ceiling bounds.
+		if floor.Y[i] < 1./6-1e-9 || floor.Y[i] > y+1e-9 {
+			t.Fatalf("pm_floor %v outside [1/6, the ceiling %v]", floor.Y[i], y)
+		}
+	}
+}
+
+func TestPMFloorAndDraws(t *testing.T) {
+	onehot := func(a int) []float64 { p := make([]float64, 6); p[a] = 1; return p }
+	// Two states whose partner always plays 0 and 3: a constant guess is right half the time, the
+	// state-aware ceiling always.
+	probs := [][]float64{onehot(0), onehot(3)}
+	if f, c := PMFloor(probs, 1, 0), PMCeiling(probs, 1, 0); math.Abs(f-0.5) > 1e-12 || math.Abs(c-1) > 1e-12 {
+		t.Fatalf("floor %v, ceiling %v; want 0.5 and 1", f, c)
+	}
+	// Each state's first k draws: state 1's draws are 0, 1; state 2's are 2, 3.
+	got := firstDraws([][]float64{onehot(0), onehot(1), onehot(2), onehot(3)}, 2, 1)
+	if len(got) != 2 || got[0][0] != 1 || got[1][2] != 1 {
+		t.Fatalf("firstDraws = %v", got)
 	}
 }

@@ -134,7 +134,8 @@ type Result struct {
 	// shaped_return, shaping_factor, policy_loss, value_loss, entropy, approx_kl, clip_ratio,
 	// pm_loss, pm_accuracy (the partner model's predictions during the iteration's games, before it
 	// trains on them), pm_train_accuracy (on its mini-batches while it trains), pm_ceiling (the most
-	// accuracy any partner model could reach on those games, Config.PMCeilingEvery), monitor_return,
+	// accuracy any partner model could reach on those games, Config.PMCeilingEvery; pm_ceiling_half
+	// from half its draws) and pm_floor (the best constant guess's), monitor_return,
 	// seconds, SPS, and each iteration's rollout_seconds and update_seconds.
 	Curves track.Curves
 	// Snapshots of the actor weights at Config.SnapshotAt (FCP's past checkpoints, E3T's cost
@@ -261,11 +262,13 @@ func Train(cfg Config, seed uint64, opt Options) (_ *Result, err error) {
 		}
 		x := float64(res.EnvSteps)
 		if probe != nil { // the partner that played these games, before it moves toward the ego
-			c, err := probe.measure(cfg.PMCeilingDraws, ceilRNG)
+			b, err := probe.measure(cfg.PMCeilingDraws, ceilRNG)
 			if err != nil {
 				return nil, fmt.Errorf("iteration %d partner-model ceiling: %w", it, err)
 			}
-			res.Curves.Add("pm_ceiling", x, c)
+			res.Curves.Add("pm_ceiling", x, b.Ceiling)
+			res.Curves.Add("pm_ceiling_half", x, b.CeilingHalf)
+			res.Curves.Add("pm_floor", x, b.Floor)
 		}
 		if cfg.PartnerModel {
 			labels = appendInt32(labels[:0], ro.Partner)
