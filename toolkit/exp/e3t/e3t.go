@@ -155,9 +155,12 @@ type Partner struct {
 	// InPool: a human-BC partner that passed the BC gate (BCGate), so pool_return averages it in;
 	// otherwise it is scored and reported apart (human_bc_return).
 	InPool bool `json:"in_pool,omitempty"`
-	// SelfPlay: a learned partner's mean return with a copy of itself (EvalEpisodes games per seat),
-	// the competence check's reading.
-	SelfPlay float64 `json:"self_play,omitempty"`
+	// SelfPlay: a learned partner's mean return with a copy of itself (EvalEpisodes games per seat);
+	// WithScripted its best mean return with a noiseless scripted cook of the pool (the same games;
+	// results before 2026-12-07 lack it). The competence check reads the better of the two
+	// (Competence).
+	SelfPlay     float64 `json:"self_play,omitempty"`
+	WithScripted float64 `json:"with_scripted,omitempty"`
 	// Apart: a learned partner whose family failed the competence check (some agent of it scores
 	// below MinCookReturn with itself): scored and reported per family (learned_<family>_return),
 	// left out of learned_return and pool_return.
@@ -387,11 +390,24 @@ func (p *pool) addLearned(c Config, layout string, res *exp.Result, j *runner) e
 	return nil
 }
 
-// addCompetence plays each learned partner of the pool with a copy of itself (EvalEpisodes games per
-// seat) and marks every partner of a family any of whose agents scores below MinCookReturn (one
-// soup per episode) as reported apart: a family that cannot cook with itself is a weak partner, and
-// a method's gain with it says little (Partner.SelfPlay, Partner.Apart).
+// Competence is how well a learned partner cooks: the better of its return with a copy of itself
+// and with the best noiseless scripted cook. Self-play alone would fail by construction an agent
+// that never trained with itself (FCP's best response, trained with a population), which can
+// still cook with a partner that does its share.
+func (pt Partner) Competence() float64 { return max(pt.SelfPlay, pt.WithScripted) }
+
+// addCompetence plays each learned partner of the pool with a copy of itself and with every
+// noiseless scripted cook of the pool (EvalEpisodes games per seat each) and marks every partner of
+// a family any of whose agents cooks below MinCookReturn (one soup per episode; Competence) as
+// reported apart: a family that cannot cook is a weak partner, and a method's gain with it says
+// little (Partner.SelfPlay, Partner.WithScripted, Partner.Apart).
 func (p *pool) addCompetence(cfg Config, layout string, res *exp.Result) error {
+	var cooks []overcooked.ScriptedAgent // the pool's noiseless scripted cooks
+	for _, pt := range p.partners {
+		if a, ok := p.agents[pt.Name].(overcooked.ScriptedAgent); ok && pt.Kind == "scripted" && a.Noise == 0 {
+			cooks = append(cooks, a)
+		}
+	}
 	weak := map[string]bool{}
 	for i := range p.partners {
 		pt := &p.partners[i]
@@ -412,7 +428,14 @@ func (p *pool) addCompetence(cfg Config, layout string, res *exp.Result) error {
 			return fmt.Errorf("%s: %s with itself: %w", layout, pt.Name, err)
 		}
 		pt.SelfPlay = v
-		if v < MinCookReturn {
+		for k, cook := range cooks {
+			w, err := overcooked.Evaluate(cfg.Game(layout), pol, cook, 2*cfg.EvalEpisodes, uint64(5353+31*i+k))
+			if err != nil {
+				return fmt.Errorf("%s: %s with %s: %w", layout, pt.Name, cook.Name(), err)
+			}
+			pt.WithScripted = max(pt.WithScripted, w)
+		}
+		if pt.Competence() < MinCookReturn {
 			weak[pt.Family] = true
 		}
 	}
