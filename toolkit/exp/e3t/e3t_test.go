@@ -148,8 +148,10 @@ func TestSmokeRunMetricsComplete(t *testing.T) {
 		t.Fatalf("episode: %v (%d actions)", err, len(ep.Actions))
 	}
 	for _, l := range cfg.Layouts {
-		if st, err := os.Stat(filepath.Join(dir, "cost_"+l+".png")); err != nil || st.Size() < 1000 {
-			t.Fatalf("cost figure of %s: %v", l, err)
+		for _, fig := range []string{"cost_", "partner_model_"} {
+			if st, err := os.Stat(filepath.Join(dir, fig+l+".png")); err != nil || st.Size() < 1000 {
+				t.Fatalf("figure %s%s: %v", fig, l, err)
+			}
 		}
 	}
 	if st, err := os.Stat(filepath.Join(dir, "episode.gif")); err != nil || st.Size() < 1000 {

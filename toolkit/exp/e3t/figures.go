@@ -209,6 +209,9 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		if err := costFigure(res, figs, methods, l); err != nil {
 			return nil, err
 		}
+		if err := pmFigure(res, figs, l); err != nil {
+			return nil, err
+		}
 		if len(steps) == 0 { // no method ran on this layout (a part of the experiment)
 			continue
 		}
@@ -289,6 +292,40 @@ func costFigure(res *exp.Result, figs *exp.Figs, methods []string, l string) err
 		f.Subtitle += "; x: the mean over seeds of the cost at each snapshot; E3T reaches FCP's final return at the cost the claim reads"
 	}
 	return figs.Add(f, err, "cost_"+l)
+}
+
+// pmFigure draws, on layout l, E3T's partner model along training: its accuracy on each iteration's
+// games against the ceiling no predictor can beat there and the best constant guess (curves
+// pm_accuracy, pm_ceiling, pm_floor; results before 2026-12-07 have no ceiling and get no figure).
+func pmFigure(res *exp.Result, figs *exp.Figs, l string) error {
+	var series []plot.Series
+	for _, k := range []struct{ key, name string }{{"pm_ceiling", "ceiling (the partner's own distribution)"},
+		{"pm_accuracy", "partner model's accuracy"}, {"pm_floor", "best constant guess"}} {
+		s := plot.Series{Name: k.name}
+		for _, r := range res.RunsOf("e3t") {
+			c, ok := r.Curves[l+"/"+k.key]
+			if !ok || (s.X != nil && len(c.Y) != len(s.X)) {
+				continue
+			}
+			if s.X == nil {
+				s.X = make([]float64, len(c.X))
+				for i, x := range c.X {
+					s.X[i] = x / 1e6
+				}
+			}
+			s.Y = append(s.Y, c.Y)
+		}
+		if len(s.Y) == 0 {
+			return nil
+		}
+		series = append(series, s)
+	}
+	f, err := plot.Panels("E3T's partner model on "+l+": how much of its partner it predicts", "M env steps", "share of the partner's actions predicted",
+		[]plot.Panel{{Title: "e3t", Series: series}}, plot.BandOpts{})
+	if err == nil {
+		f.Subtitle += "; the room e3t-3 needs is between the constant guess and the ceiling"
+	}
+	return figs.Add(f, err, "partner_model_"+l)
 }
 
 // splitEps puts the methods without an ε variant in name in a first panel and E3T's ε variants,
