@@ -256,7 +256,7 @@ func (*foreign) Clone() env.State { return &foreign{} }
 //     original leaves the clone's;
 //   - Step on a finished episode's state, or on a state of another type, is an error (the latter
 //     naming the environment);
-//   - unavailable actions act as the no-op (action 0).
+//   - unavailable actions act as the no-op (env.NoOp: action 0 unless the environment names another).
 func Check(t *testing.T, scenarios ...string) {
 	for _, sc := range scenarios {
 		t.Run(sc, func(t *testing.T) {
@@ -393,7 +393,7 @@ func Check(t *testing.T, scenarios ...string) {
 							}
 						}
 						if len(off) > 0 && (picked < 0 || r.IntN(3) != 0) {
-							bad[ag], good[ag], picked = off[r.IntN(len(off))], 0, ag
+							bad[ag], good[ag], picked = off[r.IntN(len(off))], env.NoOp(c.e), ag
 						} else if len(on) > 0 {
 							bad[ag] = on[r.IntN(len(on))]
 							good[ag] = bad[ag]
