@@ -68,13 +68,13 @@ def nearest_actions(env, s):
     alive = np.asarray(st.unit_alive)
     avail = env.get_avail_actions(s)
     acts = {}
-    na = env.num_allies
+    na, nu = env.num_allies, env._env.num_agents  # the wrapper's num_agents counts the allies only
     for i, agent in enumerate(env.agents):
         mask = np.asarray(avail[agent])
         if not alive[i]:
             acts[agent] = 4
             continue
-        enemies = [j for j in range(na, env.num_agents) if alive[j]]
+        enemies = [j for j in range(na, nu) if alive[j]]
         if not enemies:
             acts[agent] = 4
             continue

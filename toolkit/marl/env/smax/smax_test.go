@@ -1,7 +1,10 @@
 package smax
 
 import (
+	"bytes"
+	"image/gif"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -267,5 +270,54 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := env.Make("smax:3m"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The scripted teams against the heuristic enemy on 3m: a random team never wins, focus fire wins
+// more often than it loses, and the table is the same when played again.
+func TestScriptedTeams(t *testing.T) {
+	a, err := PlayTeams([]string{"3m"}, []string{"random", "focus"}, 30, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := PlayTeams([]string{"3m"}, []string{"random", "focus"}, 30, 1)
+	if !slices.Equal(a, b) {
+		t.Fatalf("the table changed when played again: %+v %+v", a, b)
+	}
+	if a[0].WinRate != 0 || a[1].WinRate <= 0.5 || a[1].Return <= a[0].Return {
+		t.Fatalf("random %+v, focus %+v", a[0], a[1])
+	}
+	if _, err := PlayTeams([]string{"3m"}, []string{"smart"}, 1, 1); err == nil {
+		t.Fatal("an unknown team played")
+	}
+}
+
+// A battle renders as a GIF of one frame per state.
+func TestGIF(t *testing.T) {
+	e, _ := New(DefaultConfig("3m"))
+	st, _, _ := e.Reset(2)
+	states := []*State{st.(*State).Clone().(*State)}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20 {
+		next, tr, err := e.Step(st, FocusTeam(e, st.(*State), r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st = next
+		states = append(states, st.(*State).Clone().(*State))
+		if tr.Done {
+			break
+		}
+	}
+	b, err := e.GIF(states, 20, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gif.DecodeAll(bytes.NewReader(b))
+	if err != nil || len(g.Image) != len(states) || g.Config.Width < 40 || g.Config.Width > 256 {
+		t.Fatalf("GIF: %v, %d frames for %d states, width %d", err, len(g.Image), len(states), g.Config.Width)
+	}
+	if _, err := e.GIF(nil, 20, 8); err == nil {
+		t.Fatal("a GIF of no frames")
 	}
 }
