@@ -45,7 +45,7 @@ type Env interface {
 	// Reset starts an episode: the same seed gives the same episode under the same actions.
 	Reset(seed uint64) (State, [][]float32, error)
 	// Step applies a joint action (one action per agent) to s. Actions that are not available
-	// count as the environment's no-op (NoOp; as lb-foraging does), never as an error; a state of
+	// count as the environment's no-op (as lb-foraging does), never as an error; a state of
 	// another environment, or one whose episode is over, is an error.
 	Step(s State, actions []int) (State, Transition, error)
 }
@@ -53,20 +53,6 @@ type Env interface {
 // Masked environments say which actions each agent may take in a state.
 type Masked interface {
 	Avail(s State) [][]bool
-}
-
-// NoOper environments name their no-op action, the one unavailable actions count as (0 for those
-// that do not: lb-foraging's "none", a matrix game's first action).
-type NoOper interface {
-	NoOp() int
-}
-
-// NoOp is e's no-op action: NoOper's, else 0.
-func NoOp(e Env) int {
-	if n, ok := e.(NoOper); ok {
-		return n.NoOp()
-	}
-	return 0
 }
 
 // Central environments have a global state vector (of Spec().StateSize values) for centralized

@@ -256,7 +256,8 @@ func (*foreign) Clone() env.State { return &foreign{} }
 //     original leaves the clone's;
 //   - Step on a finished episode's state, or on a state of another type, is an error (the latter
 //     naming the environment);
-//   - unavailable actions act as the no-op (env.NoOp: action 0 unless the environment names another).
+//   - unavailable actions act as the no-op: action 0, or the one an environment names with a
+//     method NoOp() int (SMAX's stop).
 func Check(t *testing.T, scenarios ...string) {
 	for _, sc := range scenarios {
 		t.Run(sc, func(t *testing.T) {
@@ -393,7 +394,7 @@ func Check(t *testing.T, scenarios ...string) {
 							}
 						}
 						if len(off) > 0 && (picked < 0 || r.IntN(3) != 0) {
-							bad[ag], good[ag], picked = off[r.IntN(len(off))], env.NoOp(c.e), ag
+							bad[ag], good[ag], picked = off[r.IntN(len(off))], noOp(c.e), ag
 						} else if len(on) > 0 {
 							bad[ag] = on[r.IntN(len(on))]
 							good[ag] = bad[ag]
@@ -416,4 +417,12 @@ func Check(t *testing.T, scenarios ...string) {
 			}
 		})
 	}
+}
+
+// noOp is e's no-op action: its NoOp() where it has one (SMAX: stop), else 0 (lb-foraging's none).
+func noOp(e env.Env) int {
+	if n, ok := e.(interface{ NoOp() int }); ok {
+		return n.NoOp()
+	}
+	return 0
 }

@@ -278,7 +278,8 @@ func (e *Env) Step(st env.State, actions []int) (env.State, env.Transition, erro
 	return s, tr, nil
 }
 
-// NoOp implements env.NoOper: an unavailable action is played as stop. SMAX plays an attack out of
+// NoOp is the action an unavailable one is played as (env.Env's contract; envtest reads it):
+// stop. SMAX plays an attack out of
 // range as "neither move nor fire" too, but records it as the unit's last attack, which the other
 // units observe; here it is recorded as a stop (Advance, which the replay test drives, keeps SMAX's
 // way). A policy that samples only available actions never meets the difference.
