@@ -130,6 +130,10 @@ type Config struct {
 	AttackMode string `json:"attack_mode"`
 	// EnemyShoots: the heuristic enemy attacks (false: it only moves).
 	EnemyShoots bool `json:"enemy_shoots"`
+	// NormalizeState divides the global state's positions by the map size and its cooldowns by the
+	// unit type's, as the observations do (SMAX's world state keeps them raw: positions up to 32,
+	// which saturate a tanh critic's first layer). Off by default (SMAX's state).
+	NormalizeState bool `json:"normalize_state,omitempty"`
 }
 
 // DefaultConfig is SMAX's configuration of a scenario (map 32 × 32, 8 ticks of 1/16 s per step,
@@ -562,6 +566,10 @@ func (e *Env) Global(st env.State) []float32 {
 		f := out[i*per : (i+1)*per]
 		f[0] = s.Health[i] / Units[s.Types[i]].Health
 		f[1], f[2], f[3] = s.Pos[i][0], s.Pos[i][1], s.Cooldown[i]
+		if e.Cfg.NormalizeState {
+			f[1], f[2] = f[1]/e.Cfg.MapWidth, f[2]/e.Cfg.MapHeight
+			f[3] = min(max(f[3]/Units[s.Types[i]].Cooldown, 0), 1)
+		}
 		f[ownFeatures+int(s.Types[i])] = 1
 	}
 	for i := range n {
@@ -593,7 +601,13 @@ func (e *Env) Render(st env.State) string {
 	return b.String()
 }
 
-// makeEnv builds "smax:<scenario>" with DefaultConfig.
-func makeEnv(spec string) (env.Env, error) { return New(DefaultConfig(spec)) }
+// makeEnv builds "smax:<scenario>" with DefaultConfig, or "smax:<scenario>-norm" with
+// NormalizeState.
+func makeEnv(spec string) (env.Env, error) {
+	name, norm := strings.CutSuffix(spec, "-norm")
+	c := DefaultConfig(name)
+	c.NormalizeState = norm
+	return New(c)
+}
 
 func init() { env.Register("smax", makeEnv) }
