@@ -90,6 +90,11 @@ type Hooks struct {
 	// OnIter sees each iteration's latest value of every curve against environment steps (a live
 	// plot in a notebook: plot.Live.Step).
 	OnIter func(envSteps int, metrics map[string]float64)
+	// Eval, when set, is called with the actor before the first iteration and after every
+	// EvalEvery-th and the last one; each metric it returns becomes a curve point (a greedy win
+	// rate, say). It must not train the actor.
+	Eval      func(iter, envSteps int, actor *ac.Net) (map[string]float64, error)
+	EvalEvery int
 }
 
 // CoalitionRewards pays every agent the rewards of its coalition: out[k·n+i] = Σ_j topo[i][j]·r[k·n+j]
@@ -165,6 +170,22 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 	curves := track.Curves{}
 	start := time.Now()
 	envSteps := 0
+	evaluate := func(it int) error {
+		if hooks.Eval == nil {
+			return nil
+		}
+		m, err := hooks.Eval(it, envSteps, actor)
+		if err != nil {
+			return fmt.Errorf("evaluation after iteration %d: %w", it, err)
+		}
+		for k, v := range m {
+			curves.Add(k, float64(envSteps), v)
+		}
+		return nil
+	}
+	if err := evaluate(0); err != nil {
+		return curves, actor, err
+	}
 	var recent []float64
 	for it := 1; it <= cfg.Iters; it++ {
 		ro, err := sampler.Collect(cfg.Steps, false)
@@ -255,6 +276,11 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, _ *ac.Net, err
 		curves.Add("value_loss", x, cm["loss"])
 		curves.Add("explained_variance", x, ac.ExplainedVariance(vf, retS))
 		curves.Add("SPS", x, float64(envSteps)/time.Since(start).Seconds())
+		if it == cfg.Iters || hooks.EvalEvery > 0 && it%hooks.EvalEvery == 0 {
+			if err := evaluate(it); err != nil {
+				return curves, actor, err
+			}
+		}
 		hooks.Progress.Update(it, ac.FlushReturns(curves, x, &recent))
 		if hooks.OnIter != nil {
 			last := map[string]float64{}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/backend"
+	"github.com/paperlab/paperlab/toolkit/marl/ac"
+	_ "github.com/paperlab/paperlab/toolkit/marl/env/smax"
 	"github.com/paperlab/paperlab/toolkit/marl/topology"
 )
 
@@ -106,5 +108,42 @@ func TestCoalitionRewardExtremes(t *testing.T) {
 	c.Reward = "coalition:er:0.3"
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "coalition:er:0.3") {
 		t.Fatalf("coalition reward with a central critic: %v", err)
+	}
+}
+
+// Play runs every episode to its end with the greedy actor and reports each one's return, length
+// and last Info; the same seed plays the same episodes; Eval is called at the start and at the end.
+func TestPlayAndEval(t *testing.T) {
+	c := Default("smax:3m-norm", "central")
+	c.Envs, c.Steps, c.Iters, c.ObsScale = 4, 16, 2, 1
+	var evals []int
+	_, actor, err := Train(c, 1, Hooks{EvalEvery: 5, Eval: func(it, steps int, a *ac.Net) (map[string]float64, error) {
+		evals = append(evals, it)
+		eps, err := Play("smax:3m-norm", a, 1, 3, 100, true)
+		if err != nil {
+			return nil, err
+		}
+		won := 0.0
+		for _, e := range eps {
+			won += e.Info["won"]
+		}
+		return map[string]float64{"greedy_win_rate": won / 3}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer actor.Close()
+	if !slices.Equal(evals, []int{0, 2}) {
+		t.Fatalf("evaluated after iterations %v, want [0 2]", evals)
+	}
+	a, err := Play("smax:3m-norm", actor, 1, 5, 7, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Play("smax:3m-norm", actor, 1, 5, 7, true)
+	for k := range a {
+		if a[k].Info == nil || a[k].Length < 1 || a[k].Length > 101 || a[k].Return != b[k].Return {
+			t.Fatalf("episode %d: %+v, again %+v", k, a[k], b[k])
+		}
 	}
 }
