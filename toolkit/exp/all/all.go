@@ -7,6 +7,7 @@ import (
 	_ "github.com/paperlab/paperlab/toolkit/exp/cos"
 	_ "github.com/paperlab/paperlab/toolkit/exp/e3t"
 	_ "github.com/paperlab/paperlab/toolkit/exp/m3apg"
+	_ "github.com/paperlab/paperlab/toolkit/exp/smax"
 	_ "github.com/paperlab/paperlab/toolkit/exp/spo"
 	_ "github.com/paperlab/paperlab/toolkit/exp/tape"
 	_ "github.com/paperlab/paperlab/toolkit/exp/tinylm"
