@@ -117,6 +117,8 @@ func Claims(res *exp.Result) []exp.Claim {
 	claims = append(claims, adamDetClaims(res)...)
 	claims = append(claims, sharedClaims(res)...)
 	claims = append(claims, coalClaims(res)...)
+	// SMAX first (TAPE's own kind of benchmark): where it ran, its comparison is the headline.
+	claims = append(claims, sweepClaims(res, "smax", "SMAX 3m", "won battles", []string{roomSMAXBudget, roomSMAXGate})...)
 	// LBF with partial coalitions: the learner's competitiveness, then the inverted U.
 	if _, ok := res.Summary["lbf3-p0"]; ok {
 		within := func(a, b, metric, what string) exp.Claim {
@@ -301,6 +303,50 @@ func coalClaims(res *exp.Result) []exp.Claim {
 const varianceNote = "the variance grows with p by the estimator's algebra (the paper's Theorem 2): agent i's weight Σ_j A_ij·k_j·A_j adds, for each j ≠ i kept " +
 	"with probability p, a term of zero mean at a fixed state, so with independent agents (uncorrelated advantage terms, as here) the update's variance rises with p; the measurement (fixed states, common random " +
 	"numbers) checks that the implementation follows the theorem, not an effect of training"
+
+// sweepClaims are a TAPE-against-baselines part's claims (its methods prefixed part-: p0, p0.3, p0.5,
+// p1, ippo, mappo), read as LBF3's are: the authors' p = 0.3 against both extremes (the headline
+// tape-1, where the part ran), the prerequisites (TAPE at each extreme within 10 % of the baseline
+// with its critic), then each intermediate p against each extreme on greedy success and on learning
+// speed. budget are the part's room checks on its final outcomes (the plateau and, on SMAX, the gate).
+func sweepClaims(res *exp.Result, part, title, success string, budget []string) []exp.Claim {
+	name := func(s string) string { return part + "-" + s }
+	if _, ok := res.Summary[name("p0")]; !ok {
+		return nil
+	}
+	within := func(a, b, metric, what string) exp.Claim {
+		return res.Check(fmt.Sprintf("%s prerequisite: %s within 10 %% of %s (%s)", title, a, b, what), fmt.Sprintf("%s(%s) − 0.9·%s(%s)", metric, a, metric, b),
+			exp.AtLeast(0), func(seed uint64) (float64, bool) {
+				x, ok1 := res.Final(a, metric, seed)
+				y, ok2 := res.Final(b, metric, seed)
+				return x - Competitive*y, ok1 && ok2
+			}).Needs(budget...)
+	}
+	needs := []string{sweepRoom(part, "0", "sampled_success_rate"), sweepRoom(part, "1", "sampled_success_rate"),
+		sweepRoom(part, "0", "success_rate"), sweepRoom(part, "1", "success_rate")}
+	claims := []exp.Claim{
+		beatsBoth(res, res.Seeds, fmt.Sprintf("%s: %s (the authors' p) beats both %s and %s (greedy %s)", title, name("p0.3"), name("p0"), name("p1"), success),
+			"success_rate", name("p0.3"), name("p0"), name("p1")).Needs(needs...).Needs(budget...).ByConstruction(stochasticNote).For("tape-1"),
+		within(name("p0"), name("ippo"), "sampled_success_rate", "sampled "+success),
+		within(name("p1"), name("mappo"), "sampled_success_rate", "sampled "+success),
+		within(name("p0"), name("ippo"), "success_rate", "greedy "+success),
+		within(name("p1"), name("mappo"), "success_rate", "greedy "+success),
+	}
+	for _, m := range []struct{ key, what string }{{"success_rate", "greedy " + success}, {"return_auc", "learning speed: mean training return"}} {
+		for _, pair := range [][2]string{{"p0.3", "p0"}, {"p0.5", "p0"}, {"p0.3", "p1"}, {"p0.5", "p1"}} {
+			a, b := name(pair[0]), name(pair[1])
+			c := res.Check(fmt.Sprintf("%s: %s beats %s (%s)", title, a, b, m.what), fmt.Sprintf("%s(%s) − %s(%s)", m.key, a, m.key, b), exp.Positive, res.Diff(a, m.key, b, m.key)).
+				Needs(needs...).ByConstruction(stochasticNote)
+			if m.key == "success_rate" {
+				c = c.Needs(budget...)
+			} else {
+				c = c.Needs(sweepRoom(part, "0", m.key), sweepRoom(part, "1", m.key))
+			}
+			claims = append(claims, c)
+		}
+	}
+	return claims
+}
 
 // beatsBoth is the claim that a beats both b and c on metric, read as an intersection-union test
 // (exp.AllOf): one paired difference per rival on seeds, holding when both hold. A per-seed

@@ -17,7 +17,7 @@ import (
 )
 
 // Parts are the experiment's parts, in the order Figures draws them (see Show).
-var Parts = []string{"matrix", "variance", "det", "adam", "shared", "lbf", "lbf3", "coal"}
+var Parts = []string{"matrix", "variance", "det", "adam", "shared", "lbf", "lbf3", "coal", "smax"}
 
 // Figures draws every part's figures (Parts; a part the result lacks is skipped):
 //   - matrix: P(optimal joint action) during training (Erdős–Rényi densities and the other
@@ -83,6 +83,8 @@ func PartTables(res *exp.Result, part string) []Table {
 		specs = []spec{{without(has("sps"), "lbf3-"), []string{"return", "return_auc", "sps"}}}
 	case "lbf3":
 		specs = []spec{{prefixed("lbf3-"), []string{"success_rate", "return", "sampled_success_rate", "sampled_return", "train_return", "return_auc"}}}
+	case "smax":
+		specs = []spec{{prefixed("smax-"), []string{"success_rate", "return", "sampled_success_rate", "sampled_return", "train_return", "return_auc"}}}
 	case "coal":
 		specs = []spec{{prefixed("coal-"), []string{"success_rate", "sampled_success_rate", "return_auc", "train_return"}}}
 	}
@@ -119,7 +121,9 @@ func drawPart(res *exp.Result, figs *exp.Figs, part string) error {
 	has := func(m string) bool { _, ok := res.Summary[m]; return ok }
 	switch part {
 	case "matrix":
-		return matrixFigures(res, figs)
+		if _, ok := res.Summary["p=0"]["optimal_rate"]; ok { // a run of other parts has none
+			return matrixFigures(res, figs)
+		}
 	case "variance":
 		if has(VarName(1, 0)) {
 			return varianceFigures(res, figs)
@@ -137,14 +141,20 @@ func drawPart(res *exp.Result, figs *exp.Figs, part string) error {
 			return sharedFigures(res, figs, cfg)
 		}
 	case "lbf":
-		return lbfFigures(res, figs)
+		if has("ippo") {
+			return lbfFigures(res, figs)
+		}
 	case "coal":
 		if cfg, ok := configOf(res); ok && len(cfg.CoalPs) > 0 && has(CoalName(cfg.CoalPs[0])) {
 			return coalFigures(res, figs, cfg)
 		}
+	case "smax":
+		if has("smax-p0") {
+			return sweepFigures(res, figs, smaxSweep)
+		}
 	case "lbf3":
 		if has("lbf3-p0") {
-			return lbf3Figures(res, figs, prefixed("lbf3-"))
+			return sweepFigures(res, figs, lbf3Sweep)
 		}
 	default:
 		return fmt.Errorf("tape figures: unknown part %q (want one of %v)", part, Parts)
@@ -400,16 +410,27 @@ func detP(m string) (float64, bool) {
 	return p, err == nil
 }
 
-// lbf3Figures: success against p beside the baselines (greedy and sampled evaluation), training
-// curves, and the summary of every LBF3 method.
-func lbf3Figures(res *exp.Result, figs *exp.Figs, isLBF3 func(string) bool) error {
+// sweep names a part whose TAPE densities are compared with IPPO and MAPPO as LBF3's are.
+type sweep struct {
+	prefix, title, success, file string
+}
+
+var (
+	lbf3Sweep = sweep{prefix: "lbf3", title: "LBF with partial coalitions", success: "collecting all food", file: "lbf3"}
+	smaxSweep = sweep{prefix: "smax", title: "SMAX 3m against the heuristic enemy", success: "won", file: "smax"}
+)
+
+// sweepFigures: a part's success against p beside the baselines (greedy and sampled evaluation),
+// training curves, and the summary of every method of the part.
+func sweepFigures(res *exp.Result, figs *exp.Figs, sw sweep) error {
+	isLBF3 := func(m string) bool { return strings.HasPrefix(m, sw.prefix+"-") }
 	for _, c := range []struct {
 		key, title, y, name string
 		prob                bool
 	}{
-		{"success_rate", "greedy success", "fraction of greedy episodes collecting all food", "inverted_u_lbf3", true},
-		{"sampled_success_rate", "sampled success", "fraction of sampled episodes collecting all food", "inverted_u_lbf3_sampled", true},
-		{"return_auc", "learning speed", "mean training return over the run", "inverted_u_lbf3_speed", false},
+		{"success_rate", "greedy success", "fraction of greedy episodes " + sw.success, "inverted_u_" + sw.file, true},
+		{"sampled_success_rate", "sampled success", "fraction of sampled episodes " + sw.success, "inverted_u_" + sw.file + "_sampled", true},
+		{"return_auc", "learning speed", "mean training return over the run", "inverted_u_" + sw.file + "_speed", false},
 	} {
 		var pts []plot.Point
 		ns := map[int]bool{}
@@ -420,9 +441,9 @@ func lbf3Figures(res *exp.Result, figs *exp.Figs, isLBF3 func(string) bool) erro
 			}
 			x, label := 0.0, ""
 			switch m {
-			case "lbf3-ippo":
+			case sw.prefix + "-ippo":
 				x, label = -0.06, "IPPO (drawn at p ≈ 0)"
-			case "lbf3-mappo":
+			case sw.prefix + "-mappo":
 				x, label = 1.06, "MAPPO (drawn at p ≈ 1)"
 			default:
 				p, ok := detP(m)
@@ -434,7 +455,7 @@ func lbf3Figures(res *exp.Result, figs *exp.Figs, isLBF3 func(string) bool) erro
 			pts = append(pts, plot.Point{Label: label, Color: exp.MethodColor(res, m), X: x, Y: s.Mean, XLo: math.NaN(), XHi: math.NaN(), YLo: s.CI95[0], YHi: s.CI95[1]})
 			ns[s.N] = true
 		}
-		f, err := plot.Points("inverted U? LBF with partial coalitions: "+c.title, "topology density p", c.y, pts, c.prob)
+		f, err := plot.Points("inverted U? "+sw.title+": "+c.title, "topology density p", c.y, pts, c.prob)
 		if err == nil {
 			f.Subtitle = fmt.Sprintf("mean over %s seeds ± 95 %% CI of the mean", counts(ns))
 		}
@@ -453,19 +474,23 @@ func lbf3Figures(res *exp.Result, figs *exp.Figs, isLBF3 func(string) bool) erro
 			base = append(base, m)
 		}
 	}
-	f, err := plot.Panels("LBF with partial coalitions: episodic return during training", "M env steps", "episodic return",
-		scaled(exp.PanelsOf(res, "lbf3/episodic_return", groups("TAPE, topology density p", tape, "baselines", base)), 1e6),
+	f, err := plot.Panels(sw.title+": episodic return during training", "M env steps", "episodic return",
+		scaled(exp.PanelsOf(res, sw.prefix+"/episodic_return", groups("TAPE, topology density p", tape, "baselines", base)), 1e6),
 		plot.BandOpts{EMA: 0.1})
-	if err := figs.Add(f, err, "lbf3_return"); err != nil {
+	if err := figs.Add(f, err, sw.file+"_return"); err != nil {
 		return err
 	}
-	f, err = exp.SummaryBarsFor(res, "LBF with partial coalitions (3 agents, foods of level 1, 2, 3)", isLBF3, []exp.MetricInfo{
+	bars := "LBF with partial coalitions (3 agents, foods of level 1, 2, 3)"
+	if sw.prefix != "lbf3" {
+		bars = sw.title
+	}
+	f, err = exp.SummaryBarsFor(res, bars, isLBF3, []exp.MetricInfo{
 		{Key: "success_rate", Title: "greedy success", Better: plot.HigherIsBetter, Prob: true},
 		{Key: "sampled_success_rate", Title: "sampled success", Better: plot.HigherIsBetter, Prob: true},
 		{Key: "train_return", Title: "final training return", Better: plot.HigherIsBetter},
 		{Key: "return_auc", Title: "mean training return (speed)", Better: plot.HigherIsBetter},
 	})
-	return figs.Add(f, err, "bars_lbf3")
+	return figs.Add(f, err, "bars_"+sw.file)
 }
 
 // groups splits methods into panels of at most plot.MaxBands: a first set and the others.

@@ -51,6 +51,8 @@ const (
 	roomLBFP1      = "lbf-p1-vs-mappo"
 	roomLBFBudget  = "lbf-budget-plateau"
 	roomLBF3Budget = "lbf3-budget-plateau"
+	roomSMAXBudget = "smax-budget-plateau"
+	roomSMAXGate   = "smax-gate-mappo-wins"
 	roomMatrixBud  = "matrix-budget-plateau"
 	roomDetBudget  = "det-budget-plateau"
 )
@@ -61,8 +63,18 @@ func coalFloor(metric string) string   { return "coal-team-off-floor-" + metric 
 func coalCeiling(metric string) string { return "coal-team-below-ceiling-" + metric }
 
 // lbf3Room is the LBF3 prerequisite as a room check on a metric: "lbf3-p0-vs-ippo-success", ….
-func lbf3Room(p, metric string) string {
-	base := map[string]string{"0": "lbf3-p0-vs-ippo", "1": "lbf3-p1-vs-mappo"}[p]
+func lbf3Room(p, metric string) string { return sweepRoom("lbf3", p, metric) }
+
+// ranSMAX reports whether the result holds the SMAX part (the runs before 2026-12-07 do not).
+func ranSMAX(res *exp.Result) bool {
+	_, ok := res.Summary["smax-p0"]
+	return ok
+}
+
+// sweepRoom is a TAPE-against-baselines part's prerequisite (the part's methods prefixed part-):
+// "smax-p1-vs-mappo-sampled", ….
+func sweepRoom(part, p, metric string) string {
+	base := map[string]string{"0": part + "-p0-vs-ippo", "1": part + "-p1-vs-mappo"}[p]
 	return base + "-" + map[string]string{"success_rate": "success", "sampled_success_rate": "sampled", "return_auc": "speed"}[metric]
 }
 
@@ -134,6 +146,17 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		room = append(room,
 			within(lbf3Room("0", metric), "lbf3-p0", "lbf3-ippo", metric, "LBF3"),
 			within(lbf3Room("1", metric), "lbf3-p1", "lbf3-mappo", metric, "LBF3"))
+		if ranSMAX(res) {
+			room = append(room,
+				within(sweepRoom("smax", "0", metric), "smax-p0", "smax-ippo", metric, "SMAX 3m"),
+				within(sweepRoom("smax", "1", metric), "smax-p1", "smax-mappo", metric, "SMAX 3m"))
+		}
+	}
+	if ranSMAX(res) {
+		room = append(room, exp.RoomOn(res.Seeds, roomSMAXGate, exp.AtLeast(cfg.SMAXGate),
+			fmt.Sprintf("TAPE is compared on SMAX only where plain MAPPO learns to win there: smax-mappo's greedy win rate against the heuristic enemy "+
+				"(EvalEpisodes battles per seed) on the mean over seeds must reach %g (the smax experiment's gate, fixed before any run).", cfg.SMAXGate),
+			"no smax-mappo success_rate", func(seed uint64) (float64, bool) { return res.Final("smax-mappo", "success_rate", seed) }))
 	}
 
 	names := func(ms []Method) []string {
@@ -182,6 +205,9 @@ func Room(res *exp.Result) []exp.RoomCheck {
 				v, ok := auc(seed)
 				return SharedCeiling - v, ok
 			}))
+	}
+	if ranSMAX(res) {
+		room = append(room, budgetSettled(res, roomSMAXBudget, "smax/episodic_return", "SMAX greedy win rate and the prerequisite", names(cfg.SMAXMethods), res.Seeds))
 	}
 	room = append(room,
 		budgetSettled(res, roomLBFBudget, "lbf/episodic_return", "2-agent LBF final return", names(cfg.LBFMethods), res.Seeds),

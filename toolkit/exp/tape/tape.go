@@ -14,7 +14,9 @@
 //     the same game (methods "det-…");
 //   - cooperative LBF with 2 agents, the paper's DOP estimator (methods "p=…", "ippo", "mappo");
 //   - LBF with partial coalitions: 3 level-1 agents and one food each of level 1, 2 and 3, a learner
-//     made competitive with IPPO / MAPPO first (methods "lbf3-…"), evaluated in separate episodes.
+//     made competitive with IPPO / MAPPO first (methods "lbf3-…"), evaluated in separate episodes;
+//   - SMAX 3m (StarCraft-style micro-management, TAPE's own kind of benchmark), the same methods with a
+//     won battle as success (methods "smax-…"), read only where MAPPO wins there.
 package tape
 
 import (
@@ -26,6 +28,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/marl/ac"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
+	_ "github.com/paperlab/paperlab/toolkit/marl/env/smax" // scenarios "smax:…"
 	"github.com/paperlab/paperlab/toolkit/marl/ppo"
 	tp "github.com/paperlab/paperlab/toolkit/marl/tape"
 	"github.com/paperlab/paperlab/toolkit/marl/topology"
@@ -112,6 +115,16 @@ type Config struct {
 	// (ppo.Config.Reward "coalition:er:<p>", A drawn per iteration), one method per density of CoalPs
 	// (CoalName: "coal-p<p>"), on CoalScenario, evaluated as the LBF3 part (greedy and sampled episodes).
 	// No λ-return residual: at p = 0 each agent learns from its own reward alone.
+	// SMAX, TAPE's own benchmark kind (SMAC's micro-management in JaxMARL's SMAX, PaperLab's Go rules:
+	// marl/env/smax): stochastic TAPE at each density of SMAXMethods against IPPO and MAPPO with the
+	// same PPO settings, evaluated as the LBF3 part but "success" is a won battle (Info "won"), on
+	// SMAXScenario (added 2026-12-07). Its TAPE claims are read only where MAPPO wins there
+	// (SMAXGate, the greedy win rate on the mean over seeds; the experiment smax's gate).
+	SMAXScenario    string            `json:"smax_scenario,omitempty"`
+	SMAXMethods     []Method          `json:"smax_methods,omitempty"`
+	SMAXTAPE        tp.Config         `json:"smax_tape"`
+	SMAXPPO         ppo.Config        `json:"smax_ppo"`
+	SMAXGate        float64           `json:"smax_gate,omitempty"`
 	CoalScenario    string            `json:"coal_scenario,omitempty"`
 	CoalPPO         ppo.Config        `json:"coal_ppo"`
 	CoalPs          []float64         `json:"coal_ps,omitempty"`
@@ -212,6 +225,23 @@ func ConfigFor(s exp.Scale) Config {
 	c.LBF3TAPE.Advantage, c.LBF3TAPE.Center = "return", true
 	c.LBF3TAPE.Iters, c.LBF3PPO.Iters = 600, 600
 	c.EvalEpisodes = 200
+	// SMAX 3m (the global state normalised for the tanh critics): the settings of the smax experiment's
+	// MAPPO gate (JaxMARL's MAPPO settings where they fit, 64 games × 64 steps, 400 updates) for every
+	// method, TAPE with the LBF3 part's estimator fixes.
+	const smax3m = "smax:3m-norm"
+	c.SMAXScenario, c.SMAXGate = smax3m, 0.9
+	c.SMAXMethods = []Method{{Name: "smax-p0", Topology: "er:0"}, {Name: "smax-p0.3", Topology: "er:0.3"}, {Name: "smax-p0.5", Topology: "er:0.5"},
+		{Name: "smax-p1", Topology: "er:1"}, {Name: "smax-ippo", Baseline: "independent"}, {Name: "smax-mappo", Baseline: "central"}}
+	c.SMAXPPO = ppo.Default(smax3m, "independent")
+	c.SMAXPPO.Envs, c.SMAXPPO.Steps, c.SMAXPPO.Iters, c.SMAXPPO.Hidden = 64, 64, 400, 64
+	c.SMAXPPO.LRActor, c.SMAXPPO.LRCritic, c.SMAXPPO.EntCoef, c.SMAXPPO.MaxGradNorm, c.SMAXPPO.ObsScale = 2e-3, 2e-3, 0, 0.25, 1
+	c.SMAXTAPE = tp.Default(smax3m, "er:0")
+	c.SMAXTAPE.Envs, c.SMAXTAPE.Steps, c.SMAXTAPE.Iters, c.SMAXTAPE.Hidden = 64, 64, 400, 64
+	c.SMAXTAPE.LRActor, c.SMAXTAPE.LRCritic, c.SMAXTAPE.EntCoef, c.SMAXTAPE.MaxGradNorm, c.SMAXTAPE.ObsScale = 2e-3, 2e-3, 0, 0.25, 1
+	c.SMAXTAPE.Advantage, c.SMAXTAPE.Center = "return", true
+	if s == exp.Smoke {
+		c.SMAXTAPE.Envs, c.SMAXTAPE.Steps, c.SMAXTAPE.Iters, c.SMAXPPO.Envs, c.SMAXPPO.Steps, c.SMAXPPO.Iters = 4, 16, 4, 4, 16, 4
+	}
 	if s == exp.Smoke {
 		c.MatrixSeeds, c.Matrix.Iters = 3, 200
 		c.TAPE.Iters, c.PPO.Iters, c.TAPE.Envs, c.PPO.Envs = 4, 4, 4, 4
@@ -255,7 +285,11 @@ func Run(opt exp.Options) (*exp.Result, error) {
 		{"lbf", cfg.LBFScenario, "lbf/", cfg.LBFMethods, cfg.TAPE, cfg.PPO, 0},
 		{"lbf3", cfg.LBF3Scenario, "lbf3/", cfg.LBF3Methods, cfg.LBF3TAPE, cfg.LBF3PPO, cfg.EvalEpisodes},
 		{"coal", cfg.CoalScenario, "coal/", CoalMethods(cfg), tp.Config{}, cfg.CoalPPO, cfg.EvalEpisodes},
+		{"smax", cfg.SMAXScenario, "smax/", cfg.SMAXMethods, cfg.SMAXTAPE, cfg.SMAXPPO, cfg.EvalEpisodes},
 	} {
+		if part.scenario == "" { // a result of a protocol before the part existed
+			continue
+		}
 		if !opt.RunsPart(part.label) {
 			continue
 		}
@@ -382,19 +416,12 @@ func runLBF(scenario, prefix string, tc tp.Config, pc ppo.Config, finalFrac floa
 			greedy bool
 		}{{"", true}, {"sampled_", false}} {
 			// Evaluation episodes are seeded apart from every training stream.
-			rs, err := ac.Evaluate(scenario, actor, scale, evalEpisodes, 1_000_000+seed, mode.greedy)
+			rs, wins, err := evaluate(scenario, actor, scale, evalEpisodes, 1_000_000+seed, mode.greedy)
 			if err != nil {
 				return exp.Run{}, fmt.Errorf("evaluation: %w", err)
 			}
-			sum, wins := 0.0, 0.0
-			for _, r := range rs {
-				sum += r
-				if r > 1-1e-6 {
-					wins++
-				}
-			}
-			run.Final[mode.prefix+"return"] = sum / float64(len(rs))
-			run.Final[mode.prefix+"success_rate"] = wins / float64(len(rs))
+			run.Final[mode.prefix+"return"] = stats.Mean(rs)
+			run.Final[mode.prefix+"success_rate"] = wins
 		}
 	}
 	for _, key := range curves.Names() {
@@ -402,6 +429,34 @@ func runLBF(scenario, prefix string, tc tp.Config, pc ppo.Config, finalFrac floa
 	}
 	run.Seconds = time.Since(start).Seconds()
 	return run, nil
+}
+
+// evaluate plays episodes with the actor (greedy or sampled) from seed and returns their returns and
+// the share of successes: on LBF an episode whose return reaches 1 (all food collected: the rewards
+// sum to 1), on SMAX a won battle (Info "won"; ppo.Play, battle k from seed seed+k).
+func evaluate(scenario string, actor *ac.Net, scale float32, episodes int, seed uint64, greedy bool) ([]float64, float64, error) {
+	if strings.HasPrefix(scenario, "smax:") {
+		eps, err := ppo.Play(scenario, actor, scale, episodes, seed, greedy)
+		if err != nil {
+			return nil, 0, err
+		}
+		rs, wins := make([]float64, len(eps)), 0.0
+		for k, e := range eps {
+			rs[k], wins = e.Return, wins+e.Info["won"]
+		}
+		return rs, wins / float64(len(eps)), nil
+	}
+	rs, err := ac.Evaluate(scenario, actor, scale, episodes, seed, greedy)
+	if err != nil {
+		return nil, 0, err
+	}
+	wins := 0.0
+	for _, r := range rs {
+		if r > 1-1e-6 {
+			wins++
+		}
+	}
+	return rs, wins / float64(len(rs)), nil
 }
 
 // runVariance is the variance-mechanism part (see VarianceStudy).
@@ -605,4 +660,4 @@ func init() {
 // runs them: the coordination game (stochastic TAPE), the variance mechanism, deterministic TAPE
 // (SGD and Adam: the figures' det and adam parts), shared actors, 2-agent LBF, 3-agent LBF and the
 // coalition reward.
-var RunParts = []string{"matrix", "variance", "det", "shared", "lbf", "lbf3", "coal"}
+var RunParts = []string{"matrix", "variance", "det", "shared", "lbf", "lbf3", "coal", "smax"}
