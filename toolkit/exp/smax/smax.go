@@ -165,42 +165,11 @@ func Run(opt exp.Options) (*exp.Result, error) {
 
 // battle plays one greedy battle of the actor from seed and records its actions.
 func battle(scenario string, actor *ac.Net, scale float32, seed uint64) (Battle, error) {
-	e, err := env.Make(scenario)
+	eps, err := ppo.Play(scenario, actor, scale, 1, seed, true)
 	if err != nil {
 		return Battle{}, err
 	}
-	st, obs, err := e.Reset(seed)
-	if err != nil {
-		return Battle{}, err
-	}
-	b := Battle{Scenario: scenario, Seed: seed}
-	n := e.Spec().Agents
-	for {
-		var in []float32
-		for i := range n {
-			for _, x := range obs[i] {
-				in = append(in, x*scale)
-			}
-			for j := range n {
-				in = append(in, map[bool]float32{true: 1, false: 0}[i == j])
-			}
-		}
-		logits, err := actor.Apply(in, n)
-		if err != nil {
-			return b, err
-		}
-		acts, _ := ac.Policy(logits, env.Avail(e, st), nil, true)
-		next, tr, err := e.Step(st, acts)
-		if err != nil {
-			return b, err
-		}
-		b.Actions = append(b.Actions, acts)
-		st, obs = next, tr.Obs
-		if tr.Done {
-			b.Won = tr.Info["won"] == 1
-			return b, nil
-		}
-	}
+	return Battle{Scenario: scenario, Seed: seed, Actions: eps[0].Actions, Won: eps[0].Info["won"] == 1}, nil
 }
 
 // Replay steps a recorded battle again and returns its states, first to last.

@@ -44,6 +44,17 @@ func TestSmokeRun(t *testing.T) {
 	if !last.Done || len(states) != len(b.Actions)+1 {
 		t.Fatalf("the replayed battle did not end where recorded (%d states for %d steps, done %v)", len(states), len(b.Actions), last.Done)
 	}
+	allies, enemies := 0, 0
+	for i, alive := range last.Alive {
+		if alive && i < 3 {
+			allies++
+		} else if alive {
+			enemies++
+		}
+	}
+	if won := enemies == 0 && allies > 0; won != b.Won {
+		t.Fatalf("the replayed battle won %v, recorded %v", won, b.Won)
+	}
 	if st, err := os.Stat(filepath.Join(dir, "battle.gif")); err != nil || st.Size() < 1000 {
 		t.Fatalf("battle.gif: %v", err)
 	}

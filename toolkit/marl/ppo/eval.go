@@ -9,12 +9,14 @@ import (
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 )
 
-// Episode is one evaluation episode: its shared return, its length and the Info of its last step
-// (env.Transition.Info: SMAX's "won").
+// Episode is one evaluation episode: its shared return, its length, the Info of its last step
+// (env.Transition.Info: SMAX's "won") and the joint action of every step (to replay it from its
+// seed).
 type Episode struct {
-	Return float64
-	Length int
-	Info   map[string]float64
+	Return  float64
+	Length  int
+	Info    map[string]float64
+	Actions [][]int
 }
 
 // Play runs the actor on `episodes` fresh episodes of scenario at once (episode k reset with seed
@@ -74,6 +76,7 @@ func Play(scenario string, actor *ac.Net, scale float32, episodes int, seed uint
 				return nil, fmt.Errorf("episode %d step %d: %w", k, t, err)
 			}
 			states[k], obs[k] = next, tr.Obs
+			out[k].Actions = append(out[k].Actions, acts[q*n:(q+1)*n])
 			out[k].Return += tr.Shared
 			out[k].Length++
 			if tr.Done {
