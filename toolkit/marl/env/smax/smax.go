@@ -196,6 +196,10 @@ type State struct {
 	Src        rand.PCG
 }
 
+// Reseed restarts the state's random generator (the enemy's choices and the cooldown jitter of the
+// steps to come) from seed: Monte-Carlo rollouts from one state each draw their own future.
+func (s *State) Reseed(seed uint64) { s.Src = *rand.NewPCG(seed, 0x726f6c6c) }
+
 // Clone implements env.State.
 func (s *State) Clone() env.State {
 	c := *s
