@@ -92,6 +92,11 @@ type Hooks struct {
 	// CriticData, when set, sees the joint actions of each iteration's critic training rows (the
 	// hold-out's test: no held-out joint action reaches the critic).
 	CriticData func(joints [][]int)
+	// Trained, when set, is called at the end with the trained critic, the actor (frozen, under
+	// FreezeActor) and the hold-out (held[k]: joint action k, in base-Actions digits with agent 0
+	// first, never reached the critic), before they are freed: the critic's error where no exact Q
+	// exists (CriticErrorMC); its error ends the run.
+	Trained func(c *Critic, actor *ac.Net, held []bool) error
 }
 
 // Train runs Central-Q policy gradient with the configured critic and returns the curves against
@@ -310,6 +315,11 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 	}
 	if hooks.Critic != nil {
 		if err := hooks.Critic(critic, true); err != nil {
+			return curves, err
+		}
+	}
+	if hooks.Trained != nil {
+		if err := hooks.Trained(critic, actor, held); err != nil {
 			return curves, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/paperlab/paperlab/toolkit/marl/ac"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 )
 
@@ -12,13 +13,12 @@ import (
 // a generator a rollout can restart, so that rollouts from one state see different futures.
 type Reseedable interface{ Reseed(seed uint64) }
 
-// Policy picks every agent's action in a state.
-type Policy func(s env.State, r *rand.Rand) []int
+// Policy picks every agent's action in a state whose observations are obs.
+type Policy func(s env.State, obs [][]float32, r *rand.Rand) []int
 
-// UniformPolicy picks each agent's action uniformly among its available ones (env.Avail): the
-// policy an untrained actor approximates, and the one M3APG's policy evaluation freezes.
+// UniformPolicy picks each agent's action uniformly among its available ones (env.Avail).
 func UniformPolicy(e env.Env) Policy {
-	return func(s env.State, r *rand.Rand) []int {
+	return func(s env.State, _ [][]float32, r *rand.Rand) []int {
 		av := env.Avail(e, s)
 		out := make([]int, len(av))
 		for i, m := range av {
@@ -34,6 +34,36 @@ func UniformPolicy(e env.Env) Policy {
 		}
 		return out
 	}
+}
+
+// ActorPolicy is a shared-parameter actor as training runs it (ac.Sampler): each agent reads its
+// observation times scale with its one-hot id appended and samples among its available actions.
+func ActorPolicy(e env.Env, actor *ac.Net, scale float32) Policy {
+	return func(s env.State, obs [][]float32, r *rand.Rand) []int {
+		n := len(obs)
+		var in []float32
+		for i := range n {
+			for _, x := range obs[i] {
+				in = append(in, x*scale)
+			}
+			for j := range n {
+				in = append(in, b2f(i == j))
+			}
+		}
+		logits, err := actor.Apply(in, n)
+		if err != nil {
+			panic(fmt.Sprintf("m3apg: actor policy: %v", err)) // a broken engine, not a bad input
+		}
+		acts, _ := ac.Policy(logits, env.Avail(e, s), r, false)
+		return acts
+	}
+}
+
+func b2f(b bool) float32 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // MonteCarloQ estimates Q^π(s, joint): the shared reward of joint in s plus the γ-discounted shared
@@ -68,7 +98,7 @@ func MonteCarloQ(e env.Env, s env.State, joint []int, policy Policy, gamma float
 				return 0, 0, fmt.Errorf("m3apg: rollout %d did not end within the horizon %d", k, limit)
 			}
 			st = next
-			acts = policy(st, r)
+			acts = policy(st, tr.Obs, r)
 		}
 		sum += ret
 		sq += ret * ret
@@ -79,4 +109,107 @@ func MonteCarloQ(e env.Env, s env.State, joint []int, policy Policy, gamma float
 		se = math.Sqrt(max(0, (sq-n*mean*mean)/(n-1)) / n)
 	}
 	return mean, se, nil
+}
+
+// MCEval sizes the Monte-Carlo critic evaluation (CriticErrorMC).
+type MCEval struct {
+	// States are collected from Episodes episodes played with the policy, every Every-th step.
+	States, Episodes, Every int
+	// Joints joint actions per state, half seen and half held out (as far as the state's available
+	// joint actions allow), each valued by Rollouts rollouts.
+	Joints, Rollouts int
+	Gamma            float64
+}
+
+// CriticErrorMC is a critic's RMS error against Monte-Carlo estimates of Q^π (MonteCarloQ) on seen
+// and on held-out joint actions (held, indexed as Train's hold-out), at states the policy visits:
+// the critic error where no exact Q exists. Joint actions are drawn uniformly among the available
+// ones, until Joints/2 of each kind or 50·Joints draws; a state without a held-out available joint
+// action contributes seen ones only. It returns both errors and the number of (state, joint) pairs
+// of each kind.
+func CriticErrorMC(e env.Env, critic *Critic, policy Policy, held []bool, m MCEval, seed uint64) (seen, unseen float64, nSeen, nUnseen int, err error) {
+	sp := e.Spec()
+	n, na := sp.Agents, sp.Actions
+	r := rand.New(rand.NewPCG(seed, 0x6d636576))
+	var states []env.State
+	for ep := 0; ep < m.Episodes && len(states) < m.States; ep++ {
+		st, obs, err := e.Reset(seed + uint64(ep))
+		if err != nil {
+			return 0, 0, 0, 0, err
+		}
+		for t := 0; len(states) < m.States; t++ {
+			if t%m.Every == 0 {
+				states = append(states, st.Clone())
+			}
+			next, tr, err := e.Step(st, policy(st, obs, r))
+			if err != nil {
+				return 0, 0, 0, 0, err
+			}
+			if tr.Done {
+				break
+			}
+			st, obs = next, tr.Obs
+		}
+	}
+	index := func(j []int) int {
+		k := 0
+		for _, a := range j {
+			k = k*na + a
+		}
+		return k
+	}
+	var gs [][]float32
+	var joints [][]int
+	var mc []float64
+	var isHeld []bool
+	for si, st := range states {
+		av := env.Avail(e, st)
+		picked := map[int]bool{}
+		want := [2]int{m.Joints / 2, m.Joints - m.Joints/2} // seen, held out
+		for try := 0; try < 50*m.Joints && (want[0] > 0 || want[1] > 0); try++ {
+			j := make([]int, n)
+			for i, mask := range av {
+				var on []int
+				for a, ok := range mask {
+					if ok {
+						on = append(on, a)
+					}
+				}
+				j[i] = on[r.IntN(len(on))]
+			}
+			k := index(j)
+			h := held[k]
+			if picked[k] || want[b2i(h)] == 0 {
+				continue
+			}
+			picked[k] = true
+			want[b2i(h)]--
+			q, _, err := MonteCarloQ(e, st, j, policy, m.Gamma, m.Rollouts, seed+uint64(1_000_000*(si+1)+1000*len(picked)))
+			if err != nil {
+				return 0, 0, 0, 0, err
+			}
+			gs, joints, mc, isHeld = append(gs, env.Global(e, st)), append(joints, j), append(mc, q), append(isHeld, h)
+		}
+	}
+	if len(joints) == 0 {
+		return 0, 0, 0, 0, fmt.Errorf("m3apg: no state to evaluate the critic on")
+	}
+	pred, err := critic.Q(gs, joints)
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
+	var s2 [2]float64
+	var cnt [2]int
+	for k := range pred {
+		d := pred[k] - mc[k]
+		s2[b2i(isHeld[k])] += d * d
+		cnt[b2i(isHeld[k])]++
+	}
+	rms := func(i int) float64 {
+		if cnt[i] == 0 {
+			return math.NaN()
+		}
+		return math.Sqrt(s2[i] / float64(cnt[i]))
+	}
+	return rms(0), rms(1), cnt[0], cnt[1], nil
 }
