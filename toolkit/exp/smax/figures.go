@@ -1,12 +1,15 @@
 package smax
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"path/filepath"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/fsx"
+	"github.com/paperlab/paperlab/toolkit/nb"
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
@@ -55,11 +58,26 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := filepath.Join(dir, "battle.gif")
-		if err := fsx.WriteFile(p, gif); err != nil {
+		var poster bytes.Buffer
+		if err := png.Encode(&poster, e.Image(states[len(states)-1], 8)); err != nil {
 			return nil, err
 		}
-		figs.Paths = append(figs.Paths, p)
+		outcome := "lost"
+		if b.Won {
+			outcome = "won"
+		}
+		caption := fmt.Sprintf("the first seed's MAPPO (blue) against SMAX's heuristic enemy (red) on %s, greedy: %s in %d steps", b.Scenario, outcome, len(b.Actions))
+		if nb.IsNotebook() && nb.FiguresShown() {
+			nb.Markdown("**" + caption + "**")
+		}
+		nb.Animation(caption, gif, poster.Bytes(), 480)
+		if dir != "" {
+			p := filepath.Join(dir, "battle.gif")
+			if err := fsx.WriteFile(p, gif); err != nil {
+				return nil, err
+			}
+			figs.Paths = append(figs.Paths, p)
+		}
 	}
 	return figs.Paths, nil
 }

@@ -59,3 +59,10 @@ func TestSmokeRun(t *testing.T) {
 		t.Fatalf("battle.gif: %v", err)
 	}
 }
+
+// The scripted-team table plays every team on every map of TeamScenarios.
+func TestShowTeams(t *testing.T) {
+	if err := ShowTeams(2); err != nil {
+		t.Fatal(err)
+	}
+}
