@@ -127,7 +127,7 @@ func Claims(res *exp.Result) []exp.Claim {
 		var cost exp.Claim
 		var perFamily []exp.Claim
 		if Measured(cfg) && cfg.SharedPool {
-			// learned_return counts only the families that cook with themselves (the competence check).
+			// learned_return counts only the families that cook (the competence check).
 			for i, c := range claims {
 				if strings.Contains(c.Measure, "learned return(e3t)") {
 					claims[i] = c.WithNote(apartNote(res, layouts))
@@ -452,5 +452,5 @@ func apartNote(res *exp.Result, layouts []string) string {
 		}
 		parts = append(parts, l+": "+strings.Join(apart, ", "))
 	}
-	return "learned_return counts the held-out families that cook with themselves; reported apart (left out): " + strings.Join(parts, "; ")
+	return "learned_return counts the held-out families that cook (with themselves or a scripted cook); reported apart (left out): " + strings.Join(parts, "; ")
 }

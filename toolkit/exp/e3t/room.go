@@ -70,7 +70,7 @@ func fixedSetName(layout string) string {
 }
 func bcName(layout string) string { return layout + ": human-BC partner beats the commonest action" }
 func competenceName(layout, family string) string {
-	return layout + ": held-out " + family + " agents cook with themselves (≥ one soup)"
+	return layout + ": held-out " + family + " agents cook (with themselves or a scripted cook, ≥ one soup)"
 }
 func climbName(layout, method string) string {
 	return layout + ": " + method + " training return stopped climbing (absolute)"

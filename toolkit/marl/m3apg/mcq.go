@@ -7,6 +7,7 @@ import (
 
 	"github.com/paperlab/paperlab/toolkit/marl/ac"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
+	"github.com/paperlab/paperlab/toolkit/marl/ppo"
 )
 
 // Reseedable states draw the environment's own randomness (an enemy's choices, damage jitter) from
@@ -41,29 +42,13 @@ func UniformPolicy(e env.Env) Policy {
 func ActorPolicy(e env.Env, actor *ac.Net, scale float32) Policy {
 	return func(s env.State, obs [][]float32, r *rand.Rand) []int {
 		n := len(obs)
-		var in []float32
-		for i := range n {
-			for _, x := range obs[i] {
-				in = append(in, x*scale)
-			}
-			for j := range n {
-				in = append(in, b2f(i == j))
-			}
-		}
-		logits, err := actor.Apply(in, n)
+		logits, err := actor.Apply(ppo.AppendInputs(nil, obs, scale), n)
 		if err != nil {
 			panic(fmt.Sprintf("m3apg: actor policy: %v", err)) // a broken engine, not a bad input
 		}
 		acts, _ := ac.Policy(logits, env.Avail(e, s), r, false)
 		return acts
 	}
-}
-
-func b2f(b bool) float32 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // MonteCarloQ estimates Q^π(s, joint): the shared reward of joint in s plus the γ-discounted shared
@@ -128,8 +113,8 @@ type MCEval struct {
 // action contributes seen ones only. It returns both errors and the number of (state, joint) pairs
 // of each kind.
 func CriticErrorMC(e env.Env, critic *Critic, policy Policy, held []bool, m MCEval, seed uint64) (seen, unseen float64, nSeen, nUnseen int, err error) {
-	sp := e.Spec()
-	n, na := sp.Agents, sp.Actions
+	na := e.Spec().Actions
+	uniform := UniformPolicy(e) // the joint actions valued: uniform among the available ones
 	r := rand.New(rand.NewPCG(seed, 0x6d636576))
 	var states []env.State
 	for ep := 0; ep < m.Episodes && len(states) < m.States; ep++ {
@@ -163,20 +148,10 @@ func CriticErrorMC(e env.Env, critic *Critic, policy Policy, held []bool, m MCEv
 	var mc []float64
 	var isHeld []bool
 	for si, st := range states {
-		av := env.Avail(e, st)
 		picked := map[int]bool{}
 		want := [2]int{m.Joints / 2, m.Joints - m.Joints/2} // seen, held out
 		for try := 0; try < 50*m.Joints && (want[0] > 0 || want[1] > 0); try++ {
-			j := make([]int, n)
-			for i, mask := range av {
-				var on []int
-				for a, ok := range mask {
-					if ok {
-						on = append(on, a)
-					}
-				}
-				j[i] = on[r.IntN(len(on))]
-			}
+			j := uniform(st, nil, r)
 			k := index(j)
 			h := held[k]
 			if picked[k] || want[b2i(h)] == 0 {

@@ -19,6 +19,25 @@ type Episode struct {
 	Actions [][]int
 }
 
+// AppendInputs appends the actor's input rows of one state to dst, as training builds them
+// (ac.Sampler): each agent's observation times scale, then its one-hot id.
+func AppendInputs(dst []float32, obs [][]float32, scale float32) []float32 {
+	n := len(obs)
+	for i, o := range obs {
+		for _, x := range o {
+			dst = append(dst, x*scale)
+		}
+		for j := range n {
+			if j == i {
+				dst = append(dst, 1)
+			} else {
+				dst = append(dst, 0)
+			}
+		}
+	}
+	return dst
+}
+
 // Play runs the actor on `episodes` fresh episodes of scenario at once (episode k reset with seed
 // seed+k), each agent reading its observation times scale with its one-hot id appended, as
 // training does (ac.Sampler), and taking its most likely available action (greedy) or a sampled
@@ -51,16 +70,8 @@ func Play(scenario string, actor *ac.Net, scale float32, episodes int, seed uint
 				continue
 			}
 			live = append(live, k)
-			av := env.Avail(e, states[k])
-			for i := range n {
-				for _, x := range obs[k][i] {
-					in = append(in, x*scale)
-				}
-				for j := range n {
-					in = append(in, map[bool]float32{true: 1, false: 0}[i == j])
-				}
-				masks = append(masks, av[i])
-			}
+			in = AppendInputs(in, obs[k], scale)
+			masks = append(masks, env.Avail(e, states[k])...)
 		}
 		if len(live) == 0 {
 			break
