@@ -1,5 +1,8 @@
 // Command smaxprobe trains MAPPO or IPPO (marl/ppo) on a SMAX scenario and reports the greedy win
-// rate against the heuristic enemy: a probe of settings before a protocol is fixed.
+// rate against the heuristic enemy: a probe of settings before a protocol is fixed. With -learner
+// KIND it trains the m3apg experiment's Central-Q learner (part smax's settings) with that critic
+// kind instead; with -evaluate KIND it times that kind's policy evaluation and the Monte-Carlo set
+// (part smax's sizes), and reports the critic's errors on it.
 package main
 
 import (
@@ -8,7 +11,11 @@ import (
 	"log"
 	"time"
 
+	"github.com/paperlab/paperlab/toolkit/exp"
+	expm3apg "github.com/paperlab/paperlab/toolkit/exp/m3apg"
+	"github.com/paperlab/paperlab/toolkit/exp/smax"
 	"github.com/paperlab/paperlab/toolkit/marl/ac"
+	"github.com/paperlab/paperlab/toolkit/marl/m3apg"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 	_ "github.com/paperlab/paperlab/toolkit/marl/env/smax"
 	"github.com/paperlab/paperlab/toolkit/marl/ppo"
@@ -28,7 +35,37 @@ func main() {
 	grad := flag.Float64("grad", 0.25, "max grad norm")
 	eval := flag.Int("eval", 64, "greedy evaluation episodes")
 	seed := flag.Uint64("seed", 1, "seed")
+	learner := flag.String("learner", "", "critic kind of a Central-Q learner run (m3apg experiment, part smax) instead of PPO")
+	evaluate := flag.String("evaluate", "", "critic kind of a policy evaluation with the Monte-Carlo set (m3apg experiment, part smax)")
+	actorLR := flag.Float64("actor-lr", 0, "Central-Q learner: actor learning rate (0: part smax's)")
+	frozen := flag.Int("frozen", 0, "policy evaluation: MAPPO iterations (the smax gate's settings) whose actor is the frozen policy (0: the initial one)")
+	rollouts := flag.Int("rollouts", 0, "policy evaluation: Monte-Carlo rollouts per joint action (0: part smax's)")
+	gamma := flag.Float64("gamma", 0, "Central-Q learner and policy evaluation: γ (0: part smax's)")
+	lambda := flag.Float64("lambda", 0, "Central-Q learner and policy evaluation: λ (0: part smax's)")
+	criticHidden := flag.Int("critic-hidden", 0, "Central-Q learner and policy evaluation: the critic's hidden units (0: part smax's)")
+	criticLR := flag.Float64("critic-lr", 0, "Central-Q learner and policy evaluation: the critic's learning rate (0: part smax's)")
+	fromPolicy := flag.Bool("from-policy", false, "policy evaluation: value joint actions drawn from the frozen policy, not uniformly")
 	flag.Parse()
+	if *gamma > 0 || *lambda > 0 || *criticLR > 0 || *criticHidden > 0 {
+		probeOverride = func(c *expm3apg.SMAXConfig) {
+			if *gamma > 0 {
+				c.Learner.Gamma, c.MC.Gamma = *gamma, *gamma
+			}
+			if *lambda > 0 {
+				c.Learner.Lambda = *lambda
+			}
+			if *criticHidden > 0 {
+				c.Learner.Critic.Hidden = *criticHidden
+			}
+			if *criticLR > 0 {
+				c.Learner.Critic.Opt.LR = *criticLR
+			}
+		}
+	}
+	if *learner != "" || *evaluate != "" {
+		probeM3APG(*learner, *evaluate, *iters, *actorLR, *ent, *eval, *seed, *frozen, *rollouts, *fromPolicy)
+		return
+	}
 	c := ppo.Default(*scenario, *critic)
 	c.Envs, c.Steps, c.Iters, c.Hidden, c.LRActor, c.LRCritic, c.EntCoef = *envs, *steps, *iters, *hidden, *lr, *lr, *ent
 	c.Epochs, c.MiniBatches, c.MaxGradNorm, c.ObsScale = *epochs, *mb, *grad, 1
@@ -58,4 +95,109 @@ func main() {
 	sp, _ := env.Make(*scenario)
 	fmt.Printf("%s %s: greedy win rate %.3f, mean return %.3f over %d episodes; %d env steps in %.0fs\n", sp.Spec().Name, *critic,
 		float64(wins)/float64(*eval), rets/float64(*eval), *eval, c.Envs*c.Steps*c.Iters, time.Since(start).Seconds())
+}
+
+// probeM3APG runs part smax's Central-Q learner (learner ≠ "") for iters iterations and its greedy
+// win rate, or a policy evaluation (evaluate ≠ "") for iters iterations after building the
+// Monte-Carlo set, printing the time of each stage.
+func probeM3APG(learner, evaluate string, iters int, actorLR, ent float64, episodes int, seed uint64, frozen, rollouts int, fromPolicy bool) {
+	cfg := expm3apg.SMAXConfigFor(exp.Default)
+	if probeOverride != nil {
+		probeOverride(&cfg)
+	}
+	start := time.Now()
+	if learner != "" {
+		lc := cfg.LearnerFor(learner)
+		lc.Iters = iters
+		if actorLR > 0 {
+			lc.LRActor = actorLR
+		}
+		lc.EntCoef = ent
+		every := max(1, iters/10)
+		curves, err := m3apg.Train(lc, seed, m3apg.Hooks{Progress: iterPrinter{every: every, start: start}, Trained: func(_ *m3apg.Critic, a *ac.Net, _ []bool) error {
+			w, r, err := smax.WinRate(cfg.Scenario, a, 1, episodes, seed+1000)
+			fmt.Printf("%s learner: greedy win rate %.3f, return %.3f over %d battles\n", learner, w, r, episodes)
+			return err
+		}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		ret := curves["episodic_return"]
+		fmt.Printf("%s learner: %d iterations × %d steps in %.0fs (%.2f s/iter); last return %.3f\n", learner, iters, lc.Envs*lc.Steps, time.Since(start).Seconds(),
+			time.Since(start).Seconds()/float64(iters), ret.Y[len(ret.Y)-1])
+		return
+	}
+	lc := cfg.LearnerFor(evaluate)
+	lc.FreezeActor, lc.Envs, lc.Iters, lc.HoldOut = true, cfg.EvalEnvs, iters, cfg.HoldOut
+	lc.EvalAt = []int{lc.Envs * lc.Steps * max(1, iters/4), lc.Envs * lc.Steps * max(1, iters/2), lc.Envs * lc.Steps * iters}
+	e, err := env.Make(cfg.Scenario)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if rollouts > 0 {
+		cfg.MC.Rollouts = rollouts
+	}
+	cfg.MC.FromPolicy = fromPolicy
+	var weights []float32
+	if frozen > 0 {
+		pc := cfg.PPO
+		pc.Scenario, pc.Critic, pc.Iters = cfg.Scenario, "central", frozen
+		_, actor, err := ppo.Train(pc, seed, ppo.Hooks{})
+		if err != nil {
+			log.Fatal(err)
+		}
+		w, r, _ := smax.WinRate(cfg.Scenario, actor, 1, episodes, seed+1000)
+		weights, err = actor.Weights()
+		actor.Close()
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("frozen policy: MAPPO after %d iterations (greedy win %.3f, return %.3f) in %.0fs\n", frozen, w, r, time.Since(start).Seconds())
+		start = time.Now()
+	}
+	var set *m3apg.MCSet
+	var t1 time.Time
+	_, err = m3apg.Train(lc, seed, m3apg.Hooks{
+		ActorInit: func(actor *ac.Net) error {
+			if weights == nil {
+				return nil
+			}
+			return actor.SetWeights(weights)
+		},
+		Ready: func(actor *ac.Net, held []bool) error {
+			set, err = m3apg.MCTargets(e, m3apg.ActorPolicy(e, actor, 1), held, cfg.MC, seed)
+			t1 = time.Now()
+			if err == nil {
+				total, joint, noise := set.Spread()
+				fmt.Printf("Monte-Carlo set: %d rows in %.0fs; q_total_spread %.4f q_joint_spread %.4f mc_noise %.4f reward_hidden_share %.3f\n",
+					len(set.Joints), t1.Sub(start).Seconds(), total, joint, noise, set.RewardHiddenShare())
+			}
+			return err
+		},
+		Budget: func(c *m3apg.Critic, steps, _ int) error {
+			errs, err := set.Errors(c)
+			fmt.Printf("%s at %d transitions (%.0fs): joint error seen %.4f unseen %.4f; Q error seen %.4f unseen %.4f (%d/%d rows)\n", evaluate, steps,
+				time.Since(t1).Seconds(), errs.JointSeen, errs.JointUnseen, errs.Seen, errs.Unseen, errs.NSeen, errs.NUnseen)
+			return err
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s policy evaluation: %d iterations × %d steps in %.0fs (%.2f s/iter)\n", evaluate, iters, lc.Envs*lc.Steps, time.Since(t1).Seconds(), time.Since(t1).Seconds()/float64(iters))
+}
+
+// probeOverride, when set, changes part smax's settings for the probe.
+var probeOverride func(*expm3apg.SMAXConfig)
+
+// iterPrinter prints every every-th iteration's progress message with the time since start.
+type iterPrinter struct {
+	every int
+	start time.Time
+}
+
+func (p iterPrinter) Update(it int, msg string) {
+	if it%p.every == 0 {
+		fmt.Printf("iter %d %s (%.0fs)\n", it, msg, time.Since(p.start).Seconds())
+	}
 }

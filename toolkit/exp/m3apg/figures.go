@@ -13,12 +13,22 @@ import (
 	"github.com/paperlab/paperlab/toolkit/plot"
 )
 
-// Figures draws the critic's error against the exact Q on unseen and seen joint actions against N
+// Figures draws the SMAX part's figures where it ran (smaxFigures), then the critic's error against the exact Q on unseen and seen joint actions against N
 // (shaped reward, and sparse when evaluated), the embeddings' effect share against N, the embedding
 // picture (2-D PCA of every joint action's embedding at N = PictureN, coloured by its net push), the
 // final return against N, and the return curves per N (seed bands).
 func Figures(res *exp.Result, dir string) ([]string, error) {
 	figs := &exp.Figs{Dir: dir}
+	var cfg Config
+	_ = json.Unmarshal(res.Config, &cfg)
+	if smaxRan(res) {
+		if err := smaxFigures(res, cfg.SMAX, figs); err != nil {
+			return nil, err
+		}
+	}
+	if !pushRan(res) {
+		return figs.Paths, nil
+	}
 	critics := Methods[:3]
 	panels := []plot.Panel{
 		{Title: "fixed policy: unseen joint actions (held out)", Series: exp.CurveSeries(res, "critic_error_unseen_vs_n", critics)},
@@ -29,8 +39,6 @@ func Figures(res *exp.Result, dir string) ([]string, error) {
 	if err := figs.Add(f, err, "critic_error"); err != nil {
 		return nil, err
 	}
-	var cfg Config
-	_ = json.Unmarshal(res.Config, &cfg)
 	if cfg.SparseEval {
 		f, err = plot.Panels("critic error with the sparse reward (goal bonus only): policy evaluation of one fixed policy", "agents N (4^N joint actions)", "RMS error", []plot.Panel{
 			{Title: "unseen joint actions (held out)", Series: exp.CurveSeries(res, "sparse_critic_error_unseen_vs_n", critics)},

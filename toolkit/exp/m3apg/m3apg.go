@@ -97,6 +97,9 @@ type Config struct {
 	// falling before the last budget (Room: converged-…), with hardEvalPoints checkpoints.
 	HardAgents    []int `json:"hard_agents,omitempty"`
 	HardEvalIters int   `json:"hard_eval_iters,omitempty"`
+	// SMAX is part "smax" (added 2026-12-08; "" scenario: no such part): the paper's kind of
+	// benchmark, SMAC's micro-management in PaperLab's Go SMAX (marl/env/smax). See SMAXConfig.
+	SMAX SMAXConfig `json:"smax"`
 }
 
 // evalDiagnosticPoints is how many points a policy evaluation's per-iteration curves keep (block
@@ -148,11 +151,15 @@ func ConfigFor(s exp.Scale) Config {
 		c.Budgets = []int{1000, 2000}
 	}
 	c.PPO.Iters = max(1, c.Learner.Iters*c.Learner.Envs*c.Learner.Steps/(c.PPO.Envs*c.PPO.Steps))
+	c.SMAX = SMAXConfigFor(s)
 	return c
 }
 
 // Validate names a setting the experiment cannot run with.
 func (c Config) Validate() error {
+	if err := c.SMAX.Validate(); err != nil {
+		return err
+	}
 	if len(c.Agents) == 0 || c.Grid < 2 || c.Limit < 1 || c.FinalWindow < 1 || c.EvalEnvs < 1 || c.EvalIters < 1 {
 		return fmt.Errorf("m3apg: agents, grid ≥ 2, limit ≥ 1, final_window ≥ 1, eval_envs ≥ 1 and eval_iters ≥ 1 are needed")
 	}
@@ -277,9 +284,32 @@ func lastMean(cv exp.Curve, k int) float64 {
 	return m / float64(len(ys))
 }
 
-// Run is the experiment.
+// Parts of the experiment (`paperlab m3apg -part NAME`): the push games (every configuration before
+// 2026-12-08) and SMAX.
+const (
+	PartPush = "push"
+	PartSMAX = "smax"
+)
+
+// Run is the experiment: its parts in turn, per seed.
 func Run(opt exp.Options) (*exp.Result, error) {
 	return exp.RunSeeds("m3apg", opt, ConfigFor, Config.Validate, func(cfg Config, seed uint64, res *exp.Result) error {
+		if opt.RunsPart(PartPush) {
+			if err := runPush(cfg, seed, res, opt); err != nil {
+				return err
+			}
+		}
+		if cfg.SMAX.Scenario != "" && opt.RunsPart(PartSMAX) {
+			return runSMAX(cfg.SMAX, seed, res, opt)
+		}
+		return nil
+	})
+}
+
+// runPush is the push games' part for one seed: every method's learning runs and policy
+// evaluations at every N.
+func runPush(cfg Config, seed uint64, res *exp.Result, opt exp.Options) error {
+	{
 		nMax := slices.Max(cfg.Agents)
 		for _, method := range Methods {
 			run := exp.Run{Method: method, Seed: seed, Final: map[string]float64{}, Curves: map[string]exp.Curve{}}
@@ -342,7 +372,7 @@ func Run(opt exp.Options) (*exp.Result, error) {
 			res.Runs = append(res.Runs, run)
 		}
 		return nil
-	})
+	}
 }
 
 // evaluate runs policy evaluation (m3apg.Config.FreezeActor) of a critic kind on one reward's game
@@ -512,6 +542,7 @@ func init() {
 		Room:        Room,
 		Paper:       PaperSettings,
 		Doc:         "toolkit/exp/m3apg/README.md",
+		Parts:       []string{PartPush, PartSMAX},
 		// The protocol of 2026-12-04 (two more critic kinds, the hard game's 2.56M-transition evaluations)
 		// needs both cores of a 2-core machine for its 30 minutes: one ONNX Runtime process keeps one
 		// core busy, and three one-seed shards at once keep both busy to the end of five seeds (two

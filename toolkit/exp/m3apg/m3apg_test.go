@@ -1,10 +1,15 @@
 package m3apg
 
 import (
+	"io"
+	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/exp"
 	"github.com/paperlab/paperlab/toolkit/exp/exptest"
+	"github.com/paperlab/paperlab/toolkit/marl/m3apg"
 )
 
 // TestSmokeRun runs experiment "m3apg" at smoke scale (seconds): every method with the metrics the
@@ -38,8 +43,9 @@ func TestSmokeRun(t *testing.T) {
 			t.Fatalf("%s: curves %v", m, r.Curves["return_vs_n"])
 		}
 	}
-	// 12 on the shaped and sparse games (the return against the baselines' front among them); on the hard game 3 baselines, 2 gaps, 2 per budget, 1 over the budgets.
-	if claims, want := Claims(back), 12+3+2+2*len(cfg.Budgets)+1; len(claims) != want {
+	// 8 on SMAX; 12 on the shaped and sparse games (the return against the baselines' front among
+	// them); on the hard game 3 baselines, 2 gaps, 2 per budget, 1 over the budgets.
+	if claims, want := Claims(back), 8+12+3+2+2*len(cfg.Budgets)+1; len(claims) != want {
 		t.Fatalf("%d claims, want %d", len(claims), want)
 	}
 	if len(back.Figures) < 6 {
@@ -62,6 +68,93 @@ func TestTableKeysOnCommittedResult(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("no method has %s", k)
+		}
+	}
+}
+
+// Part smax alone: every critic kind's policy evaluation scored against the shared Monte-Carlo set
+// (finite errors, the set's scale, curves at every budget), every learner's return and win rate;
+// the SMAX claims are the headlines (m3apg-1 against the COMA-style critic, m3apg-2 against the
+// baselines' front, m3apg-3 the MI term), with their room checks; no push claim or figure.
+func TestSMAXPart(t *testing.T) {
+	e, _ := exp.Lookup("m3apg")
+	res, err := exp.Execute(e, exp.Options{Scale: exp.Smoke, Seeds: 2, Part: PartSMAX, Log: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ConfigFor(exp.Smoke).SMAX
+	for _, kind := range hardCritics {
+		m := SMAXMethod(kind)
+		for _, seed := range res.Seeds {
+			for _, k := range []string{"joint_error_unseen", "joint_error_seen", "critic_error_unseen", "q_joint_spread", "mc_noise"} {
+				if v, ok := res.Final(m, k, seed); !ok || math.IsNaN(v) || v < 0 {
+					t.Fatalf("%s seed %d: %s = %v (%v)", m, seed, k, v, ok)
+				}
+			}
+		}
+		if got := len(res.RunsOf(m)[0].Curves["eval/joint_error_unseen"].Y); got != len(cfg.budgets()) {
+			t.Fatalf("%s: %d points of eval/joint_error_unseen, want %d", m, got, len(cfg.budgets()))
+		}
+	}
+	// One Monte-Carlo set per seed: every kind reads the same scale.
+	a, _ := res.Final(SMAXMethod(m3apg.M3APG), "q_total_spread", res.Seeds[0])
+	b, _ := res.Final(SMAXMethod(m3apg.VOnly), "q_total_spread", res.Seeds[0])
+	if a != b {
+		t.Fatalf("q_total_spread %v for m3apg, %v for v-only: not one set", a, b)
+	}
+	for _, kind := range cfg.Learners {
+		for _, k := range []string{"return", "win_rate"} {
+			if v, ok := res.Final(SMAXMethod(kind), k, res.Seeds[0]); !ok || (k == "win_rate" && (v < 0 || v > 1)) {
+				t.Fatalf("%s: %s = %v (%v)", SMAXMethod(kind), k, v, ok)
+			}
+		}
+	}
+	j, err := exp.Judge(e, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads := map[string]exp.Claim{}
+	for _, c := range j.Claims {
+		if _, ok := heads[c.Headline]; !ok && c.Headline != "" {
+			heads[c.Headline] = c
+		}
+		if !strings.HasPrefix(c.Text, "SMAX 3m") {
+			t.Errorf("a claim outside part smax: %q", c.Text)
+		}
+	}
+	for id, want := range map[string][]string{
+		"m3apg-1": {smaxSignalName(), smaxConvergedName(m3apg.ComaQ, "joint_error_unseen"), smaxLearnsName(m3apg.ComaQ)},
+		"m3apg-2": {smaxReturnSettled(SMAXMethod(m3apg.M3APG)), smaxReturnLearns(SMAXMethod(m3apg.M3APG))},
+		"m3apg-3": {smaxHidesName(), smaxConvergedName(m3apg.M3APGNoMI, "joint_error_unseen")},
+	} {
+		c, ok := heads[id]
+		if !ok {
+			t.Fatalf("no claim for %s", id)
+		}
+		for _, r := range want {
+			if !slices.Contains(c.Room, r) {
+				t.Errorf("%s (%q) does not need %s (needs %v)", id, c.Text, r, c.Room)
+			}
+		}
+	}
+	names := map[string]bool{}
+	for _, r := range Room(res) {
+		names[r.Name] = true
+	}
+	for _, c := range j.Claims {
+		for _, r := range c.Room {
+			if !names[r] {
+				t.Errorf("claim %q needs %s, which Room does not measure", c.Text, r)
+			}
+		}
+	}
+	paths, err := Figures(res, t.TempDir())
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("figures %v: %v", paths, err)
+	}
+	for _, p := range paths {
+		if !strings.Contains(p, "smax_") {
+			t.Errorf("a push figure from part smax: %s", p)
 		}
 	}
 }

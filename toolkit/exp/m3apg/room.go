@@ -42,12 +42,18 @@ const (
 
 // returnSettledName and returnLearnsName are the learning runs' checks (m3apg-2 needs them for
 // M3APG and the baseline it is compared with).
-func returnSettledName(method string, n int) string {
-	return fmt.Sprintf("%s training return settled (N = %d)", method, n)
+func returnSettledName(method string, n int) string { return returnSettledOn(method, nWhere(n)) }
+func returnLearnsName(method string, n int) string  { return returnLearnsOn(method, nWhere(n)) }
+
+// returnSettledOn and returnLearnsOn name the learning runs' checks on a game (where: "N = 6",
+// "SMAX 3m").
+func returnSettledOn(method, where string) string {
+	return fmt.Sprintf("%s training return settled (%s)", method, where)
 }
-func returnLearnsName(method string, n int) string {
-	return fmt.Sprintf("%s learns: training return above its start (N = %d)", method, n)
+func returnLearnsOn(method, where string) string {
+	return fmt.Sprintf("%s learns: training return above its start (%s)", method, where)
 }
+func nWhere(n int) string { return fmt.Sprintf("N = %d", n) }
 
 // returnChecks are the learning runs' room checks at n agents for each method: its training
 // return (curve n<N>/episodic_return) settled (exp.RoomSettled) and above where it started
@@ -55,16 +61,20 @@ func returnLearnsName(method string, n int) string {
 // while one method still climbs is a gap in speed at this budget, and one against a method that
 // never learned is against a floor.
 func returnChecks(res *exp.Result, methods []string, n int) []exp.RoomCheck {
-	key := fmt.Sprintf("n%d/episodic_return", n)
+	return returnChecksOn(res, methods, fmt.Sprintf("n%d/episodic_return", n), nWhere(n))
+}
+
+// returnChecksOn are returnChecks on a learning curve key of the game where.
+func returnChecksOn(res *exp.Result, methods []string, key, where string) []exp.RoomCheck {
 	var out []exp.RoomCheck
 	for _, m := range methods {
 		out = append(out,
-			exp.RoomSettled(res.Seeds, returnSettledName(m, n), ReturnTailShare,
+			exp.RoomSettled(res.Seeds, returnSettledOn(m, where), ReturnTailShare,
 				fmt.Sprintf("A return comparison at the end of training says which method learns the better policy only once both have stopped improving. "+
 					"Measured per seed: the signed exp.TailShare of %s over the last %.0f %% of iterations (a steady climb makes %g, a plateau ~0); needs the "+
 					"mean over seeds within ±%g. [UNVERIFIED] PaperLab's choice: half the steady-climb value.", key, 100*ReturnTail, ReturnTail, ReturnTailShare),
 				"no "+key+" curve for "+m, res.Plateau(m, key, ReturnTail)),
-			exp.RoomAchieves(res.Seeds, returnLearnsName(m, n), exp.Positive,
+			exp.RoomAchieves(res.Seeds, returnLearnsOn(m, where), exp.Positive,
 				fmt.Sprintf("A method compared on its return must have learned: the mean of %s over its last %.0f %% of iterations minus its first point "+
 					"(the untrained policy's), per seed; needs the lower end of its 95 %% interval over seeds above 0.", key, 100*ReturnTail),
 				"no "+key+" curve for "+m, res.CurveMeasure(m, key, func(c exp.Curve) float64 {
@@ -114,7 +124,7 @@ func namePrefix(rp string) string {
 }
 
 // Room measures, on a result, the preconditions the claims need, each read on the statistic its
-// kind of check reads (exp.RoomCheck):
+// kind of check reads (exp.RoomCheck) — SMAX's where part smax ran (smaxRoom), then the push games':
 //
 //   - converged-<critic>-n<N> (sparse-…, hard-…, seen-…): the critic's policy-evaluation error curve
 //     (n<N>/eval/<game>critic_error_{unseen,seen}) has stopped moving — a "has stopped moving"
@@ -133,6 +143,12 @@ func Room(res *exp.Result) []exp.RoomCheck {
 	}
 	lo, hi := slices.Min(cfg.Agents), slices.Max(cfg.Agents)
 	var room []exp.RoomCheck
+	if smaxRan(res) {
+		room = smaxRoom(res, cfg.SMAX)
+	}
+	if !pushRan(res) {
+		return room
+	}
 	converged := func(rp, set, method string, n int) { room = append(room, convergedCheck(res, rp, set, method, n)) }
 	learns := func(rp string, n int) { room = append(room, learnsCheck(res, rp, m3apg.CentralQ, n)) }
 	learnsKind := func(rp, kind string, n int) { room = append(room, learnsCheck(res, rp, kind, n)) }

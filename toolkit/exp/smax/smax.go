@@ -90,9 +90,9 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// winRate plays episodes greedy battles from seeds seed, seed+1, … and returns the share won
+// WinRate plays episodes greedy battles from seeds seed, seed+1, … and returns the share won
 // (Info "won") and the mean return.
-func winRate(scenario string, actor *ac.Net, scale float32, episodes int, seed uint64) (float64, float64, error) {
+func WinRate(scenario string, actor *ac.Net, scale float32, episodes int, seed uint64) (float64, float64, error) {
 	eps, err := ppo.Play(scenario, actor, scale, episodes, seed, true)
 	if err != nil {
 		return 0, 0, err
@@ -127,13 +127,13 @@ func Run(opt exp.Options) (*exp.Result, error) {
 			evalSeed := 1_000_000 + 1000*seed
 			curves, actor, err := ppo.Train(p, seed, ppo.Hooks{Progress: opt.Progress(fmt.Sprintf("smax seed %d: %s", seed, m.Name), p.Iters),
 				EvalEvery: cfg.EvalEvery, Eval: func(it, _ int, a *ac.Net) (map[string]float64, error) {
-					w, r, err := winRate(p.Scenario, a, p.ObsScale, cfg.EvalEpisodes, evalSeed+uint64(it))
+					w, r, err := WinRate(p.Scenario, a, p.ObsScale, cfg.EvalEpisodes, evalSeed+uint64(it))
 					return map[string]float64{"greedy_win_rate": w, "greedy_return": r}, err
 				}})
 			if err != nil {
 				return fmt.Errorf("%s: %w", m.Name, err)
 			}
-			w, r, err := winRate(p.Scenario, actor, p.ObsScale, cfg.FinalEpisodes, 2_000_000+1000*seed)
+			w, r, err := WinRate(p.Scenario, actor, p.ObsScale, cfg.FinalEpisodes, 2_000_000+1000*seed)
 			if err != nil {
 				actor.Close()
 				return err

@@ -92,10 +92,17 @@ type Hooks struct {
 	// CriticData, when set, sees the joint actions of each iteration's critic training rows (the
 	// hold-out's test: no held-out joint action reaches the critic).
 	CriticData func(joints [][]int)
+	// ActorInit, when set, is called once the actor is made, before Ready: e.g. to load the weights
+	// of a trained policy (SetWeights) that FreezeActor then evaluates.
+	ActorInit func(actor *ac.Net) error
+	// Ready, when set, is called before the first rollout with the actor as initialised and the
+	// hold-out (as Trained's): under FreezeActor the policy every later rollout samples, so the
+	// Monte-Carlo targets of its Q can be built here (MCTargets) and each Budget compared with them.
+	Ready func(actor *ac.Net, held []bool) error
 	// Trained, when set, is called at the end with the trained critic, the actor (frozen, under
 	// FreezeActor) and the hold-out (held[k]: joint action k, in base-Actions digits with agent 0
 	// first, never reached the critic), before they are freed: the critic's error where no exact Q
-	// exists (CriticErrorMC); its error ends the run.
+	// exists (MCSet.Errors); its error ends the run.
 	Trained func(c *Critic, actor *ac.Net, held []bool) error
 }
 
@@ -148,13 +155,17 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 	if err != nil {
 		return nil, err
 	}
-	index := func(j []int) int {
-		k := 0
-		for _, a := range j {
-			k = k*na + a
+	if hooks.ActorInit != nil {
+		if err := hooks.ActorInit(actor); err != nil {
+			return nil, err
 		}
-		return k
 	}
+	if hooks.Ready != nil {
+		if err := hooks.Ready(actor, held); err != nil {
+			return nil, err
+		}
+	}
+	index := func(j []int) int { return JointIndex(j, na) }
 	sampler, err := ac.NewSampler(vec, actor, 1, seed)
 	if err != nil {
 		return nil, err
@@ -185,7 +196,7 @@ func Train(cfg Config, seed uint64, hooks Hooks) (_ track.Curves, err error) {
 		if err != nil {
 			return curves, err
 		}
-		lastActs, _ := ac.Policy(logits, env.AllAvail(E*n, na), r, false)
+		lastActs, _ := ac.Policy(logits, masks(ro.LastAvail, E*n, na), r, false)
 		lastJoint := make([][]int, E)
 		for e := range lastJoint {
 			lastJoint[e] = lastActs[e*n : (e+1)*n]
@@ -368,7 +379,8 @@ func holdOut(cfg Config, push *env.Push, n, na int, r *rand.Rand) ([]bool, error
 }
 
 // counterfactualAdvantages is COMA's A_i = Q(s, a) − Σ_b π_i(b)·Q(s, (b, a₋ᵢ)) for every step and
-// agent of a rollout ([T·E·N], the rollout's order), with Q from the critic and π from the actor.
+// agent of a rollout ([T·E·N], the rollout's order), with Q from the critic and π the actor's policy
+// over the agent's available actions (the rollout's masks: SMAX's; every action in the push game).
 func counterfactualAdvantages(actor *ac.Net, critic *Critic, ro *ac.Rollout, states [][]float32, taken [][]int) ([]float64, error) {
 	n, na := ro.N, ro.NA
 	logits, err := actor.Apply(ro.Obs, len(taken)*n)
@@ -390,11 +402,12 @@ func counterfactualAdvantages(actor *ac.Net, critic *Critic, ro *ac.Rollout, sta
 	if err != nil {
 		return nil, err
 	}
+	avail := masks(ro.Avail, len(taken)*n, na)
 	adv := make([]float64, len(taken)*n)
 	for k := range taken {
 		for i := 0; i < n; i++ {
 			row := k*n + i
-			adv[row] = CounterfactualAdvantage(cfQ[row*na:(row+1)*na], dist.Softmax(logits[row*na:(row+1)*na], nil), taken[k][i])
+			adv[row] = CounterfactualAdvantage(cfQ[row*na:(row+1)*na], dist.Softmax(logits[row*na:(row+1)*na], avail[row]), taken[k][i])
 		}
 	}
 	return adv, nil
@@ -408,6 +421,29 @@ func CounterfactualAdvantage(q, pi []float64, taken int) float64 {
 		base += pi[b] * q[b]
 	}
 	return q[taken] - base
+}
+
+// masks reads a rollout's availability rows ([rows·na] of 1/0; nil or empty: every action
+// available) as one mask per row.
+func masks(avail []float32, rows, na int) [][]bool {
+	out := make([][]bool, rows)
+	for i := range out {
+		out[i] = make([]bool, na)
+		for a := range out[i] {
+			out[i][a] = len(avail) == 0 || avail[i*na+a] > 0.5
+		}
+	}
+	return out
+}
+
+// JointIndex is a joint action's index among the na^N joint actions (base-na digits, agent 0 first):
+// the index of Train's hold-out.
+func JointIndex(j []int, na int) int {
+	k := 0
+	for _, a := range j {
+		k = k*na + a
+	}
+	return k
 }
 
 func rows(x []float32, dim, n int) [][]float32 {

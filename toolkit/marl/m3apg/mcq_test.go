@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/paperlab/paperlab/toolkit/marl/ac"
+	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/marl/env/smax"
 )
 
@@ -26,51 +27,79 @@ func TestMonteCarloQ(t *testing.T) {
 	s.Pos[0], s.Pos[3] = [2]float32{10, 16}, [2]float32{13, 16}
 	s.Health[0], s.Health[3], s.Alive[0], s.Alive[3] = 45, 9, true, true
 	pol := UniformPolicy(e)
-	q, se, err := MonteCarloQ(e, s, []int{smax.NumMoves, smax.Stop, smax.Stop}, pol, 0.99, 8, 1)
+	attack, stop := []int{smax.NumMoves, smax.Stop, smax.Stop}, []int{smax.Stop, smax.Stop, smax.Stop}
+	q8, err := MonteCarloQ(e, s, [][]int{attack, stop}, pol, 0.99, 8, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 9.0/45/3 + 1; math.Abs(q-want) > 1e-6 || se != 0 {
-		t.Fatalf("attack: Q %v ± %v, want %v exactly", q, se, want)
+	if want := 9.0/45/3 + 1; math.Abs(q8.Q[0]-want) > 1e-6 || q8.SE[0] != 0 {
+		t.Fatalf("attack: Q %v ± %v, want %v exactly", q8.Q[0], q8.SE[0], want)
 	}
-	stop, se8, _ := MonteCarloQ(e, s, []int{smax.Stop, smax.Stop, smax.Stop}, pol, 0.99, 8, 1)
-	again, _, _ := MonteCarloQ(e, s, []int{smax.Stop, smax.Stop, smax.Stop}, pol, 0.99, 8, 1)
-	_, se64, _ := MonteCarloQ(e, s, []int{smax.Stop, smax.Stop, smax.Stop}, pol, 0.99, 64, 1)
-	if !(stop < q) || stop != again || !(se64 < se8) {
-		t.Fatalf("stop: Q %v (again %v) against attack %v; SE %v with 8 rollouts, %v with 64", stop, again, q, se8, se64)
+	again, _ := MonteCarloQ(e, s, [][]int{attack, stop}, pol, 0.99, 8, 1)
+	q64, _ := MonteCarloQ(e, s, [][]int{attack, stop}, pol, 0.99, 64, 1)
+	if !(q8.Q[1] < q8.Q[0]) || q8.Q[1] != again.Q[1] || !(q64.SE[1] < q8.SE[1]) {
+		t.Fatalf("stop: Q %v (again %v) against attack %v; SE %v with 8 rollouts, %v with 64", q8.Q[1], again.Q[1], q8.Q[0], q8.SE[1], q64.SE[1])
+	}
+	// Centred on the two joint actions' mean: ±half their gap.
+	if gap := q8.Q[0] - q8.Q[1]; math.Abs(q8.Centred[0]-gap/2) > 1e-9 || math.Abs(q8.Centred[1]+gap/2) > 1e-9 {
+		t.Fatalf("centred %v for a gap of %v", q8.Centred, gap)
 	}
 	if s.Health[3] != 9 || s.Steps != 0 {
 		t.Fatal("the rollouts changed the state they started from")
 	}
 }
 
-// Policy evaluation on SMAX 3m, then the critic's error against Monte-Carlo Q on seen and held-out
-// joint actions at the frozen actor's states: both kinds are measured, the errors are finite, and
-// the same seeds give the same errors.
-func TestCriticErrorMC(t *testing.T) {
-	run := func() (float64, float64, int, int) {
+// Policy evaluation on SMAX 3m, with the Monte-Carlo targets built from the frozen actor before
+// the first rollout (Hooks.Ready) and the trained critic scored on them: both kinds of joint action
+// are valued, the errors are finite and the same seeds give the same ones; the set's own estimates
+// score zero error and a constant predictor scores the set's total spread.
+func TestMCTargets(t *testing.T) {
+	run := func() (*MCSet, MCErrors) {
 		cfg := Default("smax:3m-norm", M3APG)
 		cfg.Envs, cfg.Steps, cfg.Iters, cfg.FreezeActor, cfg.HoldOut = 4, 8, 3, true, 0.5
-		e, err := smax.New(func() smax.Config { c := smax.DefaultConfig("3m"); c.NormalizeState = true; return c }())
+		e, err := env.Make("smax:3m-norm")
 		if err != nil {
 			t.Fatal(err)
 		}
-		var seen, unseen float64
-		var ns, nu int
-		_, err = Train(cfg, 1, Hooks{Trained: func(c *Critic, actor *ac.Net, held []bool) error {
-			var err error
-			seen, unseen, ns, nu, err = CriticErrorMC(e, c, ActorPolicy(e, actor, 1), held,
-				MCEval{States: 6, Episodes: 3, Every: 3, Joints: 4, Rollouts: 4, Gamma: cfg.Gamma}, 7)
-			return err
-		}})
+		var set *MCSet
+		var errs MCErrors
+		_, err = Train(cfg, 1, Hooks{
+			Ready: func(actor *ac.Net, held []bool) error {
+				set, err = MCTargets(e, ActorPolicy(e, actor, 1), held, MCEval{States: 6, Episodes: 3, Every: 3, Joints: 4, Rollouts: 4, Gamma: cfg.Gamma}, 7)
+				return err
+			},
+			Trained: func(c *Critic, _ *ac.Net, _ []bool) error {
+				errs, err = set.Errors(c)
+				return err
+			}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return seen, unseen, ns, nu
+		return set, errs
 	}
-	s1, u1, ns, nu := run()
-	s2, u2, _, _ := run()
-	if ns == 0 || nu == 0 || math.IsNaN(s1) || math.IsNaN(u1) || s1 != s2 || u1 != u2 {
-		t.Fatalf("seen %v (%d pairs), unseen %v (%d pairs); again %v, %v", s1, ns, u1, nu, s2, u2)
+	set, e1 := run()
+	_, e2 := run()
+	if e1.NSeen == 0 || e1.NUnseen == 0 || math.IsNaN(e1.Seen) || math.IsNaN(e1.JointUnseen) || e1 != e2 {
+		t.Fatalf("errors %+v; again %+v", e1, e2)
+	}
+	if own := set.ErrorsOf(set.Q.Q); own.Seen != 0 || own.Unseen != 0 || own.JointSeen != 0 || own.JointUnseen != 0 {
+		t.Fatalf("the estimates' own errors: %+v", own)
+	}
+	total, joint, _ := set.Spread()
+	var mean float64
+	for _, q := range set.Q.Q {
+		mean += q / float64(len(set.Q.Q))
+	}
+	c := make([]float64, len(set.Q.Q))
+	for k := range c {
+		c[k] = mean
+	}
+	ce := set.ErrorsOf(c)
+	all := math.Sqrt((ce.Seen*ce.Seen*float64(ce.NSeen) + ce.Unseen*ce.Unseen*float64(ce.NUnseen)) / float64(ce.NSeen+ce.NUnseen))
+	if ce.Seen > 0 && ce.Unseen > 0 && math.Abs(all-total) > 1e-9 { // (each part's noise floor at 0 would break the sum)
+		t.Fatalf("a constant predictor's error %v, the set's spread %v", all, total)
+	}
+	if !(joint >= 0) || !(ce.JointSeen >= 0) {
+		t.Fatalf("joint spread %v, constant's joint error %v", joint, ce.JointSeen)
 	}
 }
