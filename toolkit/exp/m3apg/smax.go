@@ -1,6 +1,7 @@
 package m3apg
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -13,7 +14,9 @@ import (
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/marl/m3apg"
 	"github.com/paperlab/paperlab/toolkit/marl/ppo"
+	"github.com/paperlab/paperlab/toolkit/nb"
 	"github.com/paperlab/paperlab/toolkit/plot"
+	"github.com/paperlab/paperlab/toolkit/repo"
 	"github.com/paperlab/paperlab/toolkit/track"
 )
 
@@ -522,7 +525,11 @@ func smaxFigures(res *exp.Result, cfg SMAXConfig, figs *exp.Figs) error {
 		learners = append(learners, SMAXMethod(k))
 	}
 	mi := []string{SMAXMethod(m3apg.M3APG), SMAXMethod(m3apg.M3APGNoMI)}
-	f, err := plot.Panels("SMAX 3m, policy evaluation of the frozen near-uniform policy: critic error against Monte-Carlo Q (noise taken out)",
+	frozen := "the near-uniform initial policy"
+	if cfg.FrozenIters > 0 {
+		frozen = fmt.Sprintf("MAPPO after %d iterations", cfg.FrozenIters)
+	}
+	f, err := plot.Panels(fmt.Sprintf("SMAX 3m, policy evaluation of a frozen policy (%s): critic error against Monte-Carlo Q (noise taken out)", frozen),
 		"transitions seen (log scale)", "RMS error", []plot.Panel{
 			{Title: "held-out joint actions: ranking (Q centred per state)", Series: exp.CurveSeries(res, "eval/joint_error_unseen", kinds)},
 			{Title: "held-out: ranking, with and without MI", Series: exp.CurveSeries(res, "eval/joint_error_unseen", mi)},
@@ -557,4 +564,55 @@ func smaxFigures(res *exp.Result, cfg SMAXConfig, figs *exp.Figs) error {
 		f.Subtitle = "greedy win rate at the end (mean over seeds): " + strings.Join(subtitle, ", ")
 	}
 	return figs.Add(f, err, "smax_returns")
+}
+
+// ShowSMAX shows part smax of the result notebook 60 showed (exp.NotebookResult("m3apg") at
+// $PAPERLAB_SCALE): its figures, its methods' final metrics, and its room checks and claims (the
+// SMAX ones) — or says that the result holds no SMAX part (not an error: `paperlab m3apg -part smax`
+// runs it).
+func ShowSMAX() error {
+	res, err := exp.NotebookResult("m3apg")
+	if err != nil {
+		nb.Markdown(fmt.Sprintf("No m3apg result at this scale (%v): run notebook 60 or `paperlab m3apg` first.", err))
+		return nil
+	}
+	if !smaxRan(res) {
+		nb.Markdown(fmt.Sprintf("The m3apg result in `%s` (made %s) holds no SMAX part: `paperlab m3apg -part smax` runs it.", repo.ShowPath(res.Dir), res.Started))
+		return nil
+	}
+	var cfg Config
+	if err := json.Unmarshal(res.Config, &cfg); err != nil {
+		return err
+	}
+	if err := smaxFigures(res, cfg.SMAX, &exp.Figs{}); err != nil {
+		return err
+	}
+	isSMAX := func(m string) bool { return strings.HasPrefix(m, "smax-") }
+	if h, rows := exp.SummaryTableOf(res, isSMAX, []string{"return", "win_rate", "joint_error_unseen", "joint_error_seen", "critic_error_unseen", "critic_error_seen",
+		"q_joint_spread", "mc_noise", "reward_hidden_share", "frozen_win_rate"}); len(rows) > 0 {
+		nb.Table(h, rows)
+	}
+	j, err := exp.JudgeResult(res)
+	if err != nil {
+		return err
+	}
+	var room []exp.RoomCheck
+	for _, r := range j.Room {
+		if strings.HasPrefix(r.Name, "smax-") || strings.Contains(r.Name, "("+smaxWhere()+")") {
+			room = append(room, r)
+		}
+	}
+	var claims []exp.Claim
+	for _, c := range j.Claims {
+		if strings.HasPrefix(c.Text, smaxWhere()) {
+			claims = append(claims, c)
+		}
+	}
+	nb.Markdown(fmt.Sprintf("**Room checks of part smax** (%d seeds): %d of %d fail%s.", len(res.Seeds), len(exp.FailedRoom(room)), len(room),
+		map[bool]string{true: " — a claim needing one reads **untestable here**", false: ""}[len(exp.FailedRoom(room)) > 0]))
+	nb.Table(exp.RoomTable(room))
+	nb.Markdown("**Claims of part smax**, paired per seed: mean paired value with its 95 % t-interval.")
+	nb.Table(exp.ClaimsTable(claims))
+	nb.Sync()
+	return nil
 }

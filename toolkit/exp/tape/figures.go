@@ -13,6 +13,7 @@ import (
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 	"github.com/paperlab/paperlab/toolkit/nb"
 	"github.com/paperlab/paperlab/toolkit/plot"
+	"github.com/paperlab/paperlab/toolkit/repo"
 	"github.com/paperlab/paperlab/toolkit/stats"
 )
 
@@ -98,19 +99,26 @@ func PartTables(res *exp.Result, part string) []Table {
 }
 
 // ShowPart shows one part of the result notebook 20 showed (exp.NotebookResult("tape")): its
-// figures, then its tables (PartTables). An unknown part is an error naming the known ones.
+// figures, then its tables (PartTables), or a line saying the result holds no such part (one added
+// after the result was made). An unknown part is an error naming the known ones.
 func ShowPart(part string) error {
 	if !slices.Contains(Parts, part) {
 		return fmt.Errorf("tape: part %q, want one of %v", part, Parts)
 	}
 	res, err := exp.NotebookResult("tape")
-	if err != nil {
-		return err
+	if err != nil { // e.g. notebook 65 opened before notebook 20 made the smoke result
+		nb.Markdown(fmt.Sprintf("No tape result at this scale (%v): run notebook 20 or `paperlab tape` first.", err))
+		return nil
+	}
+	tables := PartTables(res, part)
+	if len(tables) == 0 {
+		nb.Markdown(fmt.Sprintf("The tape result in `%s` (made %s) holds no %s part: `paperlab tape -part %s` runs it.", repo.ShowPath(res.Dir), res.Started, part, part))
+		return nil
 	}
 	if err := Show(res, part); err != nil {
 		return err
 	}
-	for _, t := range PartTables(res, part) {
+	for _, t := range tables {
 		nb.Table(t.Headers, t.Rows)
 	}
 	nb.Sync()
