@@ -34,8 +34,14 @@ type Claim struct {
 	// SeedIDs are the seeds Diffs come from, in the same order.
 	SeedIDs []uint64 `json:"seed_ids,omitempty"`
 	// Headline is the id of the paper's headline claim this claim tests (e.g. "capo-2", see
-	// Headlines); the first claim of an experiment with an id is the one its verdict row reads.
+	// Headlines); the first claim of an experiment with an id is the one its verdict row reads —
+	// passing over a claim marked IfTestable whose room checks failed, when a later one has the id.
 	Headline string `json:"headline,omitempty"`
+	// IfTestable (HeadlineIfTestable) makes the claim its headline's reading only where it is
+	// testable on the run: a reading on the paper's own kind of benchmark that may lack room here
+	// stands aside for the experiment's other reading of the headline — a rule fixed with the
+	// protocol, before the runs, not a choice made on seeing them.
+	IfTestable bool `json:"if_testable,omitempty"`
 	// Kind is "" for an ordinary claim, KindStructural for a comparison whose outcome the
 	// baseline's construction decides (reported, but not the informative one), KindMatched for a
 	// claim read at matched operating points (Parts), KindNonInferior for a "comparable" claim.
@@ -127,6 +133,13 @@ func (c Claim) Comparable(margin float64, why string) Claim {
 // For tags c with the id of the paper's headline claim it tests (see Headlines).
 func (c Claim) For(id string) Claim {
 	c.Headline = id
+	return c
+}
+
+// HeadlineIfTestable is For(id) with IfTestable set: the claim reads the headline only where its
+// room checks pass, else the experiment's next claim with the id does.
+func (c Claim) HeadlineIfTestable(id string) Claim {
+	c.Headline, c.IfTestable = id, true
 	return c
 }
 

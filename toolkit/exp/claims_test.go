@@ -63,3 +63,32 @@ func TestSummaryTableShowsIntervals(t *testing.T) {
 		t.Fatalf("%v %v", h, rows)
 	}
 }
+
+// A claim marked HeadlineIfTestable reads its headline only where its room checks pass: untestable,
+// the next claim with the id reads it; testable, it does; alone, it reads it whatever its verdict.
+func TestHeadlineClaimIfTestable(t *testing.T) {
+	seeds := []uint64{1, 2, 3}
+	f := func(uint64) (float64, bool) { return 1, true }
+	smax := CheckOn(seeds, "on the paper's benchmark", "m", Positive, f).HeadlineIfTestable("x-1")
+	push := CheckOn(seeds, "on the analogue", "m", Positive, f).For("x-1")
+	other := CheckOn(seeds, "another", "m", Positive, f).For("x-2")
+	blocked := smax
+	blocked.Untestable = []string{"room"}
+	for _, tc := range []struct {
+		claims []Claim
+		want   string
+	}{
+		{[]Claim{blocked, other, push}, "on the analogue"},
+		{[]Claim{smax, push}, "on the paper's benchmark"},
+		{[]Claim{blocked}, "on the paper's benchmark"},
+		{[]Claim{push, blocked}, "on the analogue"},
+	} {
+		c, ok := HeadlineClaim(tc.claims, "x-1")
+		if !ok || c.Text != tc.want {
+			t.Errorf("%d claims: headline %q (%v), want %q", len(tc.claims), c.Text, ok, tc.want)
+		}
+	}
+	if _, ok := HeadlineClaim([]Claim{other}, "x-1"); ok {
+		t.Error("a headline without a claim was read")
+	}
+}

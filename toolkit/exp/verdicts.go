@@ -97,11 +97,8 @@ func Verdicts(results map[string]*Result) ([]VerdictRow, error) {
 			cell := VerdictCell{Experiment: e, Verdict: NotRun, Effect: "—", DecidedBy: "no committed result"}
 			if j, ok := judged[e]; ok {
 				cell.DecidedBy = "no claim of this experiment tests it yet"
-				for _, c := range j.Claims {
-					if c.Headline == h.ID {
-						cell = cellOf(e, c)
-						break
-					}
+				if c, ok := HeadlineClaim(j.Claims, h.ID); ok {
+					cell = cellOf(e, c)
 				}
 			}
 			row.Cells = append(row.Cells, cell)
@@ -112,6 +109,27 @@ func Verdicts(results map[string]*Result) ([]VerdictRow, error) {
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// HeadlineClaim is the claim of claims that reads headline id: the first with the id, passing over
+// one marked IfTestable that is untestable on its run when a later claim has the id.
+func HeadlineClaim(claims []Claim, id string) (Claim, bool) {
+	var first *Claim
+	for i, c := range claims {
+		if c.Headline != id {
+			continue
+		}
+		if first == nil {
+			first = &claims[i]
+		}
+		if !(c.IfTestable && c.Verdict() == Untestable) {
+			return c, true
+		}
+	}
+	if first == nil {
+		return Claim{}, false
+	}
+	return *first, true
 }
 
 // cellOf is an experiment's verdict cell from its claim c.

@@ -118,7 +118,7 @@ func Claims(res *exp.Result) []exp.Claim {
 	claims = append(claims, sharedClaims(res)...)
 	claims = append(claims, coalClaims(res)...)
 	// SMAX first (TAPE's own kind of benchmark): where it ran, its comparison is the headline.
-	claims = append(claims, sweepClaims(res, "smax", "SMAX 3m", "won battles", []string{roomSMAXBudget, roomSMAXGate})...)
+	claims = append(claims, sweepClaims(res, "smax", "SMAX 3m", "won battles", []string{roomSMAXBudget, roomSMAXGate}, []string{roomSMAXCeiling})...)
 	// LBF with partial coalitions: the learner's competitiveness, then the inverted U.
 	if _, ok := res.Summary["lbf3-p0"]; ok {
 		within := func(a, b, metric, what string) exp.Claim {
@@ -308,8 +308,11 @@ const varianceNote = "the variance grows with p by the estimator's algebra (the 
 // p1, ippo, mappo), read as LBF3's are: the authors' p = 0.3 against both extremes (the headline
 // tape-1, where the part ran), the prerequisites (TAPE at each extreme within 10 % of the baseline
 // with its critic), then each intermediate p against each extreme on greedy success and on learning
-// speed. budget are the part's room checks on its final outcomes (the plateau and, on SMAX, the gate).
-func sweepClaims(res *exp.Result, part, title, success string, budget []string) []exp.Claim {
+// speed. budget are the part's room checks on its final outcomes (the plateau and, on SMAX, the
+// gate), ceiling its checks that the extremes leave room on greedy success. The inverted U reads
+// tape-1 only where its room checks pass (HeadlineIfTestable): else LBF3's reading does — a rule
+// fixed before the part's runs.
+func sweepClaims(res *exp.Result, part, title, success string, budget, ceiling []string) []exp.Claim {
 	name := func(s string) string { return part + "-" + s }
 	if _, ok := res.Summary[name("p0")]; !ok {
 		return nil
@@ -326,7 +329,7 @@ func sweepClaims(res *exp.Result, part, title, success string, budget []string) 
 		sweepRoom(part, "0", "success_rate"), sweepRoom(part, "1", "success_rate")}
 	claims := []exp.Claim{
 		beatsBoth(res, res.Seeds, fmt.Sprintf("%s: %s (the authors' p) beats both %s and %s (greedy %s)", title, name("p0.3"), name("p0"), name("p1"), success),
-			"success_rate", name("p0.3"), name("p0"), name("p1")).Needs(needs...).Needs(budget...).ByConstruction(stochasticNote).For("tape-1"),
+			"success_rate", name("p0.3"), name("p0"), name("p1")).Needs(needs...).Needs(budget...).Needs(ceiling...).ByConstruction(stochasticNote).HeadlineIfTestable("tape-1"),
 		within(name("p0"), name("ippo"), "sampled_success_rate", "sampled "+success),
 		within(name("p1"), name("mappo"), "sampled_success_rate", "sampled "+success),
 		within(name("p0"), name("ippo"), "success_rate", "greedy "+success),
@@ -338,7 +341,7 @@ func sweepClaims(res *exp.Result, part, title, success string, budget []string) 
 			c := res.Check(fmt.Sprintf("%s: %s beats %s (%s)", title, a, b, m.what), fmt.Sprintf("%s(%s) − %s(%s)", m.key, a, m.key, b), exp.Positive, res.Diff(a, m.key, b, m.key)).
 				Needs(needs...).ByConstruction(stochasticNote)
 			if m.key == "success_rate" {
-				c = c.Needs(budget...)
+				c = c.Needs(budget...).Needs(ceiling...)
 			} else {
 				c = c.Needs(sweepRoom(part, "0", m.key), sweepRoom(part, "1", m.key))
 			}

@@ -65,7 +65,7 @@ func TestSMAXPart(t *testing.T) {
 	if head == nil || !strings.HasPrefix(head.Text, "SMAX 3m: smax-p0.3") {
 		t.Fatalf("headline tape-1: %+v", head)
 	}
-	for _, r := range []string{roomSMAXGate, roomSMAXBudget, sweepRoom("smax", "1", "success_rate")} {
+	for _, r := range []string{roomSMAXGate, roomSMAXBudget, roomSMAXCeiling, sweepRoom("smax", "1", "success_rate")} {
 		found := false
 		for _, n := range head.Room {
 			found = found || n == r

@@ -43,6 +43,10 @@ const (
 	// part's claims on that metric. [UNVERIFIED] PaperLab's choice.
 	CoalFloor   = 0.1
 	CoalCeiling = 0.9
+	// SMAXCeiling: on SMAX the better extreme's greedy win rate must stay below it for the inverted
+	// U to have room (smax-extremes-below-ceiling). [UNVERIFIED] PaperLab's choice: 0.95 (above the
+	// gate's 0.9, which MAPPO must reach).
+	SMAXCeiling = 0.95
 )
 
 // Room check names.
@@ -53,8 +57,10 @@ const (
 	roomLBF3Budget = "lbf3-budget-plateau"
 	roomSMAXBudget = "smax-budget-plateau"
 	roomSMAXGate   = "smax-gate-mappo-wins"
-	roomMatrixBud  = "matrix-budget-plateau"
-	roomDetBudget  = "det-budget-plateau"
+	// roomSMAXCeiling: the better extreme (p = 0 or p = 1) leaves room on greedy won battles.
+	roomSMAXCeiling = "smax-extremes-below-ceiling"
+	roomMatrixBud   = "matrix-budget-plateau"
+	roomDetBudget   = "det-budget-plateau"
 )
 
 // coalFloor and coalCeiling are the coalition part's room checks for the metric its claim reads:
@@ -156,7 +162,16 @@ func Room(res *exp.Result) []exp.RoomCheck {
 		room = append(room, exp.RoomOn(res.Seeds, roomSMAXGate, exp.AtLeast(cfg.SMAXGate),
 			fmt.Sprintf("TAPE is compared on SMAX only where plain MAPPO learns to win there: smax-mappo's greedy win rate against the heuristic enemy "+
 				"(EvalEpisodes battles per seed) on the mean over seeds must reach %g (the smax experiment's gate, fixed before any run).", cfg.SMAXGate),
-			"no smax-mappo success_rate", func(seed uint64) (float64, bool) { return res.Final("smax-mappo", "success_rate", seed) }))
+			"no smax-mappo success_rate", func(seed uint64) (float64, bool) { return res.Final("smax-mappo", "success_rate", seed) }),
+			res.CheckRoom(roomSMAXCeiling, exp.Positive, fmt.Sprintf("An intermediate density can beat both extremes on won battles only "+
+				"where the better of them leaves room below 1 (the gate asks MAPPO for ≥ %g, and p = 1 must come within 10 %% of it): measured "+
+				"per seed, %g − the larger of smax-p0's and smax-p1's greedy win rates; judged on the mean over seeds. Needs: > 0. "+
+				"[UNVERIFIED] PaperLab's ceiling.", cfg.SMAXGate, SMAXCeiling),
+				"no success_rate for smax-p0 or smax-p1", func(seed uint64) (float64, bool) {
+					a, ok1 := res.Final("smax-p0", "success_rate", seed)
+					b, ok2 := res.Final("smax-p1", "success_rate", seed)
+					return SMAXCeiling - max(a, b), ok1 && ok2
+				}))
 	}
 
 	names := func(ms []Method) []string {

@@ -239,6 +239,7 @@ func ConfigFor(s exp.Scale) Config {
 	c.SMAXTAPE.Envs, c.SMAXTAPE.Steps, c.SMAXTAPE.Iters, c.SMAXTAPE.Hidden = 64, 64, 400, 64
 	c.SMAXTAPE.LRActor, c.SMAXTAPE.LRCritic, c.SMAXTAPE.EntCoef, c.SMAXTAPE.MaxGradNorm, c.SMAXTAPE.ObsScale = 2e-3, 2e-3, 0, 0.25, 1
 	c.SMAXTAPE.Advantage, c.SMAXTAPE.Center = "return", true
+	c.SMAXTAPE.Lambda = c.SMAXPPO.Lambda // the baselines' (JaxMARL's) 0.95, not TAPE's LBF 0.8: the same settings
 	if s == exp.Smoke {
 		c.SMAXTAPE.Envs, c.SMAXTAPE.Steps, c.SMAXTAPE.Iters, c.SMAXPPO.Envs, c.SMAXPPO.Steps, c.SMAXPPO.Iters = 4, 16, 4, 4, 16, 4
 	}

@@ -77,23 +77,24 @@ func ActorPolicy(e env.Env, actor *ac.Net, scale float32) Policy {
 	}
 }
 
-// MCQ is MonteCarloQ's estimate for each of a state's joint actions: Q and its standard error, Q
-// centred on the mean over the joint actions valued (the joint-action part of Q, what a policy
-// gradient's advantage reads) with its standard error, and the joint action's immediate shared
-// reward (mean over the rollouts) centred the same way (how much of Q's joint-action part the next
-// reward already shows).
+// MCQ is MonteCarloQ's record for each of a state's joint actions: the discounted return of each
+// rollout (Returns[j][k]: joint action j, rollout k — rollout k of every joint action shares its
+// random numbers) and the joint action's immediate shared reward in it (First[j][k]).
 type MCQ struct {
-	Q, SE, Centred, CentredSE, RewardCentred []float64
+	Returns, First [][]float64
 }
+
+// Q is joint action j's estimate of Q (the mean of its rollouts' returns) and its standard error.
+func (q MCQ) Q(j int) (mean, se float64) { return meanSE(q.Returns[j]) }
 
 // MonteCarloQ estimates Q^π(s, joint) for each joint action given: the shared reward of the joint
 // action in s plus the γ-discounted shared rewards that follow it under policy, to the episode's
-// end, averaged over rollouts futures. Rollout k of every joint action starts from a clone of s
-// reseeded with seed+k (when the state is Reseedable) and draws the policy's choices from its own
-// stream seeded seed+k — common random numbers, so that the differences between joint actions carry
-// less of the futures' noise; the centred estimates' errors are read from the per-rollout centred
-// returns. Every rollout runs in one batch (one policy call per step). The environment must be
-// deterministic given a state's seed, and every episode must end (SMAX's do, by its step limit).
+// end, over rollouts futures. Rollout k of every joint action starts from a clone of s reseeded
+// with seed+k (when the state is Reseedable) and draws the policy's choices from its own stream
+// seeded seed+k — common random numbers, so that the differences between joint actions carry less
+// of the futures' noise (MCSet reads them per rollout). Every rollout runs in one batch (one policy
+// call per step). The environment must be deterministic given a state's seed, and every episode
+// must end (SMAX's do, by its step limit).
 func MonteCarloQ(e env.Env, s env.State, joints [][]int, policy Policy, gamma float64, rollouts int, seed uint64) (MCQ, error) {
 	if rollouts < 1 || len(joints) == 0 {
 		return MCQ{}, fmt.Errorf("m3apg: %d Monte-Carlo rollouts of %d joint actions", rollouts, len(joints))
@@ -147,26 +148,9 @@ func MonteCarloQ(e env.Env, s env.State, joints [][]int, policy Policy, gamma fl
 			acts[live[i]] = a
 		}
 	}
-	out := MCQ{Q: make([]float64, nj), SE: make([]float64, nj), Centred: make([]float64, nj), CentredSE: make([]float64, nj), RewardCentred: make([]float64, nj)}
-	centred := make([]float64, B) // rollout k's return minus its mean over the joint actions
-	for k := range rollouts {
-		var m float64
-		for j := range nj {
-			m += ret[j*rollouts+k] / float64(nj)
-		}
-		for j := range nj {
-			centred[j*rollouts+k] = ret[j*rollouts+k] - m
-		}
-	}
-	var meanR float64
+	out := MCQ{Returns: make([][]float64, nj), First: make([][]float64, nj)}
 	for j := range nj {
-		out.Q[j], out.SE[j] = meanSE(ret[j*rollouts : (j+1)*rollouts])
-		out.Centred[j], out.CentredSE[j] = meanSE(centred[j*rollouts : (j+1)*rollouts])
-		out.RewardCentred[j], _ = meanSE(first[j*rollouts : (j+1)*rollouts])
-		meanR += out.RewardCentred[j] / float64(nj)
-	}
-	for j := range nj {
-		out.RewardCentred[j] -= meanR
+		out.Returns[j], out.First[j] = ret[j*rollouts:(j+1)*rollouts], first[j*rollouts:(j+1)*rollouts]
 	}
 	return out, nil
 }
@@ -212,13 +196,78 @@ func (m MCEval) Validate() error {
 
 // MCSet is a critic's test set where no exact Q exists (MCTargets): rows of (state, joint action)
 // at states a policy visits, with the joint action seen by the critic's training or held out, and
-// Monte-Carlo estimates of the policy's Q. A state's rows are contiguous.
+// Monte-Carlo estimates of the policy's Q. A state's rows are contiguous; its seen rows and its
+// held-out rows are each a group, within which joint actions are ranked (Q centred on the group's
+// mean: what a critic must order, whatever its V(s) error, and the part a policy gradient's
+// advantage reads), so a critic's ranking of one kind never depends on its values of the other.
 type MCSet struct {
 	Global [][]float32 // the row's global state (the critic's input)
 	Joints [][]int
 	State  []int // the row's state, 0, 1, …
 	Held   []bool
-	Q      MCQ
+	// Returns[k] and First[k] are row k's rollouts' returns and immediate rewards (MCQ): rollout r
+	// of every row of a state shares its random numbers.
+	Returns, First [][]float64
+	// Q and SE are each row's estimate (its returns' mean) and standard error; Centred and
+	// CentredSE the same for Q centred on its group's mean, read per rollout (common random
+	// numbers); Future and FutureSE for what follows the next reward (return less immediate reward)
+	// centred the same way; RewardCentred the immediate reward's mean centred on its group's.
+	// Ranked marks the rows of groups of two or more (a lone row ranks nothing).
+	Q, SE, Centred, CentredSE, Future, FutureSE, RewardCentred []float64
+	Ranked                                                     []bool
+}
+
+// add appends a state's rows (its joint actions, their kinds and their rollouts) and their
+// estimates, centred per group.
+func (s *MCSet) add(state int, global []float32, joints [][]int, held []bool, q MCQ) {
+	base := len(s.Joints)
+	for i := range joints {
+		s.Global, s.Joints, s.State, s.Held = append(s.Global, global), append(s.Joints, joints[i]), append(s.State, state), append(s.Held, held[i])
+		s.Returns, s.First = append(s.Returns, q.Returns[i]), append(s.First, q.First[i])
+		m, se := meanSE(q.Returns[i])
+		s.Q, s.SE = append(s.Q, m), append(s.SE, se)
+	}
+	s.Centred, s.CentredSE = append(s.Centred, make([]float64, len(joints))...), append(s.CentredSE, make([]float64, len(joints))...)
+	s.Future, s.FutureSE = append(s.Future, make([]float64, len(joints))...), append(s.FutureSE, make([]float64, len(joints))...)
+	s.RewardCentred = append(s.RewardCentred, make([]float64, len(joints))...)
+	s.Ranked = append(s.Ranked, make([]bool, len(joints))...)
+	for _, kind := range []bool{false, true} {
+		var g []int // the group's rows
+		for i := range joints {
+			if held[i] == kind {
+				g = append(g, base+i)
+			}
+		}
+		if len(g) < 2 {
+			continue
+		}
+		n := len(q.Returns[0])
+		c, f := make([][]float64, len(g)), make([][]float64, len(g))
+		for a := range g {
+			c[a], f[a] = make([]float64, n), make([]float64, n)
+		}
+		for r := range n {
+			var mc, mf float64
+			for _, k := range g {
+				mc += s.Returns[k][r] / float64(len(g))
+				mf += (s.Returns[k][r] - s.First[k][r]) / float64(len(g))
+			}
+			for a, k := range g {
+				c[a][r], f[a][r] = s.Returns[k][r]-mc, s.Returns[k][r]-s.First[k][r]-mf
+			}
+		}
+		var mr float64
+		for _, k := range g {
+			r, _ := meanSE(s.First[k])
+			mr += r / float64(len(g))
+		}
+		for a, k := range g {
+			s.Centred[k], s.CentredSE[k] = meanSE(c[a])
+			s.Future[k], s.FutureSE[k] = meanSE(f[a])
+			r, _ := meanSE(s.First[k])
+			s.RewardCentred[k], s.Ranked[k] = r-mr, true
+		}
+	}
 }
 
 // MCTargets builds an MCSet: up to m.States states from m.Episodes episodes played with policy
@@ -284,13 +333,7 @@ func MCTargets(e env.Env, policy Policy, held []bool, m MCEval, seed uint64) (*M
 		if err != nil {
 			return nil, fmt.Errorf("m3apg: state %d: %w", si, err)
 		}
-		g := env.Global(e, st)
-		for i := range joints {
-			set.Global, set.Joints, set.State, set.Held = append(set.Global, g), append(set.Joints, joints[i]), append(set.State, si), append(set.Held, isHeld[i])
-		}
-		set.Q.Q, set.Q.SE = append(set.Q.Q, q.Q...), append(set.Q.SE, q.SE...)
-		set.Q.Centred, set.Q.CentredSE = append(set.Q.Centred, q.Centred...), append(set.Q.CentredSE, q.CentredSE...)
-		set.Q.RewardCentred = append(set.Q.RewardCentred, q.RewardCentred...)
+		set.add(si, env.Global(e, st), joints, isHeld, q)
 	}
 	if len(set.Joints) == 0 {
 		return nil, fmt.Errorf("m3apg: no state with two joint actions to value")
@@ -299,10 +342,11 @@ func MCTargets(e env.Env, policy Policy, held []bool, m MCEval, seed uint64) (*M
 }
 
 // MCErrors are a critic's errors on an MCSet, on the seen and the held-out joint actions: RMS error
-// of Q (Seen, Unseen) and of Q centred on each state's mean over its valued joint actions (JointSeen,
-// JointUnseen: how well it ranks joint actions in a state, whatever its V(s) error) — each with the
+// of Q (Seen, Unseen) and of its ranking within each group (JointSeen, JointUnseen: its values
+// centred on the group's mean against the centred estimates, ranked rows only) — each with the
 // Monte-Carlo noise taken out (the mean squared standard error subtracted from the mean squared
-// error, floored at 0: E[(q̂ − Q̂)²] = (q̂ − Q)² + SE²) — and the number of rows of each kind.
+// error, floored at 0: E[(q̂ − Q̂)²] = (q̂ − Q)² + SE² for a critic independent of the rollouts) —
+// and the number of rows of each kind.
 type MCErrors struct {
 	Seen, Unseen, JointSeen, JointUnseen float64
 	NSeen, NUnseen                       int
@@ -319,75 +363,108 @@ func (s *MCSet) Errors(c *Critic) (MCErrors, error) {
 
 // ErrorsOf scores predictions pred (one per row) on the set (MCErrors).
 func (s *MCSet) ErrorsOf(pred []float64) MCErrors {
-	centre := make([]float64, len(pred)) // pred centred on its state's mean
-	for lo := 0; lo < len(pred); {
+	centre := s.centre(pred)
+	var d2, n2, c2, cn2 [2]float64
+	var cnt, ranked [2]int
+	for k := range pred {
+		h := b2i(s.Held[k])
+		d2[h] += (pred[k] - s.Q[k]) * (pred[k] - s.Q[k])
+		n2[h] += s.SE[k] * s.SE[k]
+		cnt[h]++
+		if s.Ranked[k] {
+			c2[h] += (centre[k] - s.Centred[k]) * (centre[k] - s.Centred[k])
+			cn2[h] += s.CentredSE[k] * s.CentredSE[k]
+			ranked[h]++
+		}
+	}
+	return MCErrors{Seen: rmsLessNoise(d2[0], n2[0], cnt[0]), Unseen: rmsLessNoise(d2[1], n2[1], cnt[1]),
+		JointSeen: rmsLessNoise(c2[0], cn2[0], ranked[0]), JointUnseen: rmsLessNoise(c2[1], cn2[1], ranked[1]), NSeen: cnt[0], NUnseen: cnt[1]}
+}
+
+// centre is x centred on its group's mean (the state's rows of the same kind).
+func (s *MCSet) centre(x []float64) []float64 {
+	out := make([]float64, len(x))
+	for lo := 0; lo < len(x); {
 		hi := lo
-		for hi < len(pred) && s.State[hi] == s.State[lo] {
+		for hi < len(x) && s.State[hi] == s.State[lo] {
 			hi++
 		}
-		var m float64
-		for k := lo; k < hi; k++ {
-			m += pred[k] / float64(hi-lo)
-		}
-		for k := lo; k < hi; k++ {
-			centre[k] = pred[k] - m
+		for _, kind := range []bool{false, true} {
+			var m float64
+			var n int
+			for k := lo; k < hi; k++ {
+				if s.Held[k] == kind {
+					m += x[k]
+					n++
+				}
+			}
+			for k := lo; k < hi; k++ {
+				if s.Held[k] == kind {
+					out[k] = x[k] - m/float64(n)
+				}
+			}
 		}
 		lo = hi
 	}
-	var d2, n2, c2, cn2 [2]float64
-	var cnt [2]int
-	for k := range pred {
-		h := b2i(s.Held[k])
-		d2[h] += (pred[k] - s.Q.Q[k]) * (pred[k] - s.Q.Q[k])
-		n2[h] += s.Q.SE[k] * s.Q.SE[k]
-		c2[h] += (centre[k] - s.Q.Centred[k]) * (centre[k] - s.Q.Centred[k])
-		cn2[h] += s.Q.CentredSE[k] * s.Q.CentredSE[k]
-		cnt[h]++
-	}
-	rms := func(sq, noise [2]float64, i int) float64 {
-		if cnt[i] == 0 {
-			return math.NaN()
-		}
-		return math.Sqrt(max(0, (sq[i]-noise[i])/float64(cnt[i])))
-	}
-	return MCErrors{Seen: rms(d2, n2, 0), Unseen: rms(d2, n2, 1), JointSeen: rms(c2, cn2, 0), JointUnseen: rms(c2, cn2, 1), NSeen: cnt[0], NUnseen: cnt[1]}
+	return out
 }
 
-// Spread is the set's scale: the errors (MCErrors, seen and held-out rows together) of the best
-// constant predictor (its Q's mean) as Total, and of a critic that knows each state's mean Q exactly
-// and ignores the joint action as Joint — the joint-action part of Q the Monte-Carlo estimates show
-// beyond their noise; Noise is the RMS standard error of the centred estimates.
-func (s *MCSet) Spread() (total, joint, noise float64) {
-	var mean float64
-	for _, q := range s.Q.Q {
-		mean += q / float64(len(s.Q.Q))
-	}
-	var d2, n2, c2, cn2 float64
-	for k, q := range s.Q.Q {
-		d2 += (q - mean) * (q - mean)
-		n2 += s.Q.SE[k] * s.Q.SE[k]
-		c2 += s.Q.Centred[k] * s.Q.Centred[k]
-		cn2 += s.Q.CentredSE[k] * s.Q.CentredSE[k]
-	}
-	n := float64(len(s.Q.Q))
-	return math.Sqrt(max(0, (d2-n2)/n)), math.Sqrt(max(0, (c2-cn2)/n)), math.Sqrt(cn2 / n)
-}
-
-// RewardHiddenShare is the share of Q's joint-action part (the centred Monte-Carlo Q) that the next
-// reward does not show: Σ (centred Q − centred immediate reward)² ÷ Σ centred Q², pooled over the
-// set's rows, each sum less the centred estimates' squared standard errors (their noise), floored at
-// 0 — 0 when the next reward ranks joint actions as Q does, 1 when it says nothing; NaN when the
-// estimates show no joint-action part beyond their noise.
-func (s *MCSet) RewardHiddenShare() float64 {
-	var num, den, noise float64
-	for k, c := range s.Q.Centred {
-		d := c - s.Q.RewardCentred[k]
-		num += d * d
-		den += c * c
-		noise += s.Q.CentredSE[k] * s.Q.CentredSE[k]
-	}
-	if den-noise <= 0 {
+// rmsLessNoise is √(max(0, (sq − noise)/n)), NaN for no rows.
+func rmsLessNoise(sq, noise float64, n int) float64 {
+	if n == 0 {
 		return math.NaN()
 	}
-	return max(0, num-noise) / (den - noise)
+	return math.Sqrt(max(0, (sq-noise)/float64(n)))
+}
+
+// Spread is the set's scale, with the Monte-Carlo noise taken out as in MCErrors: Total is the best
+// constant predictor's error on Q (its rows' mean), Joint the ranking error of a critic that ignores
+// the joint action (the RMS of the centred estimates, ranked rows: Q's joint-action part), Noise the
+// RMS standard error of the centred estimates.
+func (s *MCSet) Spread() (total, joint, noise float64) {
+	var mean float64
+	for _, q := range s.Q {
+		mean += q / float64(len(s.Q))
+	}
+	var d2, n2, c2, cn2 float64
+	ranked := 0
+	for k, q := range s.Q {
+		d2 += (q - mean) * (q - mean)
+		n2 += s.SE[k] * s.SE[k]
+		if s.Ranked[k] {
+			c2 += s.Centred[k] * s.Centred[k]
+			cn2 += s.CentredSE[k] * s.CentredSE[k]
+			ranked++
+		}
+	}
+	if ranked == 0 {
+		return rmsLessNoise(d2, n2, len(s.Q)), math.NaN(), math.NaN()
+	}
+	return rmsLessNoise(d2, n2, len(s.Q)), rmsLessNoise(c2, cn2, ranked), math.Sqrt(cn2 / float64(ranked))
+}
+
+// RewardHiddenShare is the share of Q's joint-action part the next reward does not account for:
+// 1 − R² of the centred Q estimates on the centred immediate rewards (a least-squares line through
+// the origin, pooled over the ranked rows; Σ ĉ² less its squared standard errors, the immediate
+// reward's own noise neglected), clipped to [0, 1] — the push game's 1 − η² for a reward that is
+// not a handful of levels: 0 when the next reward ranks the joint actions as Q does, 1 when it says
+// nothing about it. NaN when the estimates show no joint-action part beyond their noise.
+func (s *MCSet) RewardHiddenShare() float64 {
+	var cr, cc, noise, rr float64
+	for k := range s.Q {
+		if !s.Ranked[k] {
+			continue
+		}
+		cr += s.Centred[k] * s.RewardCentred[k]
+		cc += s.Centred[k] * s.Centred[k]
+		noise += s.CentredSE[k] * s.CentredSE[k]
+		rr += s.RewardCentred[k] * s.RewardCentred[k]
+	}
+	if cc-noise <= 0 {
+		return math.NaN()
+	}
+	if rr == 0 {
+		return 1
+	}
+	return min(1, max(0, 1-cr*cr/((cc-noise)*rr)))
 }
