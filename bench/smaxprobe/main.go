@@ -15,9 +15,9 @@ import (
 	expm3apg "github.com/paperlab/paperlab/toolkit/exp/m3apg"
 	"github.com/paperlab/paperlab/toolkit/exp/smax"
 	"github.com/paperlab/paperlab/toolkit/marl/ac"
-	"github.com/paperlab/paperlab/toolkit/marl/m3apg"
 	"github.com/paperlab/paperlab/toolkit/marl/env"
 	_ "github.com/paperlab/paperlab/toolkit/marl/env/smax"
+	"github.com/paperlab/paperlab/toolkit/marl/m3apg"
 	"github.com/paperlab/paperlab/toolkit/marl/ppo"
 )
 
