@@ -402,6 +402,14 @@ func smaxReturnLearns(method string) string  { return returnLearnsOn(method, sma
 func smaxRoom(res *exp.Result, cfg SMAXConfig) []exp.RoomCheck {
 	var room []exp.RoomCheck
 	m := func(kind string) string { return SMAXMethod(kind) }
+	// learned: the share 1 − err ÷ spread of the scale's error the critic removes on seen joint
+	// actions, on the lower end of its interval over seeds.
+	learned := func(name, kind, err, spread, why, scale string) exp.RoomCheck {
+		return exp.RoomAchieves(res.Seeds, name, exp.Test{Op: exp.Above, X: LearnsGain},
+			fmt.Sprintf("%s. Measured per seed: 1 − %s ÷ %s (%s), the share of %s it removes on seen joint actions. Needs: the lower "+
+				"end of its 95 %% interval over seeds above %.2f ([UNVERIFIED] PaperLab's choice, as on the push game).", why, err, spread, m(kind), scale, LearnsGain),
+			fmt.Sprintf("no %s or %s for %s", err, spread, m(kind)), LearnedShare(res, m(kind), err, spread))
+	}
 	for _, kind := range hardCritics {
 		for _, metric := range []string{"joint_error_unseen", "critic_error_unseen"} {
 			key := "eval/" + metric
@@ -412,21 +420,15 @@ func smaxRoom(res *exp.Result, cfg SMAXConfig) []exp.RoomCheck {
 					"([UNVERIFIED] PaperLab's choice, as on the push game).", key, cfg.EvalPoints, ConvergedFall),
 				fmt.Sprintf("no %s curve for %s", key, m(kind)), res.CurveMeasure(m(kind), key, exp.FallPerDoubling)))
 		}
-		room = append(room, exp.RoomAchieves(res.Seeds, smaxLearnsQName(kind), exp.Test{Op: exp.Above, X: LearnsGain},
-			fmt.Sprintf("A critic's error on held-out joint actions' Q is a comparison of critics only if it learns the Q of the ones it was "+
-				"trained on. Measured per seed: 1 − critic_error_seen ÷ q_total_spread (%s), the share of the best constant's error it "+
-				"removes on seen joint actions. Needs: the lower end of its 95 %% interval over seeds above %.2f ([UNVERIFIED] "+
-				"PaperLab's choice, as on the push game).", m(kind), LearnsGain),
-			"no critic_error_seen or q_total_spread for "+m(kind), LearnedShare(res, m(kind), "critic_error_seen", "q_total_spread")))
+		room = append(room, learned(smaxLearnsQName(kind), kind, "critic_error_seen", "q_total_spread",
+			"A critic's error on held-out joint actions' Q is a comparison of critics only if it learns the Q of the ones it was trained on",
+			"the best constant's error"))
 		if kind == m3apg.VOnly {
 			continue // ignores the joint action: ranks nothing, by construction
 		}
-		room = append(room, exp.RoomAchieves(res.Seeds, smaxLearnsName(kind), exp.Test{Op: exp.Above, X: LearnsGain},
-			fmt.Sprintf("A critic is compared on held-out joint actions only if it learns to rank the ones it was trained on. Measured per "+
-				"seed: 1 − joint_error_seen ÷ q_joint_spread (%s), the share of a V(s)-only critic's joint error it removes on seen joint "+
-				"actions. Needs: the lower end of its 95 %% interval over seeds above %.2f ([UNVERIFIED] PaperLab's choice, as on the "+
-				"push game).", m(kind), LearnsGain),
-			"no joint_error_seen or q_joint_spread for "+m(kind), LearnedShare(res, m(kind), "joint_error_seen", "q_joint_spread")))
+		room = append(room, learned(smaxLearnsName(kind), kind, "joint_error_seen", "q_joint_spread",
+			"A critic is compared on held-out joint actions only if it learns to rank the ones it was trained on",
+			"a V(s)-only critic's ranking error"))
 	}
 	ref := m(m3apg.M3APG)
 	room = append(room,
