@@ -9,8 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"slices"
 	"time"
 
+	"github.com/paperlab/paperlab/toolkit/backend"
 	"github.com/paperlab/paperlab/toolkit/exp"
 	expm3apg "github.com/paperlab/paperlab/toolkit/exp/m3apg"
 	"github.com/paperlab/paperlab/toolkit/exp/smax"
@@ -35,6 +37,7 @@ func main() {
 	grad := flag.Float64("grad", 0.25, "max grad norm")
 	eval := flag.Int("eval", 64, "greedy evaluation episodes")
 	seed := flag.Uint64("seed", 1, "seed")
+	timing := flag.String("timing", "", "PPO: print only the median seconds per iteration after 2 warm-up iterations, with this label (bench/smax_ppo.sh)")
 	learner := flag.String("learner", "", "critic kind of a Central-Q learner run (m3apg experiment, part smax) instead of PPO")
 	evaluate := flag.String("evaluate", "", "critic kind of a policy evaluation with the Monte-Carlo set (m3apg experiment, part smax)")
 	actorLR := flag.Float64("actor-lr", 0, "Central-Q learner: actor learning rate (0: part smax's)")
@@ -70,6 +73,10 @@ func main() {
 	c.Envs, c.Steps, c.Iters, c.Hidden, c.LRActor, c.LRCritic, c.EntCoef = *envs, *steps, *iters, *hidden, *lr, *lr, *ent
 	c.Epochs, c.MiniBatches, c.MaxGradNorm, c.ObsScale = *epochs, *mb, *grad, 1
 	start := time.Now()
+	if *timing != "" {
+		timePPO(c, *seed, *timing)
+		return
+	}
 	every := max(1, *iters/10)
 	curves, actor, err := ppo.Train(c, *seed, ppo.Hooks{OnIter: func(n int, m map[string]float64) {
 		if it := n / (c.Envs * c.Steps); it%every == 0 {
@@ -200,4 +207,41 @@ func (p iterPrinter) Update(it int, msg string) {
 	if it%p.every == 0 {
 		fmt.Printf("iter %d %s (%.0fs)\n", it, msg, time.Since(p.start).Seconds())
 	}
+}
+
+// timePPO trains c and prints the median wall time of its iterations after the first two (each the
+// time between two OnIter calls: rollout, advantages and update), as bench/smax_mappo_peer.py does.
+func timePPO(c ppo.Config, seed uint64, label string) {
+	var times []float64
+	last := time.Now()
+	_, actor, err := ppo.Train(c, seed, ppo.Hooks{OnIter: func(int, map[string]float64) {
+		now := time.Now()
+		times = append(times, now.Sub(last).Seconds())
+		last = now
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	actor.Close()
+	if len(times) < 3 {
+		log.Fatalf("timing needs at least 3 iterations, got %d", len(times))
+	}
+	t := slices.Clone(times[2:])
+	slices.Sort(t)
+	med := t[len(t)/2]
+	if len(t)%2 == 0 {
+		med = (t[len(t)/2-1] + t[len(t)/2]) / 2
+	}
+	sp, _ := env.Make(c.Scenario)
+	fmt.Printf("paperlab-mappo %s %s: median %.3f s/iter, %.0f env steps/s (%d games × %d steps, %d iterations after 2 warm-up; engine %s)\n",
+		label, sp.Spec().Name, med, float64(c.Envs*c.Steps)/med, c.Envs, c.Steps, len(t), engine())
+}
+
+// engine is the compute engine's configuration ("onnx:cpu", …).
+func engine() string {
+	_, info, err := backend.Get()
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return info.Config
 }
