@@ -20,7 +20,7 @@ for r in $(seq "$rounds"); do
     GOMAXPROCS=1 taskset -c 0 /tmp/smaxspeed -scenario "$sc" -envs 256 -label 1core
     GOMAXPROCS=2 /tmp/smaxspeed -scenario "$sc" -envs 256 -label 2cores
     XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" taskset -c 0 \
-      bench/.venv-jax/bin/python bench/smax_peer.py --scenario "$sc" --envs 1,256,4096 --label 1core 2>/dev/null
-    bench/.venv-jax/bin/python bench/smax_peer.py --scenario "$sc" --envs 1,256,4096 --label 2cores 2>/dev/null
+      bench/.venv-jax/bin/python bench/smax_peer.py --scenario "$sc" --envs 1,256,4096 --label 1core 2>/dev/null | grep '^jax smax'
+    bench/.venv-jax/bin/python bench/smax_peer.py --scenario "$sc" --envs 1,256,4096 --label 2cores 2>/dev/null | grep '^jax smax'
   done
 done
