@@ -9,6 +9,8 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -47,6 +49,7 @@ func main() {
 	lambda := flag.Float64("lambda", 0, "Central-Q learner and policy evaluation: λ (0: part smax's)")
 	criticHidden := flag.Int("critic-hidden", 0, "Central-Q learner and policy evaluation: the critic's hidden units (0: part smax's)")
 	criticLR := flag.Float64("critic-lr", 0, "Central-Q learner and policy evaluation: the critic's learning rate (0: part smax's)")
+	supervised := flag.String("supervised", "", "critic kind regressed straight on the Monte-Carlo Q of the seen rows (-iters Adam steps of 256 rows): can it rank joint actions at all?")
 	fromPolicy := flag.Bool("from-policy", false, "policy evaluation: value joint actions drawn from the frozen policy, not uniformly")
 	flag.Parse()
 	if *gamma > 0 || *lambda > 0 || *criticLR > 0 || *criticHidden > 0 {
@@ -64,6 +67,10 @@ func main() {
 				c.Learner.Critic.Opt.LR = *criticLR
 			}
 		}
+	}
+	if *supervised != "" {
+		probeSupervised(*supervised, *iters, *seed, *frozen, *rollouts)
+		return
 	}
 	if *learner != "" || *evaluate != "" {
 		probeM3APG(*learner, *evaluate, *iters, *actorLR, *ent, *eval, *seed, *frozen, *rollouts, *fromPolicy)
@@ -244,4 +251,81 @@ func engine() string {
 		return "error: " + err.Error()
 	}
 	return info.Config
+}
+
+// probeSupervised builds part smax's Monte-Carlo set for the frozen policy (MAPPO after frozen
+// iterations; 30 % of joint actions held out, the joint actions valued drawn from the policy) and
+// regresses a fresh critic of the kind on the Monte-Carlo Q of its seen rows for iters Adam steps
+// of 256 rows, printing its errors on the set (MCErrors) as it goes: whether the critic can rank a
+// state's joint actions when it is handed their values, whatever TD learning does.
+func probeSupervised(kind string, iters int, seed uint64, frozen, rollouts int) {
+	cfg := expm3apg.SMAXConfigFor(exp.Default)
+	if probeOverride != nil {
+		probeOverride(&cfg)
+	}
+	if rollouts > 0 {
+		cfg.MC.Rollouts = rollouts
+	}
+	cfg.MC.FromPolicy = true
+	pc := cfg.PPO
+	pc.Scenario, pc.Critic, pc.Iters = cfg.Scenario, "central", max(1, frozen)
+	_, actor, err := ppo.Train(pc, seed, ppo.Hooks{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer actor.Close()
+	e, err := env.Make(cfg.Scenario)
+	if err != nil {
+		log.Fatal(err)
+	}
+	sp := e.Spec()
+	r := rand.New(rand.NewPCG(seed, 7))
+	held := make([]bool, int(math.Pow(float64(sp.Actions), float64(sp.Agents))))
+	for k := range held {
+		held[k] = r.Float64() < cfg.HoldOut
+	}
+	start := time.Now()
+	set, err := m3apg.MCTargets(e, m3apg.ActorPolicy(e, actor, 1), held, cfg.MC, 1_000_000_000*seed)
+	if err != nil {
+		log.Fatal(err)
+	}
+	total, joint, noise := set.Spread()
+	fmt.Printf("Monte-Carlo set: %d rows in %.0fs; q_total_spread %.4f q_joint_spread %.4f mc_noise %.4f reward_hidden_share %.3f\n",
+		len(set.Joints), time.Since(start).Seconds(), total, joint, noise, set.RewardHiddenShare())
+	be, _, err := backend.Get()
+	if err != nil {
+		log.Fatal(err)
+	}
+	lc := cfg.LearnerFor(kind)
+	critic, err := m3apg.NewCritic(be, lc.Critic, sp.Agents, sp.Actions, sp.StateSize, seed+1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer critic.Close()
+	var train []int
+	for k := range set.Joints {
+		if !set.Held[k] {
+			train = append(train, k)
+		}
+	}
+	for it := 1; it <= iters; it++ {
+		var st [][]float32
+		var js [][]int
+		var ys []float64
+		for range 256 {
+			k := train[r.IntN(len(train))]
+			st, js, ys = append(st, set.Global[k]), append(js, set.Joints[k]), append(ys, set.Q[k])
+		}
+		if _, err := critic.Update(st, js, ys, nil); err != nil {
+			log.Fatal(err)
+		}
+		if it%max(1, iters/8) == 0 || it == iters {
+			errs, err := set.Errors(critic)
+			if err != nil {
+				log.Fatal(err)
+			}
+			fmt.Printf("%s supervised, %d steps: ranking error seen %.4f unseen %.4f; Q error seen %.4f unseen %.4f\n", kind, it,
+				errs.JointSeen, errs.JointUnseen, errs.Seen, errs.Unseen)
+		}
+	}
 }
