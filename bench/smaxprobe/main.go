@@ -11,6 +11,8 @@ import (
 	"log"
 	"math"
 	"math/rand/v2"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -39,6 +41,7 @@ func main() {
 	grad := flag.Float64("grad", 0.25, "max grad norm")
 	eval := flag.Int("eval", 64, "greedy evaluation episodes")
 	seed := flag.Uint64("seed", 1, "seed")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	timing := flag.String("timing", "", "PPO: print only the median seconds per iteration after 2 warm-up iterations, with this label (bench/smax_ppo.sh)")
 	learner := flag.String("learner", "", "critic kind of a Central-Q learner run (m3apg experiment, part smax) instead of PPO")
 	evaluate := flag.String("evaluate", "", "critic kind of a policy evaluation with the Monte-Carlo set (m3apg experiment, part smax)")
@@ -52,6 +55,16 @@ func main() {
 	supervised := flag.String("supervised", "", "critic kind regressed straight on the Monte-Carlo Q of the seen rows (-iters Adam steps of 256 rows): can it rank joint actions at all?")
 	fromPolicy := flag.Bool("from-policy", false, "policy evaluation: value joint actions drawn from the frozen policy, not uniformly")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *gamma > 0 || *lambda > 0 || *criticLR > 0 || *criticHidden > 0 {
 		probeOverride = func(c *expm3apg.SMAXConfig) {
 			if *gamma > 0 {
