@@ -8,10 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds="${1:-3}"
-if [ ! -x bench/.venv-jax/bin/python ]; then
-  python3 -m venv bench/.venv-jax
-  bench/.venv-jax/bin/pip install -q -r bench/requirements-jax.txt
-fi
+source bench/venv-jax.sh
 go build -o /tmp/smaxprobe ./bench/smaxprobe
 echo "# bash bench/smax_ppo.sh $rounds, $(date -u +%FT%TZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) CPUs, commit $(git rev-parse --short HEAD)"
 echo "# PaperLab: marl/ppo MAPPO (the smax gate's settings), median of 10 iterations after 2; JAX: bench/smax_mappo_peer.py, the same settings."

@@ -7,10 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-toolkit/marl/env/smax/testdata/smax_jaxmarl.jsonl.gz}"
-if [ ! -x bench/.venv-jax/bin/python ]; then
-  python3 -m venv bench/.venv-jax
-  bench/.venv-jax/bin/pip install -q -r bench/requirements-jax.txt
-fi
+source bench/venv-jax.sh
 tmp="$(mktemp "${out}.XXXXXX")"
 trap 'rm -f "$tmp"' EXIT
 bench/.venv-jax/bin/python bench/smax_record.py --scenarios 3m,2s3z,3s_vs_5z,5m_vs_6m --episodes 20 --full 3 --out "$tmp"

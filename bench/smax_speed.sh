@@ -7,10 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds="${1:-3}"
-if [ ! -x bench/.venv-jax/bin/python ]; then
-  python3 -m venv bench/.venv-jax
-  bench/.venv-jax/bin/pip install -q -r bench/requirements-jax.txt
-fi
+source bench/venv-jax.sh
 go build -o /tmp/smaxspeed ./bench/smaxspeed
 echo "# bash bench/smax_speed.sh $rounds, $(date -u +%FT%TZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) CPUs, commit $(git rev-parse --short HEAD)"
 echo "# Go: toolkit/marl/env/smax, copies split over GOMAXPROCS goroutines; JAX: jaxmarl 0.2.0 SMAX, jit(vmap(scan(step)))."
